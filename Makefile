@@ -1,0 +1,83 @@
+# eh2sframe — see README.md. Sources are found by wildcard: a new .c file
+# under src/<module>/ joins the library, tests/unit/test_*.c each become a
+# unit test, tests/e2e/*.sh each an end-to-end test.
+CC ?= gcc
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+PREFIX ?= /usr/local
+BUILD ?= build
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -g $(WARN) -Iinclude -Isrc
+CFLAGS ?= -O2
+LDLIBS := -lelf
+
+MODULES := common cfi sframe_emit elfpatch
+LIB_SRCS := $(foreach m,$(MODULES),$(sort $(wildcard src/$(m)/*.c)))
+CLI_SRCS := $(sort $(wildcard src/cli/*.c))
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
+
+ASAN := $(BUILD)/asan
+ASAN_FLAGS := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+ASAN_LIB_OBJS := $(LIB_SRCS:%.c=$(ASAN)/%.o)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(ASAN)/unit/%)
+
+.PHONY: all deps check unit e2e demo clean oracle fuzz clang-check install
+
+all: eh2sframe $(BUILD)/libeh2sframe.a
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/libeh2sframe.a: $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+libeh2sframe.a: $(BUILD)/libeh2sframe.a
+	cp $< $@
+
+eh2sframe: $(CLI_OBJS) $(BUILD)/libeh2sframe.a
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $(CLI_OBJS) $(BUILD)/libeh2sframe.a $(LDLIBS)
+
+# Sanitizer build of the library for unit tests.
+$(ASAN)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(ASAN_FLAGS) -MMD -MP -c $< -o $@
+
+$(ASAN)/libeh2sframe.a: $(ASAN_LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(ASAN)/unit/%: tests/unit/%.c tests/unit/t.h $(ASAN)/libeh2sframe.a
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(ASAN_FLAGS) -Itests/unit -o $@ $< $(ASAN)/libeh2sframe.a $(LDLIBS)
+
+deps:
+	@bash tools/install-deps.sh
+
+unit: $(UNIT_BINS)
+
+# The test run: unit tests under ASan+UBSan, then end-to-end scripts.
+# Ends with "N passed, N failed".
+check: deps
+	@$(MAKE) --no-print-directory all unit
+	@bash tests/run.sh $(UNIT_BINS)
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@bash tools/demo.sh
+
+oracle:
+	@bash tools/make-oracle.sh
+
+clang-check:
+	$(MAKE) --no-print-directory BUILD=build/clang CC=clang all
+
+clean:
+	rm -rf $(BUILD) eh2sframe libeh2sframe.a
+
+-include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(ASAN_LIB_OBJS:.o=.d)

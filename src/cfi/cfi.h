@@ -1,0 +1,251 @@
+/* CFI data model: what src/cfi produces and src/sframe_emit consumes.
+ *
+ * Pipeline: section bytes --cfi_parse--> CIEs + FDEs (with decoded
+ * instruction programs) --cfi_interp--> one row table per FDE.
+ * Rows are fixed-size, value-copyable and compared with memcmp (all
+ * padding is zeroed), so identical consecutive rows can be merged. */
+#ifndef E2S_CFI_H
+#define E2S_CFI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/err.h"
+
+/* ---- ABIs ------------------------------------------------------------ */
+
+typedef enum {
+	CFI_ABI_UNKNOWN = 0, /* parse and dump only; no SFrame */
+	CFI_ABI_AMD64,
+	CFI_ABI_AARCH64,
+	CFI_ABI_S390X,
+} cfi_abi;
+
+/* DWARF register numbers SFrame cares about, per ABI (cfi_abi.c). */
+typedef struct {
+	const char *name; /* "amd64", "aarch64", "s390x" */
+	uint16_t sp, fp, ra;
+	uint16_t max_reg; /* highest DWARF register number accepted */
+} cfi_abi_regs;
+
+const cfi_abi_regs *cfi_abi_info(cfi_abi abi);
+/* ELF e_machine (EM_X86_64 ...) to ABI; CFI_ABI_UNKNOWN otherwise. */
+cfi_abi cfi_abi_from_machine(unsigned e_machine);
+
+/* ---- Expressions ----------------------------------------------------- */
+
+/* The shapes of DWARF expressions SFrame can express, decoded from the
+ * bytes once at interpretation time. */
+typedef enum {
+	CFI_EXPR_OTHER = 0,  /* anything else: kept as bytes only */
+	CFI_EXPR_BREG,       /* DW_OP_breg<N> k              -> reg + k   */
+	CFI_EXPR_BREG_DEREF, /* DW_OP_breg<N> k; DW_OP_deref -> *(reg + k) */
+	CFI_EXPR_PLT,        /* rsp + 8 + ((rip & 15) >= K) << 3 (x86-64 PLT);
+	                      * reg = SP, off = 8, plt_k = K */
+} cfi_expr_shape;
+
+typedef struct {
+	uint32_t sec_off; /* offset of the expression bytes in the section */
+	uint32_t len;     /* length of the expression bytes */
+	uint8_t shape;    /* cfi_expr_shape */
+	uint8_t pad_[1];
+	uint16_t reg;     /* BREG, BREG_DEREF, PLT: base register */
+	uint32_t plt_k;   /* PLT: the K threshold */
+	int64_t off;      /* BREG, BREG_DEREF, PLT: constant k */
+} cfi_expr;
+
+/* Classify expression bytes (no side effects). */
+void cfi_expr_classify(const uint8_t *bytes, size_t len, bool big_endian,
+		       unsigned addr_size, cfi_expr *out);
+
+/* ---- Rules and rows -------------------------------------------------- */
+
+typedef enum {
+	CFI_RULE_UNSPEC = 0, /* no rule given: ABI default (callee-saved:
+	                      * same value; RA column: same value too) */
+	CFI_RULE_UNDEFINED,  /* DW_CFA_undefined */
+	CFI_RULE_SAME,       /* DW_CFA_same_value */
+	CFI_RULE_OFFSET,     /* saved at CFA + off */
+	CFI_RULE_VAL_OFFSET, /* value is CFA + off */
+	CFI_RULE_REGISTER,   /* value is in register reg */
+	CFI_RULE_EXPR,       /* saved at address computed by expr */
+	CFI_RULE_VAL_EXPR,   /* value computed by expr */
+} cfi_rule_kind;
+
+typedef struct {
+	uint8_t kind;  /* cfi_rule_kind */
+	uint8_t pad_[1];
+	uint16_t reg;  /* REGISTER */
+	uint32_t pad2_;
+	int64_t off;   /* OFFSET, VAL_OFFSET: already multiplied by the
+	                * data alignment factor */
+	cfi_expr expr; /* EXPR, VAL_EXPR */
+} cfi_rule;
+
+typedef enum {
+	CFI_CFA_UNSET = 0, /* no DW_CFA_def_cfa* seen yet */
+	CFI_CFA_REG_OFF,   /* CFA = reg + off */
+	CFI_CFA_EXPR,      /* CFA = value of expr (DW_CFA_def_cfa_expression) */
+	CFI_CFA_INVALID,   /* def_cfa_offset / def_cfa_register applied to an
+	                    * expression CFA (seen from GCC 14 on AArch64 SVE
+	                    * code): DWARF leaves it undefined, we keep the row
+	                    * but mark the CFA unusable; SFrame skips such
+	                    * functions and the file goes on. */
+} cfi_cfa_kind;
+
+typedef struct {
+	uint8_t kind; /* cfi_cfa_kind */
+	uint8_t pad_[1];
+	uint16_t reg;
+	uint32_t pad2_;
+	int64_t off;
+	cfi_expr expr;
+} cfi_cfa;
+
+/* One row of the unwind table: the rules in force for PCs [start, end).
+ * Addresses are in the FDE's address space: virtual addresses for linked
+ * files, offsets inside the target section for relocatable ones. */
+typedef struct {
+	uint64_t start, end;
+	cfi_cfa cfa;
+	cfi_rule sp, fp, ra; /* the ABI's SP, FP and RA columns */
+	uint8_t ra_mangled;  /* AArch64: RA is signed (negate_ra_state odd) */
+	uint8_t pad_[7];
+} cfi_row;
+
+/* ---- Parsed records -------------------------------------------------- */
+
+typedef struct {
+	uint64_t sec_off;     /* offset of the length field in the section */
+	uint8_t version;      /* 1, 3 or 4 */
+	uint8_t fde_enc;      /* 'R' encoding (DW_EH_PE_*), absptr default */
+	uint8_t lsda_enc;     /* 'L' encoding, DW_EH_PE_omit if none */
+	uint8_t addr_size;    /* v4 field, else the ELF class's */
+	uint8_t seg_size;     /* v4 field, else 0 */
+	bool signal_frame;    /* 'S' */
+	bool pauth_b_key;     /* 'B' (AArch64) */
+	bool mte_tagged;      /* 'G' */
+	bool has_z;           /* augmentation begins with 'z' */
+	e2s_err status;       /* OK, or why this CIE's FDEs are unusable */
+	uint64_t code_align;
+	int64_t data_align;
+	uint32_t ra_reg;
+	uint32_t insn_off, insn_len; /* initial instructions (section offsets) */
+	const char *augmentation;    /* points into the section bytes */
+} cfi_cie;
+
+/* For relocatable files: the relocation that gives the FDE's initial
+ * location. The function starts at sym + addend (a section symbol for
+ * GCC output) in section shndx. */
+typedef struct {
+	bool present;
+	uint32_t sym;     /* symbol table index */
+	uint16_t shndx;   /* section of the symbol's definition (SHN_* raw) */
+	int64_t addend;   /* relocation addend, as seen by the FDE field */
+	uint32_t type;    /* relocation type (R_X86_64_PC32 ...) */
+} cfi_reloc_ref;
+
+typedef struct {
+	uint64_t sec_off;    /* offset of the length field in the section */
+	uint32_t cie;        /* index into cfi_table.cies */
+	uint64_t pc_begin;   /* decoded initial location (vaddr for linked
+	                      * files; sym value + addend for relocatable) */
+	uint64_t pc_range;
+	cfi_reloc_ref reloc; /* relocatable files only */
+	uint32_t insn_off, insn_len; /* FDE instructions (section offsets) */
+	uint32_t row_first, row_count; /* rows in cfi_table.rows */
+	e2s_err status;      /* OK, or why this FDE has no rows */
+	uint64_t err_off;    /* section offset of the problem, if status */
+} cfi_fde;
+
+/* Which section the records came from; this drives CIE id rules,
+ * pointer encodings and the CIE pointer's meaning. */
+typedef enum { CFI_SEC_EH_FRAME, CFI_SEC_DEBUG_FRAME } cfi_sec_kind;
+
+/* Everything the parser needs to know about one CFI section. */
+typedef struct {
+	cfi_sec_kind kind;
+	const uint8_t *data;
+	size_t size;
+	bool big_endian;
+	uint8_t addr_size;    /* 4 or 8 (ELF class) */
+	uint64_t vaddr;       /* sh_addr: base of pcrel (0 for ET_REL) */
+	uint64_t text_base;   /* DW_EH_PE_textrel base (0 if unknown) */
+	uint64_t data_base;   /* DW_EH_PE_datarel base (.got / GOT start) */
+	/* Relocations applying to this section (ET_REL), sorted by offset;
+	 * NULL/0 for linked files. */
+	const struct cfi_rela *relas;
+	size_t nrelas;
+	/* For DW_EH_PE_indirect: read a pointer at a vaddr; may be NULL. */
+	bool (*read_mem)(void *ctx, uint64_t vaddr, unsigned size,
+			 uint64_t *out);
+	void *read_mem_ctx;
+} cfi_section;
+
+typedef struct cfi_rela {
+	uint64_t offset;  /* r_offset inside the CFI section */
+	uint32_t type;
+	uint32_t sym;
+	int64_t addend;
+	uint64_t sym_value; /* st_value of the symbol */
+	uint16_t sym_shndx; /* st_shndx of the symbol */
+} cfi_rela;
+
+/* The result of parsing + interpreting one section. Owns its arrays. */
+typedef struct {
+	cfi_abi abi;
+	cfi_sec_kind kind;
+	const uint8_t *data; /* the section bytes (not owned) */
+	size_t size;
+	bool big_endian;
+	cfi_cie *cies;
+	size_t ncies;
+	cfi_fde *fdes;       /* in section order */
+	size_t nfdes;
+	cfi_row *rows;
+	size_t nrows;
+	size_t nbad_fdes;    /* FDEs whose status is not OK */
+} cfi_table;
+
+/* Parse all records of sec and run every FDE's program into rows.
+ * Problems confined to one CIE/FDE set that record's status and the
+ * parse goes on; only a problem that makes the rest of the section
+ * unreadable (a length running past the end) returns an error, with
+ * *diag filled. On success *out owns its arrays (cfi_table_free). */
+e2s_err cfi_parse(const cfi_section *sec, cfi_abi abi, cfi_table *out,
+		  e2s_diag *diag);
+void cfi_table_free(cfi_table *t);
+
+/* ---- ELF front end (cfi_elf.c) --------------------------------------- */
+
+/* CFI of one ELF file, loaded with libelf: .eh_frame if present, else
+ * .debug_frame (or both, see cfi_elf_load). */
+typedef struct cfi_file cfi_file;
+
+typedef struct {
+	bool prefer_debug_frame; /* use .debug_frame even if .eh_frame exists */
+} cfi_load_opts;
+
+/* Load path's CFI. The returned handle keeps the file mapped.
+ * Errors: NOT_ELF, BAD_ELF, NO_CFI, ... with *diag filled. */
+e2s_err cfi_file_open(const char *path, const cfi_load_opts *opts,
+		      cfi_file **out, e2s_diag *diag);
+e2s_err cfi_file_open_mem(const void *data, size_t size,
+			  const cfi_load_opts *opts, cfi_file **out,
+			  e2s_diag *diag);
+void cfi_file_close(cfi_file *f);
+const cfi_table *cfi_file_table(const cfi_file *f);
+unsigned cfi_file_machine(const cfi_file *f);   /* e_machine */
+bool cfi_file_is_rel(const cfi_file *f);        /* ET_REL */
+const char *cfi_file_section_name(const cfi_file *f); /* ".eh_frame" ... */
+/* Name of the function starting at pc_begin (symbol table), or NULL. */
+const char *cfi_file_func_name(const cfi_file *f, const cfi_fde *fde);
+
+/* ---- Printing (cfi_dump.c) ------------------------------------------- */
+
+/* Print t in the --dump-cfi format documented in README.md. */
+#include <stdio.h>
+void cfi_dump(FILE *out, const cfi_table *t);
+
+#endif

@@ -1,0 +1,60 @@
+/* Bounds-checked byte reader with a sticky error.
+ *
+ * Every parse in eh2sframe goes through this: a read past the end sets
+ * the error once, returns 0, and all later reads return 0 too, so callers
+ * check br_ok() after a group of reads instead of after each one. */
+#ifndef E2S_READER_H
+#define E2S_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+typedef struct {
+	const uint8_t *base; /* start of the whole buffer (offsets are from here) */
+	size_t end;          /* one past the last readable offset */
+	size_t pos;          /* next offset to read */
+	bool big_endian;
+	e2s_err err;         /* first error, E2S_ERR_OK while none */
+	size_t err_pos;      /* offset at which the first error happened */
+} br_t;
+
+void br_init(br_t *r, const void *data, size_t size, bool big_endian);
+
+/* A reader over [pos, pos+len) of r sharing r's base, so offsets stay
+ * section offsets. Fails (sticky on r) if len runs past r's end; r's
+ * position is advanced past the sub-range either way it succeeds. */
+bool br_sub(br_t *r, size_t len, br_t *sub);
+
+static inline bool br_ok(const br_t *r) { return r->err == E2S_ERR_OK; }
+static inline size_t br_left(const br_t *r)
+{
+	return r->err || r->pos >= r->end ? 0 : r->end - r->pos;
+}
+static inline bool br_at_end(const br_t *r) { return br_left(r) == 0; }
+
+void br_set_error(br_t *r, e2s_err e);
+
+uint8_t br_u8(br_t *r);
+uint16_t br_u16(br_t *r);
+uint32_t br_u32(br_t *r);
+uint64_t br_u64(br_t *r);
+/* Unsigned of n bytes (1, 2, 4 or 8), in the reader's byte order. */
+uint64_t br_uN(br_t *r, unsigned n);
+/* Signed of n bytes (1, 2, 4 or 8), sign-extended. */
+int64_t br_sN(br_t *r, unsigned n);
+/* LEB128: overlong encodings (more than 10 bytes, or bits past 64) fail
+ * with E2S_ERR_LEB_OVERLONG; running off the end with TRUNCATED. */
+uint64_t br_uleb(br_t *r);
+int64_t br_sleb(br_t *r);
+/* NUL-terminated string; returns NULL (and sets TRUNCATED) if no NUL. */
+const char *br_cstr(br_t *r);
+/* Pointer to n raw bytes, or NULL on truncation. */
+const uint8_t *br_bytes(br_t *r, size_t n);
+void br_skip(br_t *r, size_t n);
+/* Move to an absolute offset inside [0, end]. */
+void br_seek(br_t *r, size_t pos);
+
+#endif

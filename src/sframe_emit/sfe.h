@@ -1,0 +1,101 @@
+/* SFrame model: CFI rows projected onto what SFrame tracks, and the
+ * encoder that writes them as a V3 section. Consumed by src/elfpatch and
+ * the CLI. The reader/verifier (sfr_*.h) does not use these structs. */
+#ifndef E2S_SFE_H
+#define E2S_SFE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../cfi/cfi.h"
+#include "../common/buf.h"
+#include "../common/err.h"
+
+/* Why a function was not converted. The first entry means "converted". */
+#define SFE_SKIPS(X)                                                    \
+	X(NONE, "converted")                                            \
+	X(BAD_CFI, "bad-cfi")               /* FDE/CIE status not OK */  \
+	X(EMPTY, "empty-range")             /* pc_range 0 */             \
+	X(CFA_EXPR, "cfa-expression")       /* CFA from an unsupported expression */ \
+	X(CFA_INVALID, "cfa-invalid")       /* offset applied to an expression CFA */ \
+	X(CFA_UNSET, "cfa-unset")           /* no CFA rule in some row */ \
+	X(CFA_REG, "cfa-register")          /* CFA base SFrame cannot name */ \
+	X(RA_RULE, "ra-rule")               /* RA rule SFrame cannot express */ \
+	X(FP_RULE, "fp-rule")               /* FP rule SFrame cannot express */ \
+	X(OFFSET_RANGE, "offset-range")     /* a value too wide for 4-byte words */ \
+	X(TOO_LARGE, "function-too-large")  /* size does not fit in 32 bits */ \
+	X(DUPLICATE, "duplicate")           /* same or overlapping range as an earlier FDE */ \
+	X(UNSUPPORTED_ABI, "unsupported-abi")
+
+typedef enum {
+#define SFE_X(name, text) SFE_SKIP_##name,
+	SFE_SKIPS(SFE_X)
+#undef SFE_X
+	SFE_SKIP_COUNT_
+} sfe_skip;
+
+const char *sfe_skip_name(sfe_skip s);
+
+/* One frame row entry, before width selection. */
+typedef struct {
+	uint32_t start;     /* PC offset from the function start (MASK: inside
+	                     * the repeated block) */
+	uint8_t ndw;        /* data words; 0 = RA undefined (outermost) */
+	uint8_t base_fp;    /* default FDEs: CFA base is FP, not SP */
+	uint8_t mangled_ra; /* AArch64: RA signed */
+	uint8_t pad_;
+	int32_t dw[8];         /* data words as stored (s390x CFA scaled;
+	                         * flex: control/offset pairs) */
+} sfe_fre;
+
+typedef struct {
+	uint64_t start;      /* vaddr (linked) or symbol value + addend (rel) */
+	uint32_t size;
+	uint8_t fde_type;    /* SF_FDE_TYPE_* */
+	uint8_t pc_type;     /* SF_FDE_PCTYPE_* */
+	uint8_t rep_size;    /* MASK: repeated block size */
+	bool signal;
+	bool pauth_b;
+	uint32_t fre_first, fre_count; /* into sfe_set.fres */
+	uint32_t src_fde;    /* index into cfi_table.fdes */
+	cfi_reloc_ref reloc; /* relocatable files */
+} sfe_func;
+
+typedef struct {
+	cfi_abi abi;
+	bool big_endian;
+	sfe_func *funcs;     /* sorted by (reloc.shndx, start) */
+	size_t nfuncs;
+	sfe_fre *fres;
+	size_t nfres;
+	uint8_t *fde_skip;   /* per cfi_table FDE: sfe_skip */
+	size_t nfdes;
+	size_t counts[SFE_SKIP_COUNT_]; /* FDEs per outcome (NONE = converted) */
+} sfe_set;
+
+e2s_err sfe_project(const cfi_table *t, sfe_set *out, e2s_diag *diag);
+void sfe_set_free(sfe_set *s);
+
+/* A relocation the ELF layer must emit for a relocatable output: the
+ * 64-bit PC-relative field at `offset` in the section refers to the
+ * function of `func`. */
+typedef struct {
+	uint64_t offset;
+	uint32_t func;       /* index into sfe_set.funcs */
+} sfe_reloc;
+
+typedef struct {
+	bool relocatable;     /* function starts come from relocations */
+	uint64_t section_vaddr; /* linked files: final address of .sframe */
+	const uint32_t *only; /* encode only these funcs (sorted), or NULL */
+	size_t nonly;
+} sfe_encode_opts;
+
+/* Size in bytes of the section sfe_encode would write. */
+size_t sfe_encoded_size(const sfe_set *s, const sfe_encode_opts *o);
+/* Encode a V3 section. relocs/nrelocs may be NULL for linked output. */
+e2s_err sfe_encode(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
+		   sfe_reloc **relocs, size_t *nrelocs, e2s_diag *diag);
+
+#endif
