@@ -25,7 +25,7 @@ ASAN_FLAGS := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sani
 ASAN_LIB_OBJS := $(LIB_SRCS:%.c=$(ASAN)/%.o)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(ASAN)/unit/%)
 
-.PHONY: all deps check unit e2e demo clean oracle fuzz clang-check install
+.PHONY: all deps check unit e2e demo clean oracle fuzz fuzz-build replay clang-check install
 
 all: eh2sframe $(BUILD)/libeh2sframe.a
 
@@ -64,7 +64,7 @@ unit: $(UNIT_BINS)
 # The test run: unit tests under ASan+UBSan, then end-to-end scripts.
 # Ends with "N passed, N failed".
 check: deps
-	@$(MAKE) --no-print-directory all unit
+	@$(MAKE) --no-print-directory all unit replay
 	@bash tests/run.sh $(UNIT_BINS)
 
 demo: deps
@@ -73,6 +73,40 @@ demo: deps
 
 oracle:
 	@bash tools/make-oracle.sh
+
+# Fuzzing: libFuzzer targets tests/fuzz/fuzz_*.c built with clang and
+# ASan+UBSan; `make fuzz FUZZ_SECONDS=N` runs each for N seconds, seeded
+# from tests/fuzz/seeds/<target>/ and real binaries (tests/fuzz/run.sh).
+FUZZ := $(BUILD)/fuzz
+FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(FUZZ)/%)
+REPLAY_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(ASAN)/replay/%)
+FUZZ_SECONDS ?= 300
+FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=$(FUZZ)/%.o)
+
+$(FUZZ)/%.o: %.c
+	@mkdir -p $(dir $@)
+	clang $(BASE_CFLAGS) -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -c $< -o $@
+
+$(FUZZ)/libeh2sframe.a: $(FUZZ_LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(FUZZ)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ)/libeh2sframe.a
+	clang $(BASE_CFLAGS) -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ $< $(FUZZ)/libeh2sframe.a $(LDLIBS)
+
+# The same targets without libFuzzer: replay a corpus (regression tests).
+$(ASAN)/replay/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(ASAN)/libeh2sframe.a
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(ASAN_FLAGS) -o $@ $< tests/fuzz/replay.c $(ASAN)/libeh2sframe.a $(LDLIBS)
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: deps
+	@$(MAKE) --no-print-directory fuzz-build
+	@bash tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BINS)
+
+replay: $(REPLAY_BINS)
 
 clang-check:
 	$(MAKE) --no-print-directory BUILD=build/clang CC=clang all
