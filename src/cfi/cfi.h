@@ -157,6 +157,7 @@ typedef struct {
 	uint32_t row_first, row_count; /* rows in cfi_table.rows */
 	e2s_err status;      /* OK, or why this FDE has no rows */
 	uint64_t err_off;    /* section offset of the problem, if status */
+	uint64_t cie_off;    /* section offset of its CIE (as pointed to) */
 } cfi_fde;
 
 /* Which section the records came from; this drives CIE id rules,
@@ -181,6 +182,7 @@ typedef struct {
 	bool (*read_mem)(void *ctx, uint64_t vaddr, unsigned size,
 			 uint64_t *out);
 	void *read_mem_ctx;
+	bool relocatable;     /* from an ET_REL file */
 } cfi_section;
 
 typedef struct cfi_rela {
@@ -190,6 +192,7 @@ typedef struct cfi_rela {
 	int64_t addend;
 	uint64_t sym_value; /* st_value of the symbol */
 	uint16_t sym_shndx; /* st_shndx of the symbol */
+	bool implicit_addend; /* SHT_REL: the field holds the addend */
 } cfi_rela;
 
 /* The result of parsing + interpreting one section. Owns its arrays. */
@@ -206,6 +209,7 @@ typedef struct {
 	cfi_row *rows;
 	size_t nrows;
 	size_t nbad_fdes;    /* FDEs whose status is not OK */
+	bool relocatable;    /* from an ET_REL file (pc_begin per section) */
 } cfi_table;
 
 /* Parse all records of sec and run every FDE's program into rows.
@@ -216,6 +220,11 @@ typedef struct {
 e2s_err cfi_parse(const cfi_section *sec, cfi_abi abi, cfi_table *out,
 		  e2s_diag *diag);
 void cfi_table_free(cfi_table *t);
+/* Describe a bad FDE's status as a diag (section + offset + detail such
+ * as the opcode byte), for warnings. */
+void cfi_fde_diag(const cfi_table *t, const cfi_fde *fde, e2s_diag *diag);
+/* ".eh_frame" or ".debug_frame". */
+const char *cfi_sec_name(cfi_sec_kind kind);
 
 /* ---- ELF front end (cfi_elf.c) --------------------------------------- */
 
@@ -244,8 +253,10 @@ const char *cfi_file_func_name(const cfi_file *f, const cfi_fde *fde);
 
 /* ---- Printing (cfi_dump.c) ------------------------------------------- */
 
-/* Print t in the --dump-cfi format documented in README.md. */
+/* Print t in the --dump-cfi format documented in README.md. cfi_dump
+ * names the file "-" in the header line; cfi_dump_file names it. */
 #include <stdio.h>
 void cfi_dump(FILE *out, const cfi_table *t);
+void cfi_dump_file(FILE *out, const char *path, const cfi_table *t);
 
 #endif

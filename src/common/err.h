@@ -32,6 +32,7 @@
 	X(SFRAME_VERSION, "unsupported SFrame version")                 \
 	X(TOO_LARGE, "value too large for the SFrame encoding")         \
 	X(EXISTS, "file already has an .sframe section")                \
+	X(NO_FUNCS, "no function could be converted to SFrame")         \
 	X(USAGE, "invalid argument")
 
 typedef enum {

@@ -26,7 +26,10 @@
 	X(OFFSET_RANGE, "offset-range")     /* a value too wide for 4-byte words */ \
 	X(TOO_LARGE, "function-too-large")  /* size does not fit in 32 bits */ \
 	X(DUPLICATE, "duplicate")           /* same or overlapping range as an earlier FDE */ \
-	X(UNSUPPORTED_ABI, "unsupported-abi")
+	X(UNSUPPORTED_ABI, "unsupported-abi")                            \
+	X(SP_RULE, "sp-rule")               /* SP column not CFA-derived */ \
+	X(CFA_ALIGN, "cfa-offset-unaligned") /* s390x: (off-160) % 8 != 0 */ \
+	X(PLT_SHAPE, "plt-shape")           /* PLT CFA expression in an unusable layout */
 
 typedef enum {
 #define SFE_X(name, text) SFE_SKIP_##name,
@@ -59,7 +62,10 @@ typedef struct {
 	bool pauth_b;
 	uint32_t fre_first, fre_count; /* into sfe_set.fres */
 	uint32_t src_fde;    /* index into cfi_table.fdes */
-	cfi_reloc_ref reloc; /* relocatable files */
+	cfi_reloc_ref reloc; /* relocatable files; for a function split in
+	                      * several FDEs (> 65535 FREs) or a PLT split,
+	                      * the addend is moved so that symbol + addend
+	                      * == start for every part */
 } sfe_func;
 
 typedef struct {
@@ -92,10 +98,19 @@ typedef struct {
 	size_t nonly;
 } sfe_encode_opts;
 
-/* Size in bytes of the section sfe_encode would write. */
+/* Size in bytes of the section sfe_encode would write; 0 when no
+ * function is selected (sfe_encode then fails with E2S_ERR_NO_FUNCS: an
+ * empty .sframe is never produced, the caller decides what to do). */
 size_t sfe_encoded_size(const sfe_set *s, const sfe_encode_opts *o);
 /* Encode a V3 section. relocs/nrelocs may be NULL for linked output. */
 e2s_err sfe_encode(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 		   sfe_reloc **relocs, size_t *nrelocs, e2s_diag *diag);
+
+/* sfe_project + sfe_encode in one call. *set_out (may be NULL) receives
+ * the projected set (free with sfe_set_free); relocs as for sfe_encode.
+ * out must be bw_init'ed with t's byte order. */
+e2s_err sfe_build(const cfi_table *t, const sfe_encode_opts *o, bw_t *out,
+		  sfe_set *set_out, sfe_reloc **relocs, size_t *nrelocs,
+		  e2s_diag *diag);
 
 #endif

@@ -43,11 +43,18 @@
 #define SF_FRE_TYPE_ADDR4 2
 
 /* FRE info byte: mangled_ra(7) dataword_size(6-5) dataword_count(4-1)
- * cfa_base_reg_id(0) */
+ * cfa_base_reg_id(0). The spec does not give the id values; binutils
+ * sframe.h has SFRAME_BASE_REG_FP 0 and SFRAME_BASE_REG_SP 1 (gas writes
+ * 0x05 for CFA=sp+16 with FP saved, 0x04 for fp+16), so bit 0 is SET for
+ * an SP-based CFA. Flexible FDEs and RA-undefined FREs write 0 there. */
+#define SF_BASE_REG_FP 0
+#define SF_BASE_REG_SP 1
 #define SF_FRE_INFO(base_fp, count, dwsize, mangled)                     \
 	((unsigned)(((mangled) ? 0x80 : 0) | (((dwsize) & 3) << 5) |       \
-		    (((count) & 0xf) << 1) | ((base_fp) ? 1 : 0)))
-#define SF_FRE_INFO_BASE_FP_P(i) ((i) & 1)
+		    (((count) & 0xf) << 1) | ((base_fp) ? 0 : 1)))
+/* Raw bit-0 value; flexible FDEs carry 0 here and ignore it. */
+#define SF_FRE_INFO_BASE_ID(i) ((i) & 1)
+#define SF_FRE_INFO_BASE_FP_P(i) (((i) & 1) == SF_BASE_REG_FP)
 #define SF_FRE_INFO_COUNT(i) (((i) >> 1) & 0xf)
 #define SF_FRE_INFO_DWSIZE(i) (((i) >> 5) & 3)
 #define SF_FRE_INFO_MANGLED_P(i) (((i) >> 7) & 1)

@@ -1,0 +1,168 @@
+/* Internal interfaces between the files of src/cfi (not installed):
+ * pointer encodings, the opcode table, decoded instructions and the
+ * interpreter. */
+#ifndef E2S_CFI_INT_H
+#define E2S_CFI_INT_H
+
+#include "../common/reader.h"
+#include "cfi.h"
+
+/* ---- DW_EH_PE_* pointer encodings (cfi_encoding.c) -------------------- */
+
+enum {
+	CFI_PE_ABSPTR = 0x00,
+	CFI_PE_ULEB128 = 0x01,
+	CFI_PE_UDATA2 = 0x02,
+	CFI_PE_UDATA4 = 0x03,
+	CFI_PE_UDATA8 = 0x04,
+	CFI_PE_SIGNED = 0x08, /* signed, address-sized */
+	CFI_PE_SLEB128 = 0x09,
+	CFI_PE_SDATA2 = 0x0a,
+	CFI_PE_SDATA4 = 0x0b,
+	CFI_PE_SDATA8 = 0x0c,
+	CFI_PE_PCREL = 0x10,
+	CFI_PE_TEXTREL = 0x20,
+	CFI_PE_DATAREL = 0x30,
+	CFI_PE_FUNCREL = 0x40,
+	CFI_PE_ALIGNED = 0x50,
+	CFI_PE_INDIRECT = 0x80,
+	CFI_PE_OMIT = 0xff,
+};
+
+/* What a pointer read needs besides the bytes. */
+typedef struct {
+	const cfi_section *sec;
+	cfi_abi abi;
+	uint8_t addr_size; /* size of absptr */
+	uint64_t func_base; /* DW_EH_PE_funcrel base (FDE pc_begin) */
+} cfi_ptr_ctx;
+
+/* True if enc is a pointer encoding we can decode (omit included). */
+bool cfi_pe_valid_p(uint8_t enc);
+
+/* Read one pointer encoded with enc at r's position. With resolve
+ * false only the raw field value is returned (no application, no
+ * relocation, no indirection): used for pc_range and for fields whose
+ * value we skip (personality, LSDA). rel, if non-NULL, receives the
+ * relocation found at the field. Errors: TRUNCATED/LEB_OVERLONG (from
+ * r), BAD_POINTER_ENCODING, BAD_RELOC; *err_off gets the field offset. */
+e2s_err cfi_read_pointer(br_t *r, const cfi_ptr_ctx *c, uint8_t enc,
+			 bool resolve, uint64_t *out, cfi_reloc_ref *rel);
+
+/* The relocation applying at section offset off, or NULL. */
+const cfi_rela *cfi_find_rela(const cfi_section *sec, uint64_t off);
+
+/* Mask v to addr_size bytes. */
+static inline uint64_t cfi_addr_mask(uint64_t v, unsigned addr_size)
+{
+	return addr_size >= 8 ? v : v & ((UINT64_C(1) << (8 * addr_size)) - 1);
+}
+
+/* ---- Opcodes and decoded instructions (cfi_insn.c) -------------------- */
+
+enum {
+	DW_CFA_advance_loc = 0x40, /* primary opcodes (high two bits) */
+	DW_CFA_offset = 0x80,
+	DW_CFA_restore = 0xc0,
+	DW_CFA_nop = 0x00,
+	DW_CFA_set_loc = 0x01,
+	DW_CFA_advance_loc1 = 0x02,
+	DW_CFA_advance_loc2 = 0x03,
+	DW_CFA_advance_loc4 = 0x04,
+	DW_CFA_offset_extended = 0x05,
+	DW_CFA_restore_extended = 0x06,
+	DW_CFA_undefined = 0x07,
+	DW_CFA_same_value = 0x08,
+	DW_CFA_register = 0x09,
+	DW_CFA_remember_state = 0x0a,
+	DW_CFA_restore_state = 0x0b,
+	DW_CFA_def_cfa = 0x0c,
+	DW_CFA_def_cfa_register = 0x0d,
+	DW_CFA_def_cfa_offset = 0x0e,
+	DW_CFA_def_cfa_expression = 0x0f,
+	DW_CFA_expression = 0x10,
+	DW_CFA_offset_extended_sf = 0x11,
+	DW_CFA_def_cfa_sf = 0x12,
+	DW_CFA_def_cfa_offset_sf = 0x13,
+	DW_CFA_val_offset = 0x14,
+	DW_CFA_val_offset_sf = 0x15,
+	DW_CFA_val_expression = 0x16,
+	DW_CFA_MIPS_advance_loc8 = 0x1d,
+	DW_CFA_AARCH64_negate_ra_state_with_pc = 0x2c,
+	DW_CFA_AARCH64_negate_ra_state = 0x2d, /* GNU_window_save elsewhere */
+	DW_CFA_GNU_args_size = 0x2e,
+	DW_CFA_GNU_negative_offset_extended = 0x2f,
+};
+
+/* Operand kinds; the table in cfi_insn.c gives up to two per opcode. */
+typedef enum {
+	CFI_OPK_NONE = 0,
+	CFI_OPK_LOW6,  /* operand in the opcode's low six bits */
+	CFI_OPK_REG,   /* ULEB128 register number */
+	CFI_OPK_ULEB,
+	CFI_OPK_SLEB,
+	CFI_OPK_U8,
+	CFI_OPK_U16,
+	CFI_OPK_U32,
+	CFI_OPK_U64,
+	CFI_OPK_ADDR,  /* pointer in the FDE encoding */
+	CFI_OPK_BLOCK, /* ULEB128 length + bytes */
+} cfi_opk;
+
+typedef struct {
+	const char *name; /* NULL: not an opcode */
+	uint8_t opnd[2];  /* cfi_opk */
+} cfi_opinfo;
+
+/* Table entry for an opcode byte (primary opcodes by their high bits);
+ * NULL name if the byte is not a known opcode. */
+const cfi_opinfo *cfi_op_info(uint8_t op);
+
+/* One decoded instruction. Operands are raw (not yet factored). */
+typedef struct {
+	uint8_t op;       /* opcode, primary ones with the low bits cleared */
+	uint8_t pad_[3];
+	uint32_t off;     /* section offset of the opcode byte */
+	uint64_t a;       /* first operand (register, delta, address...) */
+	uint64_t b;       /* second operand (offset as unsigned or signed
+	                   * bits, register) */
+	uint32_t blk_off, blk_len; /* BLOCK operand */
+} cfi_insn;
+
+/* Growable instruction array, reused from FDE to FDE. */
+typedef struct {
+	cfi_insn *v;
+	size_t n, cap;
+} cfi_insn_buf;
+
+/* Decode [off, off+len) of the section into buf (cleared first). On a
+ * problem returns its code with *err_off the offending offset; buf
+ * then holds the instructions before it. */
+e2s_err cfi_decode(const cfi_section *sec, const cfi_cie *cie,
+		   const cfi_ptr_ctx *pc, uint32_t off, uint32_t len,
+		   cfi_insn_buf *buf, uint64_t *err_off);
+
+/* ---- Interpreter (cfi_interp.c) --------------------------------------- */
+
+/* Scratch state reused by every program run of one cfi_parse. */
+typedef struct {
+	cfi_row *stack; /* remember_state stack */
+	size_t depth, cap;
+	size_t rows_cap; /* capacity of the table's rows array */
+} cfi_interp_scratch;
+
+#define CFI_MAX_STATE_DEPTH 64
+
+/* Run a CIE's initial instructions into *init (rules only, start/end
+ * 0). Advances are not allowed there. */
+e2s_err cfi_run_cie(const cfi_table *t, const cfi_cie *cie,
+		    const cfi_insn_buf *insns, cfi_interp_scratch *s,
+		    cfi_row *init, uint64_t *err_off);
+
+/* Run an FDE's instructions starting from the CIE's initial row,
+ * appending rows to t->rows and setting fde->row_first/row_count. */
+e2s_err cfi_run_fde(cfi_table *t, const cfi_cie *cie, const cfi_row *init,
+		    cfi_fde *fde, const cfi_insn_buf *insns,
+		    cfi_interp_scratch *s, uint64_t *err_off);
+
+#endif

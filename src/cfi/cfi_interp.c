@@ -1,0 +1,358 @@
+/* The CFA program interpreter: decoded instructions -> rows, in one
+ * linear pass. A row is emitted each time the location advances past a
+ * non-empty range; a row whose rules equal its predecessor's extends it
+ * instead (memcmp: every byte of a row, padding included, is set).
+ * Only the ABI's SP, FP and RA columns are kept; other registers are
+ * validated and dropped. */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfi_int.h"
+
+typedef struct {
+	cfi_table *t;
+	const cfi_cie *cie;
+	const cfi_abi_regs *ar;
+	const cfi_row *init; /* CIE initial rules (NULL while in the CIE) */
+	cfi_interp_scratch *s;
+	cfi_fde *fde;        /* NULL while running the CIE */
+	cfi_row cur;
+	uint64_t loc, end;
+} run_t;
+
+enum { COL_NONE, COL_SP, COL_FP, COL_RA };
+
+/* Which stored column DWARF register reg is. The RA column is the
+ * CIE's return address register. */
+static int column_of(const run_t *x, uint64_t reg)
+{
+	if (reg == x->cie->ra_reg)
+		return COL_RA;
+	if (x->t->abi == CFI_ABI_UNKNOWN)
+		return COL_NONE;
+	if (reg == x->ar->sp)
+		return COL_SP;
+	if (reg == x->ar->fp)
+		return COL_FP;
+	return COL_NONE;
+}
+
+static cfi_rule *column(cfi_row *row, const run_t *x, uint64_t reg)
+{
+	switch (column_of(x, reg)) {
+	case COL_SP: return &row->sp;
+	case COL_FP: return &row->fp;
+	case COL_RA: return &row->ra;
+	default: return NULL;
+	}
+}
+
+static const cfi_rule *init_column(const run_t *x, uint64_t reg)
+{
+	switch (column_of(x, reg)) {
+	case COL_SP: return &x->init->sp;
+	case COL_FP: return &x->init->fp;
+	default: return &x->init->ra;
+	}
+}
+
+static bool reg_ok(const run_t *x, uint64_t reg)
+{
+	return reg <= x->ar->max_reg;
+}
+
+static void set_expr(const run_t *x, const cfi_insn *in, cfi_expr *e)
+{
+	const cfi_table *t = x->t;
+	cfi_expr_classify(t->data + in->blk_off, in->blk_len, t->big_endian,
+			  x->cie->addr_size, e);
+	e->sec_off = in->blk_off;
+	e->len = in->blk_len;
+}
+
+/* Emit [loc, upto) with the current rules, merging with the previous
+ * row of this FDE when the rules are the same. */
+static bool emit(run_t *x, uint64_t upto)
+{
+	cfi_table *t = x->t;
+	cfi_fde *f = x->fde;
+	const size_t rules = sizeof(cfi_row) - offsetof(cfi_row, cfa);
+	if (f->row_count) {
+		cfi_row *last = &t->rows[t->nrows - 1];
+		if (last->end == x->loc &&
+		    memcmp(&last->cfa, &x->cur.cfa, rules) == 0) {
+			last->end = upto;
+			return true;
+		}
+	}
+	size_t n = t->nrows;
+	if (n == x->s->rows_cap) {
+		size_t cap = n ? 2 * n : 256;
+		if (n > UINT32_MAX || cap > SIZE_MAX / sizeof(cfi_row))
+			return false;
+		cfi_row *v = realloc(t->rows, cap * sizeof *v);
+		if (!v)
+			return false;
+		t->rows = v;
+		x->s->rows_cap = cap;
+	}
+	cfi_row *row = &t->rows[n];
+	*row = x->cur;
+	row->start = x->loc;
+	row->end = upto;
+	t->nrows = n + 1;
+	f->row_count++;
+	return true;
+}
+
+static e2s_err move_to(run_t *x, uint64_t newloc)
+{
+	if (!x->fde)
+		return E2S_ERR_BAD_OPCODE; /* no advancing in a CIE */
+	if (newloc < x->loc || newloc > x->end)
+		return E2S_ERR_PC_BACKWARDS;
+	if (newloc > x->loc) {
+		if (!emit(x, newloc))
+			return E2S_ERR_NOMEM;
+		x->loc = newloc;
+	}
+	return E2S_ERR_OK;
+}
+
+static e2s_err advance(run_t *x, uint64_t delta)
+{
+	uint64_t ca = x->cie->code_align;
+	if (ca && delta > (UINT64_MAX - x->loc) / ca)
+		return E2S_ERR_PC_BACKWARDS;
+	return move_to(x, x->loc + delta * ca);
+}
+
+/* Factored offset; wraps instead of overflowing (bad input only). */
+static int64_t factor(uint64_t v, int64_t align)
+{
+	return (int64_t)(v * (uint64_t)align);
+}
+
+static e2s_err set_rule(run_t *x, uint64_t reg, const cfi_rule *r)
+{
+	if (!reg_ok(x, reg))
+		return E2S_ERR_BAD_REGISTER;
+	cfi_rule *col = column(&x->cur, x, reg);
+	if (col)
+		*col = *r;
+	return E2S_ERR_OK;
+}
+
+static e2s_err rule_off(run_t *x, uint64_t reg, uint8_t kind, int64_t off)
+{
+	cfi_rule r;
+	memset(&r, 0, sizeof r);
+	r.kind = kind;
+	r.off = off;
+	return set_rule(x, reg, &r);
+}
+
+static e2s_err def_cfa(run_t *x, uint64_t reg, int64_t off)
+{
+	if (!reg_ok(x, reg))
+		return E2S_ERR_BAD_REGISTER;
+	memset(&x->cur.cfa, 0, sizeof x->cur.cfa);
+	x->cur.cfa.kind = CFI_CFA_REG_OFF;
+	x->cur.cfa.reg = (uint16_t)reg;
+	x->cur.cfa.off = off;
+	return E2S_ERR_OK;
+}
+
+/* def_cfa_offset / def_cfa_register only modify a register CFA; on an
+ * expression CFA DWARF leaves the result undefined, so the CFA becomes
+ * CFI_CFA_INVALID (row kept, unusable; see cfi.h). */
+static void cfa_invalidate(cfi_cfa *c)
+{
+	memset(c, 0, sizeof *c);
+	c->kind = CFI_CFA_INVALID;
+}
+
+static e2s_err exec_one(run_t *x, const cfi_insn *in)
+{
+	const cfi_cie *cie = x->cie;
+	cfi_interp_scratch *s = x->s;
+	cfi_rule r;
+
+	switch (in->op) {
+	case DW_CFA_advance_loc:
+	case DW_CFA_advance_loc1:
+	case DW_CFA_advance_loc2:
+	case DW_CFA_advance_loc4:
+	case DW_CFA_MIPS_advance_loc8:
+		return advance(x, in->a);
+	case DW_CFA_set_loc:
+		return move_to(x, in->a);
+	case DW_CFA_offset:
+	case DW_CFA_offset_extended:
+		return rule_off(x, in->a, CFI_RULE_OFFSET,
+				factor(in->b, cie->data_align));
+	case DW_CFA_offset_extended_sf:
+		return rule_off(x, in->a, CFI_RULE_OFFSET,
+				factor(in->b, cie->data_align));
+	case DW_CFA_GNU_negative_offset_extended:
+		return rule_off(x, in->a, CFI_RULE_OFFSET,
+				factor(0 - in->b, cie->data_align));
+	case DW_CFA_val_offset:
+	case DW_CFA_val_offset_sf:
+		return rule_off(x, in->a, CFI_RULE_VAL_OFFSET,
+				factor(in->b, cie->data_align));
+	case DW_CFA_restore:
+	case DW_CFA_restore_extended: {
+		if (!reg_ok(x, in->a))
+			return E2S_ERR_BAD_REGISTER;
+		cfi_rule *col = column(&x->cur, x, in->a);
+		if (col) {
+			if (x->init)
+				*col = *init_column(x, in->a);
+			else
+				memset(col, 0, sizeof *col);
+		}
+		return E2S_ERR_OK;
+	}
+	case DW_CFA_undefined:
+		return rule_off(x, in->a, CFI_RULE_UNDEFINED, 0);
+	case DW_CFA_same_value:
+		return rule_off(x, in->a, CFI_RULE_SAME, 0);
+	case DW_CFA_register:
+		if (!reg_ok(x, in->b))
+			return E2S_ERR_BAD_REGISTER;
+		memset(&r, 0, sizeof r);
+		r.kind = CFI_RULE_REGISTER;
+		r.reg = (uint16_t)in->b;
+		return set_rule(x, in->a, &r);
+	case DW_CFA_expression:
+	case DW_CFA_val_expression:
+		memset(&r, 0, sizeof r);
+		r.kind = in->op == DW_CFA_expression ? CFI_RULE_EXPR
+						     : CFI_RULE_VAL_EXPR;
+		set_expr(x, in, &r.expr);
+		return set_rule(x, in->a, &r);
+	case DW_CFA_remember_state:
+		if (s->depth >= CFI_MAX_STATE_DEPTH)
+			return E2S_ERR_STACK_OVERFLOW;
+		if (s->depth == s->cap) {
+			size_t cap = s->cap ? s->cap * 2 : 8;
+			cfi_row *v = realloc(s->stack, cap * sizeof *v);
+			if (!v)
+				return E2S_ERR_NOMEM;
+			s->stack = v;
+			s->cap = cap;
+		}
+		s->stack[s->depth++] = x->cur;
+		return E2S_ERR_OK;
+	case DW_CFA_restore_state:
+		if (s->depth == 0)
+			return E2S_ERR_STACK_UNDERFLOW;
+		/* The whole rule set, CFA and RA signing state included. */
+		x->cur = s->stack[--s->depth];
+		return E2S_ERR_OK;
+	case DW_CFA_def_cfa:
+		return def_cfa(x, in->a, (int64_t)in->b);
+	case DW_CFA_def_cfa_sf:
+		return def_cfa(x, in->a, factor(in->b, cie->data_align));
+	case DW_CFA_def_cfa_register:
+		if (!reg_ok(x, in->a))
+			return E2S_ERR_BAD_REGISTER;
+		if (x->cur.cfa.kind == CFI_CFA_REG_OFF)
+			x->cur.cfa.reg = (uint16_t)in->a;
+		else if (x->cur.cfa.kind == CFI_CFA_UNSET)
+			return def_cfa(x, in->a, 0);
+		else
+			cfa_invalidate(&x->cur.cfa);
+		return E2S_ERR_OK;
+	case DW_CFA_def_cfa_offset:
+	case DW_CFA_def_cfa_offset_sf: {
+		int64_t off = in->op == DW_CFA_def_cfa_offset
+				      ? (int64_t)in->a
+				      : factor(in->a, cie->data_align);
+		if (x->cur.cfa.kind == CFI_CFA_REG_OFF)
+			x->cur.cfa.off = off;
+		else
+			cfa_invalidate(&x->cur.cfa);
+		return E2S_ERR_OK;
+	}
+	case DW_CFA_def_cfa_expression:
+		memset(&x->cur.cfa, 0, sizeof x->cur.cfa);
+		x->cur.cfa.kind = CFI_CFA_EXPR;
+		set_expr(x, in, &x->cur.cfa.expr);
+		return E2S_ERR_OK;
+	case DW_CFA_AARCH64_negate_ra_state:
+	case DW_CFA_AARCH64_negate_ra_state_with_pc:
+		/* 0x2d is DW_CFA_GNU_window_save (SPARC register windows)
+		 * outside AArch64: no SFrame meaning, so unsupported. */
+		if (x->t->abi != CFI_ABI_AARCH64)
+			return E2S_ERR_BAD_OPCODE;
+		x->cur.ra_mangled ^= 1;
+		return E2S_ERR_OK;
+	case DW_CFA_nop:
+	case DW_CFA_GNU_args_size: /* affects the SP at calls, not rows */
+		return E2S_ERR_OK;
+	default:
+		return E2S_ERR_BAD_OPCODE;
+	}
+}
+
+static e2s_err exec(run_t *x, const cfi_insn_buf *insns, uint64_t *err_off)
+{
+	x->s->depth = 0;
+	for (size_t i = 0; i < insns->n; i++) {
+		e2s_err e = exec_one(x, &insns->v[i]);
+		if (e != E2S_ERR_OK) {
+			*err_off = insns->v[i].off;
+			return e;
+		}
+	}
+	return E2S_ERR_OK;
+}
+
+e2s_err cfi_run_cie(const cfi_table *t, const cfi_cie *cie,
+		    const cfi_insn_buf *insns, cfi_interp_scratch *s,
+		    cfi_row *init, uint64_t *err_off)
+{
+	run_t x;
+	memset(&x, 0, sizeof x);
+	x.t = (cfi_table *)t; /* rows are never touched without an FDE */
+	x.cie = cie;
+	x.ar = cfi_abi_info(t->abi);
+	x.s = s;
+	e2s_err e = exec(&x, insns, err_off);
+	*init = x.cur;
+	return e;
+}
+
+e2s_err cfi_run_fde(cfi_table *t, const cfi_cie *cie, const cfi_row *init,
+		    cfi_fde *fde, const cfi_insn_buf *insns,
+		    cfi_interp_scratch *s, uint64_t *err_off)
+{
+	run_t x;
+	memset(&x, 0, sizeof x);
+	x.t = t;
+	x.cie = cie;
+	x.ar = cfi_abi_info(t->abi);
+	x.init = init;
+	x.s = s;
+	x.fde = fde;
+	x.cur = *init;
+	x.loc = fde->pc_begin;
+	x.end = fde->pc_begin + fde->pc_range;
+	if (x.end < x.loc)
+		x.end = UINT64_MAX;
+	fde->row_first = (uint32_t)t->nrows;
+	fde->row_count = 0;
+	e2s_err e = exec(&x, insns, err_off);
+	if (e == E2S_ERR_OK && x.end > x.loc && !emit(&x, x.end)) {
+		*err_off = fde->sec_off;
+		e = E2S_ERR_NOMEM;
+	}
+	if (e != E2S_ERR_OK) {
+		t->nrows = fde->row_first;
+		fde->row_count = 0;
+	}
+	return e;
+}

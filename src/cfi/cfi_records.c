@@ -1,0 +1,460 @@
+/* Walk .eh_frame / .debug_frame: split the section into CIE and FDE
+ * records, parse each through a sub-reader ending at the record's end,
+ * and run its program. The differences between the two sections (CIE
+ * id values, the meaning of the CIE pointer, how FDE addresses are
+ * encoded) are settled here, so the interpreter never sees them.
+ *
+ * Two passes: CIEs first (a .debug_frame FDE may point forward), then
+ * FDEs in section order. A problem inside one record marks that record
+ * and the walk goes on; only a length that cannot be trusted stops it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfi_int.h"
+
+typedef struct {
+	const cfi_section *sec;
+	cfi_table *t;
+	size_t cies_cap, fdes_cap;
+	cfi_row *cie_init;     /* initial rules per CIE (parallel to cies) */
+	uint64_t *cie_err_off; /* where a bad CIE went wrong */
+	cfi_insn_buf insns;
+	cfi_interp_scratch s;
+	const char *secname;
+	e2s_diag *diag;
+} parse_t;
+
+/* One record's framing. */
+typedef struct {
+	size_t off;      /* offset of the length field */
+	unsigned offsize; /* 4, or 8 for 64-bit DWARF */
+	size_t id_off;   /* offset of the CIE id / CIE pointer */
+	uint64_t id;
+	bool is_cie;
+	bool skip;       /* zero-length .debug_frame record: nothing here */
+	br_t body;       /* after the id, ending at the record's end */
+} rec_t;
+
+const char *cfi_sec_name(cfi_sec_kind kind)
+{
+	return kind == CFI_SEC_DEBUG_FRAME ? ".debug_frame" : ".eh_frame";
+}
+
+/* Read the framing of the next record. *done at the section end or at
+ * an .eh_frame zero terminator. Errors here are fatal. */
+static e2s_err next_record(parse_t *p, br_t *r, rec_t *rec, bool *done)
+{
+	bool eh = p->sec->kind == CFI_SEC_EH_FRAME;
+	memset(rec, 0, sizeof *rec);
+	*done = false;
+	if (br_at_end(r)) {
+		*done = true;
+		return E2S_ERR_OK;
+	}
+	rec->off = r->pos;
+	rec->offsize = 4;
+	if (br_left(r) < 4)
+		return e2s_fail(p->diag, E2S_ERR_BAD_LENGTH, p->secname,
+				rec->off, "%zu stray bytes at the end",
+				br_left(r));
+	uint64_t len = br_u32(r);
+	if (len == 0) {
+		if (eh)
+			*done = true;
+		else
+			rec->skip = true;
+		return E2S_ERR_OK;
+	}
+	if (len == 0xffffffff) {
+		rec->offsize = 8;
+		len = br_u64(r);
+		if (!br_ok(r))
+			return e2s_fail(p->diag, E2S_ERR_BAD_LENGTH,
+					p->secname, rec->off,
+					"truncated 64-bit length");
+	} else if (len >= 0xfffffff0) {
+		return e2s_fail(p->diag, E2S_ERR_BAD_LENGTH, p->secname,
+				rec->off, "reserved length value 0x%llx",
+				(unsigned long long)len);
+	}
+	if (len > br_left(r))
+		return e2s_fail(p->diag, E2S_ERR_BAD_LENGTH, p->secname,
+				rec->off, "length 0x%llx, 0x%zx bytes left",
+				(unsigned long long)len, br_left(r));
+	br_sub(r, (size_t)len, &rec->body);
+	rec->id_off = rec->body.pos;
+	rec->id = br_uN(&rec->body, rec->offsize);
+	if (eh)
+		rec->is_cie = br_ok(&rec->body) && rec->id == 0;
+	else
+		rec->is_cie = br_ok(&rec->body) &&
+			      rec->id == (rec->offsize == 4 ? 0xffffffffu
+							    : UINT64_MAX);
+	return E2S_ERR_OK;
+}
+
+/* Grow *v (elements of size sz) to hold n+1; false on overflow/OOM. */
+static bool grow(void **v, size_t *cap, size_t n, size_t sz)
+{
+	if (n < *cap)
+		return true;
+	size_t c = *cap ? *cap * 2 : 64;
+	if (c > SIZE_MAX / sz)
+		return false;
+	void *nv = realloc(*v, c * sz);
+	if (!nv)
+		return false;
+	*v = nv;
+	*cap = c;
+	return true;
+}
+
+/* Parse the augmentation data of a 'z' CIE. */
+static e2s_err parse_aug_data(parse_t *p, br_t *b, cfi_cie *cie,
+			      const char *aug, uint64_t *err_off)
+{
+	uint64_t alen = br_uleb(b);
+	br_t ad;
+	if (!br_ok(b) || !br_sub(b, (size_t)(alen > SIZE_MAX ? SIZE_MAX : alen),
+				 &ad)) {
+		*err_off = b->err_pos;
+		return b->err;
+	}
+	cfi_ptr_ctx pc = {p->sec, p->t->abi, cie->addr_size, 0};
+	for (const char *c = aug + 1; *c; c++) {
+		uint8_t enc;
+		uint64_t dummy;
+		*err_off = ad.pos;
+		switch (*c) {
+		case 'R':
+			cie->fde_enc = br_u8(&ad);
+			if (br_ok(&ad) && (cie->fde_enc == CFI_PE_OMIT ||
+					   !cfi_pe_valid_p(cie->fde_enc)))
+				return E2S_ERR_BAD_POINTER_ENCODING;
+			break;
+		case 'P':
+			enc = br_u8(&ad);
+			if (!br_ok(&ad))
+				break;
+			if (!cfi_pe_valid_p(enc))
+				return E2S_ERR_BAD_POINTER_ENCODING;
+			/* The personality routine is not needed: skip. */
+			if (cfi_read_pointer(&ad, &pc, enc, false, &dummy,
+					     NULL) != E2S_ERR_OK &&
+			    br_ok(&ad))
+				return E2S_ERR_BAD_POINTER_ENCODING;
+			break;
+		case 'L':
+			cie->lsda_enc = br_u8(&ad);
+			if (br_ok(&ad) && !cfi_pe_valid_p(cie->lsda_enc))
+				return E2S_ERR_BAD_POINTER_ENCODING;
+			break;
+		case 'S': cie->signal_frame = true; break;
+		case 'B': cie->pauth_b_key = true; break;
+		case 'G': cie->mte_tagged = true; break;
+		default:
+			*err_off = cie->sec_off;
+			return E2S_ERR_BAD_AUGMENTATION;
+		}
+		if (!br_ok(&ad)) {
+			*err_off = ad.err_pos;
+			return ad.err;
+		}
+	}
+	return E2S_ERR_OK;
+}
+
+/* Parse a CIE's fields (not its program). */
+static e2s_err parse_cie_fields(parse_t *p, rec_t *rec, cfi_cie *cie,
+				uint64_t *err_off)
+{
+	br_t *b = &rec->body;
+	const cfi_section *sec = p->sec;
+
+	*err_off = b->pos;
+	cie->version = br_u8(b);
+	if (br_ok(b) && cie->version != 1 && cie->version != 3 &&
+	    cie->version != 4)
+		return E2S_ERR_BAD_CIE_VERSION;
+	const char *aug = br_cstr(b);
+	if (aug)
+		cie->augmentation = aug;
+	if (cie->version == 4) {
+		*err_off = b->pos;
+		cie->addr_size = br_u8(b);
+		cie->seg_size = br_u8(b);
+		if (br_ok(b) && ((cie->addr_size != 4 && cie->addr_size != 8) ||
+				 cie->seg_size != 0))
+			return E2S_ERR_BAD_ADDRESS_SIZE;
+	}
+	if (aug && strcmp(aug, "eh") == 0)
+		br_skip(b, cie->addr_size); /* old GCC: eh_ptr */
+	cie->code_align = br_uleb(b);
+	cie->data_align = br_sleb(b);
+	cie->ra_reg = cie->version == 1 ? br_u8(b) : (uint32_t)br_uleb(b);
+	if (!br_ok(b)) {
+		*err_off = b->err_pos;
+		return b->err;
+	}
+	if (cie->ra_reg > cfi_abi_info(p->t->abi)->max_reg) {
+		*err_off = b->pos;
+		return E2S_ERR_BAD_REGISTER;
+	}
+	if (aug[0] == 'z') {
+		cie->has_z = true;
+		e2s_err e = parse_aug_data(p, b, cie, aug, err_off);
+		if (e != E2S_ERR_OK)
+			return e;
+	} else if (aug[0] && strcmp(aug, "eh") != 0) {
+		/* Without 'z' the instructions cannot be found. */
+		*err_off = cie->sec_off;
+		return E2S_ERR_BAD_AUGMENTATION;
+	}
+	/* .debug_frame addresses are plain target addresses whatever the
+	 * augmentation says. */
+	if (sec->kind == CFI_SEC_DEBUG_FRAME)
+		cie->fde_enc = CFI_PE_ABSPTR;
+	cie->insn_off = (uint32_t)b->pos;
+	cie->insn_len = (uint32_t)(b->end - b->pos);
+	return E2S_ERR_OK;
+}
+
+static e2s_err add_cie(parse_t *p, rec_t *rec)
+{
+	cfi_table *t = p->t;
+	size_t n = t->ncies;
+	size_t old = p->cies_cap;
+	if (!grow((void **)&t->cies, &p->cies_cap, n, sizeof *t->cies))
+		return E2S_ERR_NOMEM;
+	/* The per-CIE side arrays follow cies' capacity. */
+	if (p->cies_cap != old) {
+		cfi_row *ci = realloc(p->cie_init, p->cies_cap * sizeof *ci);
+		if (!ci)
+			return E2S_ERR_NOMEM;
+		p->cie_init = ci;
+		uint64_t *eo = realloc(p->cie_err_off,
+				       p->cies_cap * sizeof *eo);
+		if (!eo)
+			return E2S_ERR_NOMEM;
+		p->cie_err_off = eo;
+	}
+
+	cfi_cie *cie = &t->cies[n];
+	cfi_row *init = &p->cie_init[n];
+	memset(cie, 0, sizeof *cie);
+	memset(init, 0, sizeof *init);
+	cie->sec_off = rec->off;
+	cie->fde_enc = CFI_PE_ABSPTR;
+	cie->lsda_enc = CFI_PE_OMIT;
+	cie->addr_size = p->sec->addr_size;
+	cie->augmentation = "";
+	t->ncies = n + 1;
+	p->cie_err_off[n] = rec->off;
+
+	uint64_t err_off = rec->off;
+	e2s_err e = parse_cie_fields(p, rec, cie, &err_off);
+	if (e == E2S_ERR_OK) {
+		cfi_ptr_ctx pc = {p->sec, t->abi, cie->addr_size, 0};
+		e = cfi_decode(p->sec, cie, &pc, cie->insn_off, cie->insn_len,
+			       &p->insns, &err_off);
+		if (e == E2S_ERR_OK)
+			e = cfi_run_cie(t, cie, &p->insns, &p->s, init,
+					&err_off);
+	}
+	if (e == E2S_ERR_NOMEM)
+		return e;
+	cie->status = e;
+	p->cie_err_off[n] = err_off;
+	return E2S_ERR_OK;
+}
+
+/* Index of the CIE at section offset off, or -1. */
+static long find_cie(const cfi_table *t, uint64_t off)
+{
+	size_t lo = 0, hi = t->ncies;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->cies[mid].sec_off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < t->ncies && t->cies[lo].sec_off == off)
+		return (long)lo;
+	return -1;
+}
+
+/* Fill fde from its record; returns its status (NOMEM is fatal). */
+static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde)
+{
+	const cfi_section *sec = p->sec;
+	cfi_table *t = p->t;
+	br_t *b = &rec->body;
+
+	fde->err_off = rec->id_off;
+	if (!br_ok(b))
+		return b->err;
+	/* Where the CIE is. */
+	uint64_t cie_off;
+	if (sec->kind == CFI_SEC_EH_FRAME) {
+		/* Backwards from the pointer field itself. */
+		if (rec->id > rec->id_off)
+			return E2S_ERR_BAD_CIE_ID;
+		cie_off = rec->id_off - rec->id;
+	} else {
+		/* A section offset; in ET_REL it is relocated against the
+		 * section itself and the field holds zero (RELA). */
+		const cfi_rela *ra = cfi_find_rela(sec, rec->id_off);
+		cie_off = rec->id;
+		if (ra)
+			cie_off = ra->sym_value + (uint64_t)ra->addend +
+				  (ra->implicit_addend ? rec->id : 0);
+	}
+	fde->cie_off = cie_off;
+	long ci = find_cie(t, cie_off);
+	if (ci < 0)
+		return E2S_ERR_BAD_CIE_ID;
+	fde->cie = (uint32_t)ci;
+	const cfi_cie *cie = &t->cies[ci];
+	if (cie->status != E2S_ERR_OK) {
+		fde->err_off = p->cie_err_off[ci];
+		return cie->status;
+	}
+
+	cfi_ptr_ctx pc = {sec, t->abi, cie->addr_size, 0};
+	if (sec->kind == CFI_SEC_DEBUG_FRAME)
+		br_skip(b, cie->seg_size);
+	fde->err_off = b->pos;
+	e2s_err e = cfi_read_pointer(b, &pc, cie->fde_enc, true,
+				     &fde->pc_begin, &fde->reloc);
+	if (e == E2S_ERR_OK) {
+		fde->err_off = b->pos;
+		e = cfi_read_pointer(b, &pc, cie->fde_enc & 0x0f, false,
+				     &fde->pc_range, NULL);
+	}
+	if (e != E2S_ERR_OK)
+		return e;
+	if (cie->has_z) {
+		uint64_t alen = br_uleb(b);
+		br_skip(b, (size_t)(alen > SIZE_MAX ? SIZE_MAX : alen));
+		if (!br_ok(b)) {
+			fde->err_off = b->err_pos;
+			return b->err;
+		}
+	}
+	fde->insn_off = (uint32_t)b->pos;
+	fde->insn_len = (uint32_t)(b->end - b->pos);
+
+	pc.func_base = fde->pc_begin;
+	e = cfi_decode(sec, cie, &pc, fde->insn_off, fde->insn_len,
+		       &p->insns, &fde->err_off);
+	if (e == E2S_ERR_OK)
+		e = cfi_run_fde(t, cie, &p->cie_init[ci], fde, &p->insns,
+				&p->s, &fde->err_off);
+	return e;
+}
+
+static e2s_err add_fde(parse_t *p, rec_t *rec)
+{
+	cfi_table *t = p->t;
+	if (!grow((void **)&t->fdes, &p->fdes_cap, t->nfdes, sizeof *t->fdes))
+		return E2S_ERR_NOMEM;
+	cfi_fde *fde = &t->fdes[t->nfdes++];
+	memset(fde, 0, sizeof *fde);
+	fde->sec_off = rec->off;
+	fde->cie = UINT32_MAX;
+	e2s_err e = parse_fde(p, rec, fde);
+	if (e == E2S_ERR_NOMEM)
+		return e;
+	fde->status = e;
+	if (e != E2S_ERR_OK) {
+		fde->row_count = 0;
+		t->nbad_fdes++;
+	} else {
+		fde->err_off = 0;
+	}
+	return E2S_ERR_OK;
+}
+
+static e2s_err walk(parse_t *p, bool cies)
+{
+	br_t r;
+	rec_t rec;
+	bool done;
+	br_init(&r, p->sec->data, p->sec->size, p->sec->big_endian);
+	for (;;) {
+		e2s_err e = next_record(p, &r, &rec, &done);
+		if (e != E2S_ERR_OK || done)
+			return e;
+		if (rec.skip || rec.is_cie != cies)
+			continue;
+		e = cies ? add_cie(p, &rec) : add_fde(p, &rec);
+		if (e == E2S_ERR_NOMEM)
+			return e2s_fail(p->diag, e, p->secname, rec.off, NULL);
+	}
+}
+
+e2s_err cfi_parse(const cfi_section *sec, cfi_abi abi, cfi_table *out,
+		  e2s_diag *diag)
+{
+	parse_t p;
+	memset(out, 0, sizeof *out);
+	memset(&p, 0, sizeof p);
+	out->abi = abi;
+	out->kind = sec->kind;
+	out->data = sec->data;
+	out->size = sec->size;
+	out->big_endian = sec->big_endian;
+	out->relocatable = sec->relocatable;
+	p.sec = sec;
+	p.t = out;
+	p.secname = cfi_sec_name(sec->kind);
+	p.diag = diag;
+
+	e2s_err e = E2S_ERR_OK;
+	if (sec->size > UINT32_MAX)
+		e = e2s_fail(diag, E2S_ERR_TOO_LARGE, p.secname, 0,
+			     "section larger than 4 GiB");
+	else if (sec->addr_size != 4 && sec->addr_size != 8)
+		e = e2s_fail(diag, E2S_ERR_BAD_ADDRESS_SIZE, p.secname, 0,
+			     "address size %u", sec->addr_size);
+	if (e == E2S_ERR_OK)
+		e = walk(&p, true);
+	if (e == E2S_ERR_OK)
+		e = walk(&p, false);
+	free(p.cie_init);
+	free(p.cie_err_off);
+	free(p.insns.v);
+	free(p.s.stack);
+	if (e != E2S_ERR_OK) {
+		cfi_table_free(out);
+		return e;
+	}
+	return E2S_ERR_OK;
+}
+
+void cfi_table_free(cfi_table *t)
+{
+	free(t->cies);
+	free(t->fdes);
+	free(t->rows);
+	memset(t, 0, sizeof *t);
+}
+
+void cfi_fde_diag(const cfi_table *t, const cfi_fde *fde, e2s_diag *diag)
+{
+	if (fde->status == E2S_ERR_BAD_OPCODE && fde->err_off < t->size) {
+		uint8_t op = t->data[fde->err_off];
+		const cfi_opinfo *oi = cfi_op_info(op);
+		if (oi->name)
+			e2s_fail(diag, fde->status, cfi_sec_name(t->kind),
+				 fde->err_off, "%s (0x%02x) not supported here",
+				 oi->name, op);
+		else
+			e2s_fail(diag, fde->status, cfi_sec_name(t->kind),
+				 fde->err_off, "0x%02x", op);
+		return;
+	}
+	e2s_fail(diag, fde->status, cfi_sec_name(t->kind), fde->err_off,
+		 "in FDE at 0x%llx", (unsigned long long)fde->sec_off);
+}

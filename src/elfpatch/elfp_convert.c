@@ -1,0 +1,341 @@
+/* The conversion driver: ELF file in -> CFI -> SFrame model -> layout ->
+ * .sframe encoded for its final address -> output file. */
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../cfi/cfi.h"
+#include "../sframe_emit/sfe.h"
+#include "../sframe_emit/sframe_fmt.h"
+#include "elfpatch.h"
+
+_Static_assert(SFE_SKIP_COUNT_ <= 32, "elfp_result.counts too small");
+
+void elfp_result_free(elfp_result *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nskipped; i++)
+		free((char *)r->skipped[i].name);
+	free(r->skipped);
+	r->skipped = NULL;
+	r->nskipped = 0;
+}
+
+static e2s_err collect(const cfi_file *cf, const cfi_table *t,
+		       const sfe_set *set, const elfp_opts *o,
+		       elfp_result *res, e2s_diag *d)
+{
+	res->nfdes = set->nfdes;
+	res->ncounts = SFE_SKIP_COUNT_;
+	for (size_t i = 0; i < SFE_SKIP_COUNT_; i++)
+		res->counts[i] = set->counts[i];
+	res->converted = set->counts[SFE_SKIP_NONE];
+	if (!o->want_skipped)
+		return E2S_ERR_OK;
+	size_t n = 0;
+	for (size_t i = 0; i < set->nfdes && i < t->nfdes; i++)
+		if (set->fde_skip[i] != SFE_SKIP_NONE)
+			n++;
+	if (!n)
+		return E2S_ERR_OK;
+	res->skipped = calloc(n, sizeof *res->skipped);
+	if (!res->skipped)
+		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+	for (size_t i = 0; i < set->nfdes && i < t->nfdes; i++) {
+		if (set->fde_skip[i] == SFE_SKIP_NONE)
+			continue;
+		elfp_skipped *s = &res->skipped[res->nskipped++];
+		const char *name = cfi_file_func_name(cf, &t->fdes[i]);
+		s->name = name ? strdup(name) : NULL;
+		s->pc = t->fdes[i].pc_begin;
+		s->reason = set->fde_skip[i];
+	}
+	return E2S_ERR_OK;
+}
+
+/* Index of the first program header of the given type, or -1. */
+static long find_phdr(const elfp_file *f, uint32_t type)
+{
+	for (size_t i = 0; i < elfp_phnum(f); i++)
+		if (elfp_segment(f, i)->type == type)
+			return (long)i;
+	return -1;
+}
+
+static e2s_err convert_linked(elfp_file *f, size_t old, const sfe_set *set,
+			      elfp_result *res, e2s_diag *d)
+{
+	sfe_encode_opts eo = {0};
+	size_t size = sfe_encoded_size(set, &eo), idx = old;
+	bw_t w;
+	e2s_err e;
+
+	if (size == 0)
+		return e2s_fail(d, E2S_ERR_NO_FUNCS, NULL, 0, NULL);
+	if (old) {
+		const elfp_shdr *sh = elfp_section(f, old);
+		if (!(sh->flags & SHF_ALLOC) || sh->type == SHT_NOBITS)
+			return e2s_fail(d, E2S_ERR_BAD_ELF, ".sframe", 0,
+					"existing section is not loaded");
+		/* Reuse the old space when the new section fits. */
+		if (size <= sh->size)
+			e = elfp_shrink_section(f, old, size, d);
+		else
+			e = elfp_move_section(f, old, size, d);
+		if (e)
+			return e;
+	} else {
+		elfp_shdr sh = {0};
+		sh.type = SHT_GNU_SFRAME;
+		sh.flags = SHF_ALLOC;
+		sh.addralign = 8;
+		sh.size = size;
+		e = elfp_add_section(f, ".sframe", &sh, &idx, d);
+		if (e)
+			return e;
+	}
+	long ph = find_phdr(f, PT_GNU_SFRAME);
+	if (ph >= 0)
+		e = elfp_track_phdr(f, (size_t)ph, idx, d);
+	else
+		e = elfp_add_phdr(f, PT_GNU_SFRAME, PF_R, 8, idx, d);
+	if (!e)
+		e = elfp_layout(f, d);
+	if (e)
+		return e;
+	eo.section_vaddr = elfp_section(f, idx)->addr;
+	bw_init(&w, elfp_big_endian(f));
+	e = sfe_encode(set, &eo, &w, NULL, NULL, d);
+	if (!e)
+		e = elfp_set_content(f, idx, w.data, w.len, d);
+	if (!e) {
+		res->sframe_size = w.len;
+		res->nsections = 1;
+	}
+	bw_free(&w);
+	return e;
+}
+
+static uint32_t pc64_type(unsigned machine)
+{
+	switch (machine) {
+	case EM_X86_64:
+		return R_X86_64_PC64;
+	case EM_AARCH64:
+		return R_AARCH64_PREL64;
+	default:
+		return R_390_PC64;
+	}
+}
+
+/* One .sframe (+ .rela.sframe) of a relocatable file: the functions of
+ * one COMDAT group, or of no group. */
+typedef struct {
+	size_t group;     /* SHT_GROUP section index, 0 for none */
+	uint32_t *only;   /* sfe_set.funcs indices, sorted */
+	size_t n;
+	size_t sec, rela;
+} rel_part;
+
+static e2s_err convert_rel(elfp_file *f, const sfe_set *set,
+			   elfp_result *res, e2s_diag *d)
+{
+	size_t shnum = elfp_shnum(f), symtab = elfp_symtab(f), nparts = 0;
+	size_t *group_of = NULL;
+	rel_part *parts = NULL;
+	e2s_err e = E2S_ERR_OK;
+	bw_t w;
+
+	bw_init(&w, elfp_big_endian(f));
+	if (!symtab)
+		return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0, "no symbol table");
+	group_of = calloc(shnum ? shnum : 1, sizeof *group_of);
+	/* At most one part per group plus the ungrouped one. */
+	parts = calloc(shnum + 1, sizeof *parts);
+	if (!group_of || !parts) {
+		e = e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+		goto out;
+	}
+	for (size_t i = 1; i < shnum; i++)
+		if (elfp_section(f, i)->flags & SHF_GROUP)
+			group_of[i] = elfp_group_of(f, i);
+	/* Part 0 is the ungrouped one; groups follow in section order. */
+	nparts = 1;
+	for (size_t g = 1; g < shnum; g++) {
+		if (elfp_section(f, g)->type != SHT_GROUP)
+			continue;
+		parts[nparts++].group = g;
+	}
+	for (size_t p = 0; p < nparts; p++) {
+		parts[p].only = calloc(set->nfuncs ? set->nfuncs : 1,
+				       sizeof *parts[p].only);
+		if (!parts[p].only) {
+			e = e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < set->nfuncs; i++) {
+		const sfe_func *fn = &set->funcs[i];
+		size_t g = 0, p = 0;
+		if (!fn->reloc.present) {
+			res->unrelocated++;
+			continue;
+		}
+		if (fn->reloc.shndx < shnum)
+			g = group_of[fn->reloc.shndx];
+		if (g)
+			for (p = 1; p < nparts && parts[p].group != g; p++)
+				;
+		if (p == nparts)
+			p = 0;
+		parts[p].only[parts[p].n++] = (uint32_t)i;
+	}
+	size_t total = 0;
+	for (size_t p = 0; p < nparts; p++) {
+		rel_part *pt = &parts[p];
+		sfe_encode_opts eo = {.relocatable = true, .only = pt->only,
+				      .nonly = pt->n};
+		elfp_shdr sh = {0};
+		if (!pt->n)
+			continue;
+		total += pt->n;
+		sh.type = SHT_GNU_SFRAME;
+		sh.flags = SHF_ALLOC | (pt->group ? SHF_GROUP : 0);
+		sh.addralign = 8;
+		sh.size = sfe_encoded_size(set, &eo);
+		e = elfp_add_section(f, ".sframe", &sh, &pt->sec, d);
+		if (e)
+			goto out;
+		memset(&sh, 0, sizeof sh);
+		sh.type = SHT_RELA;
+		sh.flags = SHF_INFO_LINK | (pt->group ? SHF_GROUP : 0);
+		sh.link = (uint32_t)symtab;
+		sh.info = (uint32_t)pt->sec;
+		sh.addralign = 8;
+		sh.entsize = 24;
+		sh.size = (uint64_t)pt->n * 24;
+		e = elfp_add_section(f, ".rela.sframe", &sh, &pt->rela, d);
+		if (!e && pt->group)
+			e = elfp_group_add(f, pt->group, pt->sec, d);
+		if (!e && pt->group)
+			e = elfp_group_add(f, pt->group, pt->rela, d);
+		if (e)
+			goto out;
+	}
+	res->converted -= res->unrelocated;
+	if (!total) {
+		e = e2s_fail(d, E2S_ERR_NO_FUNCS, NULL, 0, NULL);
+		goto out;
+	}
+	e = elfp_layout(f, d);
+	if (e)
+		goto out;
+	uint32_t type = pc64_type(elfp_machine(f));
+	for (size_t p = 0; p < nparts; p++) {
+		rel_part *pt = &parts[p];
+		sfe_encode_opts eo = {.relocatable = true, .only = pt->only,
+				      .nonly = pt->n};
+		sfe_reloc *rl = NULL;
+		size_t nrl = 0;
+		if (!pt->n)
+			continue;
+		w.len = 0;
+		e = sfe_encode(set, &eo, &w, &rl, &nrl, d);
+		if (!e)
+			e = elfp_set_content(f, pt->sec, w.data, w.len, d);
+		res->sframe_size += w.len;
+		res->nsections++;
+		if (!e && nrl != pt->n)
+			e = e2s_fail(d, E2S_ERR_BAD_SFRAME, ".sframe", 0,
+				     "%zu relocations for %zu functions", nrl,
+				     pt->n);
+		/* The field holds func - field: S + A - P with the symbol and
+		 * addend of the function's .eh_frame FDE relocation. */
+		w.len = 0;
+		for (size_t k = 0; !e && k < nrl; k++) {
+			const sfe_func *fn = &set->funcs[rl[k].func];
+			bw_u64(&w, rl[k].offset);
+			bw_u64(&w, ((uint64_t)fn->reloc.sym << 32) | type);
+			bw_u64(&w, (uint64_t)fn->reloc.addend);
+		}
+		free(rl);
+		if (!e && w.oom)
+			e = e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+		if (!e)
+			e = elfp_set_content(f, pt->rela, w.data, w.len, d);
+		if (e)
+			goto out;
+	}
+out:
+	for (size_t p = 0; parts && p < nparts; p++)
+		free(parts[p].only);
+	free(parts);
+	free(group_of);
+	bw_free(&w);
+	return e;
+}
+
+e2s_err elfp_convert(const char *in_path, const char *out_path,
+		     const elfp_opts *o, elfp_result *res, e2s_diag *d)
+{
+	elfp_file *f = NULL;
+	cfi_file *cf = NULL;
+	sfe_set set;
+	bool have_set = false;
+	size_t size, old;
+	e2s_err e;
+
+	memset(res, 0, sizeof *res);
+	memset(&set, 0, sizeof set);
+	e = elfp_open(in_path, &f, d);
+	if (e)
+		return e;
+	old = elfp_find_section(f, ".sframe");
+	if (old && !o->force) {
+		e = e2s_fail(d, E2S_ERR_EXISTS, NULL, 0, NULL);
+		goto out;
+	}
+	if (old && elfp_is_rel(f)) {
+		e = e2s_fail(d, E2S_ERR_EXISTS, NULL, 0,
+			     "--force is not supported for relocatable files");
+		goto out;
+	}
+	cfi_load_opts lo = {.prefer_debug_frame = o->debug_frame};
+	const uint8_t *img = elfp_image(f, &size);
+	e = cfi_file_open_mem(img, size, &lo, &cf, d);
+	if (e)
+		goto out;
+	const cfi_table *t = cfi_file_table(cf);
+	e = sfe_project(t, &set, d);
+	if (e)
+		goto out;
+	have_set = true;
+	e = collect(cf, t, &set, o, res, d);
+	if (e)
+		goto out;
+	if (set.nfuncs == 0) {
+		e = e2s_fail(d, E2S_ERR_NO_FUNCS, NULL, 0, NULL);
+		goto out;
+	}
+	/* The CFI handle may point into the image, which the writer edits:
+	 * finish with it first. */
+	if (elfp_is_rel(f))
+		e = convert_rel(f, &set, res, d);
+	else
+		e = convert_linked(f, old, &set, res, d);
+	if (e)
+		goto out;
+	if (cf)
+		cfi_file_close(cf);
+	cf = NULL;
+	elfp_get_layout(f, &res->layout);
+	e = elfp_write_atomic(out_path, in_path, o->in_place, f, d);
+out:
+	if (have_set)
+		sfe_set_free(&set);
+	if (cf)
+		cfi_file_close(cf);
+	elfp_close(f);
+	return e;
+}

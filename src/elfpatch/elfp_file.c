@@ -1,0 +1,536 @@
+/* elfpatch: reading an ELF file into memory, parsing its headers, and the
+ * edit operations recorded before layout. */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../common/reader.h"
+#include "elfp_internal.h"
+
+void elfp_put(uint8_t *p, uint64_t v, unsigned n, bool be)
+{
+	for (unsigned i = 0; i < n; i++) {
+		unsigned shift = be ? 8 * (n - 1 - i) : 8 * i;
+		p[i] = (uint8_t)(v >> shift);
+	}
+}
+
+static bool machine_ok(unsigned m)
+{
+	return m == EM_X86_64 || m == EM_AARCH64 || m == EM_S390;
+}
+
+/* Parse the headers of f->img. Every offset is checked against the file
+ * before use: the input may be truncated or hostile. */
+static e2s_err parse(elfp_file *f, e2s_diag *d)
+{
+	br_t r;
+	if (f->size < 16 || memcmp(f->img, ELFMAG, SELFMAG) != 0)
+		return e2s_fail(d, E2S_ERR_NOT_ELF, NULL, 0, NULL);
+	memcpy(f->ident, f->img, 16);
+	if (f->ident[EI_CLASS] != ELFCLASS64)
+		return e2s_fail(d, E2S_ERR_UNSUPPORTED_MACHINE, NULL, 0,
+				"only 64-bit ELF is supported");
+	if (f->ident[EI_DATA] != ELFDATA2LSB && f->ident[EI_DATA] != ELFDATA2MSB)
+		return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
+				"bad EI_DATA %u", f->ident[EI_DATA]);
+	if (f->ident[EI_VERSION] != EV_CURRENT)
+		return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
+				"bad EI_VERSION %u", f->ident[EI_VERSION]);
+	f->be = f->ident[EI_DATA] == ELFDATA2MSB;
+	if (f->size < ELFP_EHDR_SIZE)
+		return e2s_fail(d, E2S_ERR_TRUNCATED, NULL, 0,
+				"ELF header is cut short");
+	br_init(&r, f->img, f->size, f->be);
+	br_seek(&r, 16);
+	f->type = br_u16(&r);
+	f->machine = br_u16(&r);
+	f->version = br_u32(&r);
+	f->entry = br_u64(&r);
+	f->phoff = br_u64(&r);
+	f->shoff = br_u64(&r);
+	f->flags = br_u32(&r);
+	f->ehsize = br_u16(&r);
+	unsigned phentsize = br_u16(&r), phnum = br_u16(&r);
+	unsigned shentsize = br_u16(&r), shnum = br_u16(&r);
+	unsigned shstrndx = br_u16(&r);
+	if (!machine_ok(f->machine))
+		return e2s_fail(d, E2S_ERR_UNSUPPORTED_MACHINE, NULL, 0,
+				"e_machine %u", f->machine);
+	if (f->type != ET_REL && f->type != ET_EXEC && f->type != ET_DYN)
+		return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
+				"unsupported e_type %u", f->type);
+
+	/* Section headers first: section 0 may hold the extended counts. */
+	size_t nsec = shnum;
+	if (f->shoff) {
+		if (shentsize != ELFP_SHDR_SIZE)
+			return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
+					"e_shentsize %u", shentsize);
+		if (f->shoff > f->size || f->size - f->shoff < ELFP_SHDR_SIZE)
+			return e2s_fail(d, E2S_ERR_TRUNCATED, NULL, 0,
+					"section headers past the end of the file");
+		br_seek(&r, f->shoff + 32);
+		uint64_t size0 = br_u64(&r);
+		uint32_t link0 = br_u32(&r), info0 = br_u32(&r);
+		if (nsec == 0)
+			nsec = size0;
+		if (shstrndx == SHN_XINDEX)
+			shstrndx = link0;
+		if (phnum == PN_XNUM)
+			phnum = info0;
+	} else {
+		nsec = 0;
+	}
+	if (nsec > (f->size - (f->shoff ? f->shoff : 0)) / ELFP_SHDR_SIZE)
+		return e2s_fail(d, E2S_ERR_TRUNCATED, NULL, 0,
+				"%zu section headers do not fit in the file", nsec);
+	if (phnum && phentsize != ELFP_PHDR_SIZE)
+		return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0, "e_phentsize %u",
+				phentsize);
+	if (phnum && (f->phoff > f->size ||
+		      (f->size - f->phoff) / ELFP_PHDR_SIZE < phnum))
+		return e2s_fail(d, E2S_ERR_TRUNCATED, NULL, 0,
+				"program headers past the end of the file");
+
+	f->seccap = nsec + 8;
+	f->secs = calloc(f->seccap, sizeof *f->secs);
+	f->segcap = phnum + 8;
+	f->segs = calloc(f->segcap, sizeof *f->segs);
+	if (!f->secs || !f->segs)
+		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+	for (size_t i = 0; i < nsec; i++) {
+		elfp_shdr *s = &f->secs[i].sh;
+		br_seek(&r, f->shoff + i * ELFP_SHDR_SIZE);
+		s->name = br_u32(&r);
+		s->type = br_u32(&r);
+		s->flags = br_u64(&r);
+		s->addr = br_u64(&r);
+		s->offset = br_u64(&r);
+		s->size = br_u64(&r);
+		s->link = br_u32(&r);
+		s->info = br_u32(&r);
+		s->addralign = br_u64(&r);
+		s->entsize = br_u64(&r);
+		if (i && s->type != SHT_NOBITS && s->type != SHT_NULL &&
+		    (s->offset > f->size || s->size > f->size - s->offset))
+			return e2s_fail(d, E2S_ERR_TRUNCATED, NULL, 0,
+					"section %zu runs past the end of the file", i);
+	}
+	for (size_t i = 0; i < phnum; i++) {
+		elfp_phdr *p = &f->segs[i].ph;
+		br_seek(&r, f->phoff + i * ELFP_PHDR_SIZE);
+		p->type = br_u32(&r);
+		p->flags = br_u32(&r);
+		p->offset = br_u64(&r);
+		p->vaddr = br_u64(&r);
+		p->paddr = br_u64(&r);
+		p->filesz = br_u64(&r);
+		p->memsz = br_u64(&r);
+		p->align = br_u64(&r);
+		f->segs[i].track = ELFP_TRACK_NONE;
+		if (p->offset > f->size || p->filesz > f->size - p->offset)
+			return e2s_fail(d, E2S_ERR_TRUNCATED, NULL, 0,
+					"segment %zu runs past the end of the file", i);
+		if (p->filesz > p->memsz && p->type == PT_LOAD)
+			return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
+					"segment %zu: p_filesz > p_memsz", i);
+	}
+	if (!br_ok(&r))
+		return e2s_fail(d, r.err, NULL, r.err_pos, "ELF headers");
+	f->nsecs = f->old_nsecs = nsec;
+	f->nsegs = f->old_nsegs = phnum;
+	bw_init(&f->strtab, f->be);
+	if (nsec) {
+		if (shstrndx == SHN_UNDEF || shstrndx >= nsec ||
+		    f->secs[shstrndx].sh.type != SHT_STRTAB)
+			return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
+					"no section name table (e_shstrndx %u)",
+					shstrndx);
+		f->shstrndx = shstrndx;
+		const elfp_shdr *s = &f->secs[shstrndx].sh;
+		bw_bytes(&f->strtab, f->img + s->offset, s->size);
+		if (f->strtab.oom)
+			return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+	}
+	return E2S_ERR_OK;
+}
+
+e2s_err elfp_open_mem(const void *data, size_t size, elfp_file **out,
+		      e2s_diag *d)
+{
+	elfp_file *f = calloc(1, sizeof *f);
+	*out = NULL;
+	if (!f)
+		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+	f->img = malloc(size ? size : 1);
+	if (!f->img) {
+		free(f);
+		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+	}
+	memcpy(f->img, data, size);
+	f->size = size;
+	e2s_err e = parse(f, d);
+	if (e) {
+		elfp_close(f);
+		return e;
+	}
+	*out = f;
+	return E2S_ERR_OK;
+}
+
+e2s_err elfp_open(const char *path, elfp_file **out, e2s_diag *d)
+{
+	struct stat st;
+	e2s_err e = E2S_ERR_OK;
+	uint8_t *buf = NULL;
+	size_t got = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	*out = NULL;
+	if (fd < 0)
+		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s", strerror(errno));
+	if (fstat(fd, &st) != 0) {
+		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s", strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "not a regular file");
+		goto out;
+	}
+	buf = malloc(st.st_size ? (size_t)st.st_size : 1);
+	if (!buf) {
+		e = e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+		goto out;
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "read: %s",
+				     n ? strerror(errno) : "file shrank");
+			goto out;
+		}
+		got += (size_t)n;
+	}
+	elfp_file *f = calloc(1, sizeof *f);
+	if (!f) {
+		e = e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+		goto out;
+	}
+	f->img = buf;
+	f->size = got;
+	buf = NULL;
+	e = parse(f, d);
+	if (e)
+		elfp_close(f);
+	else
+		*out = f;
+out:
+	free(buf);
+	close(fd);
+	return e;
+}
+
+void elfp_close(elfp_file *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < f->nsecs; i++)
+		free(f->secs[i].content);
+	free(f->secs);
+	free(f->segs);
+	bw_free(&f->strtab);
+	free(f->img);
+	free(f);
+}
+
+/* ---- Queries --------------------------------------------------------- */
+
+const uint8_t *elfp_image(const elfp_file *f, size_t *size)
+{
+	*size = f->size;
+	return f->img;
+}
+unsigned elfp_type(const elfp_file *f) { return f->type; }
+unsigned elfp_machine(const elfp_file *f) { return f->machine; }
+bool elfp_big_endian(const elfp_file *f) { return f->be; }
+bool elfp_is_rel(const elfp_file *f) { return f->type == ET_REL; }
+size_t elfp_shnum(const elfp_file *f) { return f->nsecs; }
+size_t elfp_phnum(const elfp_file *f) { return f->nsegs; }
+
+const elfp_shdr *elfp_section(const elfp_file *f, size_t i)
+{
+	return i < f->nsecs ? &f->secs[i].sh : NULL;
+}
+
+const elfp_phdr *elfp_segment(const elfp_file *f, size_t i)
+{
+	return i < f->nsegs ? &f->segs[i].ph : NULL;
+}
+
+const char *elfp_section_name(const elfp_file *f, size_t i)
+{
+	if (i >= f->nsecs || f->secs[i].sh.name >= f->strtab.len)
+		return NULL;
+	const char *s = (const char *)f->strtab.data + f->secs[i].sh.name;
+	if (!memchr(s, 0, f->strtab.len - f->secs[i].sh.name))
+		return NULL;
+	return s;
+}
+
+size_t elfp_find_section(const elfp_file *f, const char *name)
+{
+	for (size_t i = 1; i < f->nsecs; i++) {
+		const char *n = elfp_section_name(f, i);
+		if (n && strcmp(n, name) == 0)
+			return i;
+	}
+	return 0;
+}
+
+/* Read word k of a group section's current content. */
+static uint32_t group_word(const elfp_file *f, size_t g, size_t k)
+{
+	const elfp_sec *s = &f->secs[g];
+	const uint8_t *p = s->has_content ? s->content : f->img + s->sh.offset;
+	br_t r;
+	br_init(&r, p, s->sh.size, f->be);
+	br_seek(&r, k * 4);
+	return br_u32(&r);
+}
+
+size_t elfp_group_of(const elfp_file *f, size_t i)
+{
+	for (size_t g = 1; g < f->nsecs; g++) {
+		if (f->secs[g].sh.type != SHT_GROUP)
+			continue;
+		/* Word 0 is the flags word (GRP_COMDAT). */
+		for (size_t k = 1; k < f->secs[g].sh.size / 4; k++)
+			if (group_word(f, g, k) == i)
+				return g;
+	}
+	return 0;
+}
+
+size_t elfp_symtab(const elfp_file *f)
+{
+	for (size_t i = 1; i < f->nsecs; i++)
+		if (f->secs[i].sh.type == SHT_SYMTAB)
+			return i;
+	return 0;
+}
+
+/* ---- Edits ----------------------------------------------------------- */
+
+/* Offset of name in the working .shstrtab, reusing a matching suffix of
+ * an existing string; appends otherwise. */
+static e2s_err strtab_add(elfp_file *f, const char *name, uint32_t *off,
+			  e2s_diag *d)
+{
+	size_t n = strlen(name) + 1;
+	if (f->strtab.len >= n) {
+		const uint8_t *hit = NULL, *p = f->strtab.data;
+		size_t left = f->strtab.len;
+		/* memmem finds name+NUL; any hit ends a string. */
+		hit = memmem(p, left, name, n);
+		if (hit) {
+			*off = (uint32_t)(hit - p);
+			return E2S_ERR_OK;
+		}
+	}
+	if (f->strtab.len > UINT32_MAX - n)
+		return e2s_fail(d, E2S_ERR_TOO_LARGE, NULL, 0,
+				"section name table too large");
+	*off = (uint32_t)f->strtab.len;
+	bw_bytes(&f->strtab, name, n);
+	if (f->strtab.oom)
+		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+	f->strtab_changed = true;
+	return E2S_ERR_OK;
+}
+
+static e2s_err not_after_layout(const elfp_file *f, e2s_diag *d)
+{
+	if (f->laid_out)
+		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0,
+				"edit after elfp_layout");
+	return E2S_ERR_OK;
+}
+
+e2s_err elfp_add_section(elfp_file *f, const char *name,
+			 const elfp_shdr *sh, size_t *idx, e2s_diag *d)
+{
+	e2s_err e = not_after_layout(f, d);
+	uint32_t off = 0;
+	if (e)
+		return e;
+	if (f->nsecs == 0)
+		return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
+				"file has no section headers");
+	if (f->nsecs >= 0xffffffffu)
+		return e2s_fail(d, E2S_ERR_TOO_LARGE, NULL, 0,
+				"too many sections");
+	e = strtab_add(f, name, &off, d);
+	if (e)
+		return e;
+	if (f->nsecs == f->seccap) {
+		size_t cap = f->seccap * 2;
+		elfp_sec *p = realloc(f->secs, cap * sizeof *p);
+		if (!p)
+			return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+		f->secs = p;
+		f->seccap = cap;
+	}
+	elfp_sec *s = &f->secs[f->nsecs];
+	memset(s, 0, sizeof *s);
+	s->sh = *sh;
+	s->sh.name = off;
+	s->sh.addr = 0;
+	s->sh.offset = 0;
+	s->is_new = true;
+	s->place = (f->type != ET_REL && (sh->flags & SHF_ALLOC)) ? ELFP_SEG
+								    : ELFP_TAIL;
+	*idx = f->nsecs++;
+	f->edited = true;
+	return E2S_ERR_OK;
+}
+
+e2s_err elfp_move_section(elfp_file *f, size_t i, uint64_t new_size,
+			  e2s_diag *d)
+{
+	e2s_err e = not_after_layout(f, d);
+	if (e)
+		return e;
+	if (i == 0 || i >= f->nsecs)
+		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0, "bad section %zu", i);
+	elfp_sec *s = &f->secs[i];
+	free(s->content);
+	s->content = NULL;
+	s->has_content = false;
+	s->sh.size = new_size;
+	s->place = (f->type != ET_REL && (s->sh.flags & SHF_ALLOC)) ? ELFP_SEG
+								      : ELFP_TAIL;
+	f->edited = true;
+	return E2S_ERR_OK;
+}
+
+e2s_err elfp_shrink_section(elfp_file *f, size_t i, uint64_t new_size,
+			    e2s_diag *d)
+{
+	e2s_err e = not_after_layout(f, d);
+	if (e)
+		return e;
+	if (i == 0 || i >= f->nsecs || f->secs[i].is_new ||
+	    f->secs[i].place != ELFP_ORIG || new_size > f->secs[i].sh.size ||
+	    f->secs[i].sh.type == SHT_NOBITS)
+		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0,
+				"cannot rewrite section %zu in place", i);
+	elfp_sec *s = &f->secs[i];
+	s->old_offset = s->sh.offset;
+	s->old_size = s->sh.size;
+	s->sh.size = new_size;
+	s->place = ELFP_INPLACE;
+	f->edited = true;
+	return E2S_ERR_OK;
+}
+
+e2s_err elfp_group_add(elfp_file *f, size_t group, size_t member,
+		       e2s_diag *d)
+{
+	e2s_err e = not_after_layout(f, d);
+	if (e)
+		return e;
+	if (group == 0 || group >= f->nsecs || member >= f->nsecs ||
+	    f->secs[group].sh.type != SHT_GROUP || member > UINT32_MAX)
+		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0,
+				"bad group %zu / member %zu", group, member);
+	elfp_sec *g = &f->secs[group];
+	size_t old = g->sh.size;
+	uint8_t *p = malloc(old + 4);
+	if (!p)
+		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+	memcpy(p, g->has_content ? g->content : f->img + g->sh.offset, old);
+	elfp_put(p + old, member, 4, f->be);
+	free(g->content);
+	g->content = p;
+	g->has_content = true;
+	g->sh.size = old + 4;
+	if (g->place == ELFP_ORIG)
+		g->place = ELFP_TAIL;
+	f->secs[member].sh.flags |= SHF_GROUP;
+	f->edited = true;
+	return E2S_ERR_OK;
+}
+
+static e2s_err grow_segs(elfp_file *f, e2s_diag *d)
+{
+	if (f->nsegs < f->segcap)
+		return E2S_ERR_OK;
+	size_t cap = f->segcap * 2 + 4;
+	elfp_seg *p = realloc(f->segs, cap * sizeof *p);
+	if (!p)
+		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+	f->segs = p;
+	f->segcap = cap;
+	return E2S_ERR_OK;
+}
+
+e2s_err elfp_add_phdr(elfp_file *f, uint32_t type, uint32_t flags,
+		      uint64_t align, size_t sec, e2s_diag *d)
+{
+	e2s_err e = not_after_layout(f, d);
+	if (!e && (f->type == ET_REL || sec >= f->nsecs))
+		e = e2s_fail(d, E2S_ERR_USAGE, NULL, 0,
+			     "program header for section %zu", sec);
+	if (!e)
+		e = grow_segs(f, d);
+	if (e)
+		return e;
+	elfp_seg *s = &f->segs[f->nsegs++];
+	memset(s, 0, sizeof *s);
+	s->ph.type = type;
+	s->ph.flags = flags;
+	s->ph.align = align;
+	s->track = sec;
+	f->edited = true;
+	return E2S_ERR_OK;
+}
+
+e2s_err elfp_track_phdr(elfp_file *f, size_t i, size_t sec, e2s_diag *d)
+{
+	e2s_err e = not_after_layout(f, d);
+	if (e)
+		return e;
+	if (i >= f->nsegs || sec >= f->nsecs)
+		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0,
+				"bad program header %zu / section %zu", i, sec);
+	f->segs[i].track = sec;
+	f->edited = true;
+	return E2S_ERR_OK;
+}
+
+e2s_err elfp_set_content(elfp_file *f, size_t i, const void *data,
+			 size_t size, e2s_diag *d)
+{
+	if (i >= f->nsecs || f->secs[i].place == ELFP_ORIG)
+		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0,
+				"section %zu has no new space", i);
+	elfp_sec *s = &f->secs[i];
+	if (size != s->sh.size)
+		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0,
+				"section %zu: %zu bytes for a size of %llu", i,
+				size, (unsigned long long)s->sh.size);
+	uint8_t *p = malloc(size ? size : 1);
+	if (!p)
+		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+	memcpy(p, data, size);
+	free(s->content);
+	s->content = p;
+	s->has_content = true;
+	return E2S_ERR_OK;
+}

@@ -1,0 +1,62 @@
+/* elfpatch internals shared by elfp_file.c (parse, edits) and
+ * elfp_layout.c (layout, serialisation). */
+#ifndef E2S_ELFP_INTERNAL_H
+#define E2S_ELFP_INTERNAL_H
+
+#include "../common/buf.h"
+#include "elfpatch.h"
+
+#define ELFP_EHDR_SIZE 64
+#define ELFP_PHDR_SIZE 56
+#define ELFP_SHDR_SIZE 64
+
+/* Where a section's bytes end up in the output. */
+typedef enum {
+	ELFP_ORIG = 0,  /* untouched, at its old offset */
+	ELFP_SEG,       /* new space in the new PT_LOAD (linked, allocated) */
+	ELFP_TAIL,      /* new space after everything else */
+	ELFP_INPLACE,   /* old offset, new (smaller or equal) content */
+} elfp_place;
+
+typedef struct {
+	elfp_shdr sh;
+	uint8_t place;       /* elfp_place */
+	bool is_new;
+	bool has_content;
+	uint8_t *content;    /* owned; sh.size bytes once has_content */
+	uint64_t old_offset, old_size; /* for ELFP_INPLACE */
+} elfp_sec;
+
+#define ELFP_TRACK_NONE ((size_t)-1)
+#define ELFP_TRACK_NEWSEG ((size_t)-2) /* the PT_LOAD layout adds */
+
+typedef struct {
+	elfp_phdr ph;
+	size_t track;        /* section index, or ELFP_TRACK_* */
+} elfp_seg;
+
+struct elfp_file {
+	uint8_t *img;
+	size_t size;
+	bool be;
+	uint8_t ident[16];
+	uint16_t type, machine, ehsize;
+	uint32_t version, flags;
+	uint64_t entry, phoff, shoff;
+	size_t shstrndx;
+	elfp_sec *secs;
+	size_t nsecs, old_nsecs, seccap;
+	elfp_seg *segs;
+	size_t nsegs, old_nsegs, segcap;
+	bw_t strtab;         /* working copy of .shstrtab */
+	bool strtab_changed;
+	bool edited;
+	bool laid_out;
+	/* Layout results. */
+	uint64_t new_phoff, new_shoff;
+	elfp_layout_info info;
+};
+
+void elfp_put(uint8_t *p, uint64_t v, unsigned n, bool be);
+
+#endif

@@ -1,0 +1,187 @@
+/* elfpatch: add sections (and the segments mapping them) to a 64-bit ELF
+ * file without moving or changing any existing byte of code or data, and
+ * the conversion driver that adds an SFrame section built from the file's
+ * DWARF CFI.
+ *
+ * Editing model: the whole input file is held in memory. Existing section
+ * contents keep their offsets; new or rewritten contents go after the old
+ * end of the file: allocated ones of linked files into one new read-only
+ * PT_LOAD (together with the program header table when it has to grow),
+ * everything else (section contents of ET_REL files, .shstrtab, group
+ * sections, the section header table) at the tail.
+ *
+ * Use: elfp_open -> elfp_add_section / elfp_add_phdr / ... ->
+ * elfp_layout -> elfp_section / elfp_set_content -> elfp_write ->
+ * elfp_close. */
+#ifndef E2S_ELFPATCH_H
+#define E2S_ELFPATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/err.h"
+
+/* Host-order copies of the ELF64 headers. */
+typedef struct {
+	uint32_t name; /* offset in .shstrtab */
+	uint32_t type;
+	uint64_t flags, addr, offset, size;
+	uint32_t link, info;
+	uint64_t addralign, entsize;
+} elfp_shdr;
+
+typedef struct {
+	uint32_t type, flags;
+	uint64_t offset, vaddr, paddr, filesz, memsz, align;
+} elfp_phdr;
+
+typedef struct elfp_file elfp_file;
+
+/* Read path whole into memory and parse its headers. Accepts 64-bit ELF of
+ * x86-64, AArch64 and s390x (UNSUPPORTED_MACHINE otherwise). */
+e2s_err elfp_open(const char *path, elfp_file **out, e2s_diag *d);
+/* Same from a buffer (copied). */
+e2s_err elfp_open_mem(const void *data, size_t size, elfp_file **out,
+		      e2s_diag *d);
+void elfp_close(elfp_file *f);
+
+/* ---- Queries --------------------------------------------------------- */
+
+const uint8_t *elfp_image(const elfp_file *f, size_t *size);
+unsigned elfp_type(const elfp_file *f);    /* e_type */
+unsigned elfp_machine(const elfp_file *f); /* e_machine */
+bool elfp_big_endian(const elfp_file *f);
+bool elfp_is_rel(const elfp_file *f);      /* ET_REL */
+size_t elfp_shnum(const elfp_file *f);     /* real count, extended too */
+size_t elfp_phnum(const elfp_file *f);
+/* Section header i (current, edited, values), NULL when out of range. */
+const elfp_shdr *elfp_section(const elfp_file *f, size_t i);
+const elfp_phdr *elfp_segment(const elfp_file *f, size_t i);
+const char *elfp_section_name(const elfp_file *f, size_t i);
+/* Index of the first section named name, or 0 when none. */
+size_t elfp_find_section(const elfp_file *f, const char *name);
+/* Index of the SHT_GROUP section listing section i, or 0. */
+size_t elfp_group_of(const elfp_file *f, size_t i);
+/* Index of the (first) SHT_SYMTAB section, or 0. */
+size_t elfp_symtab(const elfp_file *f);
+
+/* ---- Edits (before elfp_layout) -------------------------------------- */
+
+/* Append a section header named name; sh gives type, flags, link, info,
+ * addralign, entsize and size (name, addr and offset are assigned). Its
+ * content must be supplied with elfp_set_content after elfp_layout.
+ * Allocated sections of linked files are mapped by a new PT_LOAD. */
+e2s_err elfp_add_section(elfp_file *f, const char *name,
+			 const elfp_shdr *sh, size_t *idx, e2s_diag *d);
+/* Move existing section i to new space (a new address for allocated
+ * sections of linked files) with a new size; the old bytes stay. */
+e2s_err elfp_move_section(elfp_file *f, size_t i, uint64_t new_size,
+			  e2s_diag *d);
+/* Keep existing section i where it is but give it a new size not larger
+ * than the old one; the bytes left over are zeroed. */
+e2s_err elfp_shrink_section(elfp_file *f, size_t i, uint64_t new_size,
+			    e2s_diag *d);
+/* Make section member a member of SHT_GROUP section group (the group's
+ * content is rewritten at the tail; member gets SHF_GROUP). */
+e2s_err elfp_group_add(elfp_file *f, size_t group, size_t member,
+		       e2s_diag *d);
+/* Append a program header whose offset, addresses and sizes follow
+ * section sec (exactly its extent). */
+e2s_err elfp_add_phdr(elfp_file *f, uint32_t type, uint32_t flags,
+		      uint64_t align, size_t sec, e2s_diag *d);
+/* Make existing program header i follow section sec. */
+e2s_err elfp_track_phdr(elfp_file *f, size_t i, size_t sec, e2s_diag *d);
+
+/* ---- Layout and output ----------------------------------------------- */
+
+/* Most zero padding the output may gain to keep the moved program header
+ * table where old loaders look for it (see elfp_place_segment). */
+#define ELFP_MAX_PAD ((uint64_t)16 << 20)
+
+/* Assign offsets and addresses to everything new. After this, sections
+ * may be queried for their final address and given content. */
+e2s_err elfp_layout(elfp_file *f, e2s_diag *d);
+/* Supply the content of a new or moved/shrunk section; size must equal
+ * its sh_size. Copied. */
+e2s_err elfp_set_content(elfp_file *f, size_t i, const void *data,
+			 size_t size, e2s_diag *d);
+/* Write the whole output file to fd (from its current position). */
+e2s_err elfp_write(elfp_file *f, int fd, e2s_diag *d);
+
+/* What the layout chose, for reports and tests. */
+typedef struct {
+	bool phdrs_moved;     /* the table moved to the new segment */
+	bool phdrs_tied;      /* moved table at e_phoff + first-load bias */
+	bool new_segment;     /* a PT_LOAD was added */
+	uint64_t seg_offset, seg_vaddr, seg_size;
+	uint64_t pad;         /* zero bytes between old end and new data */
+	uint64_t out_size;
+} elfp_layout_info;
+void elfp_get_layout(const elfp_file *f, elfp_layout_info *out);
+
+/* ---- Layout arithmetic (exposed for unit tests) ---------------------- */
+
+typedef struct {
+	uint64_t file_end;  /* first free file offset */
+	uint64_t bias;      /* first PT_LOAD p_vaddr - p_offset */
+	uint64_t max_end;   /* highest p_vaddr + p_memsz of all segments */
+	uint64_t page;      /* max(4096, largest PT_LOAD p_align) */
+	bool tie;           /* want p_vaddr - p_offset == bias */
+	uint64_t max_pad;   /* give up the tie beyond this much padding */
+} elfp_seg_in;
+
+typedef struct {
+	uint64_t offset, vaddr, align;
+	bool tied;
+} elfp_seg_out;
+
+/* Place a new segment: on a fresh page above max_end, at or after
+ * file_end (8-aligned), offset congruent to vaddr modulo align. */
+void elfp_place_segment(const elfp_seg_in *in, elfp_seg_out *out);
+
+/* ---- Conversion driver (elfp_convert.c) ------------------------------ */
+
+typedef struct {
+	bool force;       /* rebuild an existing .sframe */
+	bool debug_frame; /* read .debug_frame even when .eh_frame exists */
+	bool in_place;    /* out_path names the input: keep its owner too */
+	bool want_skipped; /* fill elfp_result.skipped */
+} elfp_opts;
+
+typedef struct {
+	const char *name; /* symbol name or NULL (owned by the result) */
+	uint64_t pc;      /* pc_begin of the FDE */
+	uint8_t reason;   /* sfe_skip */
+} elfp_skipped;
+
+typedef struct {
+	size_t nfdes;      /* FDEs in the CFI section */
+	size_t converted;
+	size_t counts[32]; /* per sfe_skip value (index 0 = converted) */
+	size_t ncounts;    /* valid entries in counts */
+	size_t unrelocated; /* ET_REL functions without an FDE relocation
+	                     * (left out of .sframe) */
+	elfp_skipped *skipped;
+	size_t nskipped;
+	size_t sframe_size; /* bytes of .sframe written (sum over sections) */
+	size_t nsections;   /* .sframe sections written */
+	elfp_layout_info layout;
+} elfp_result;
+
+void elfp_result_free(elfp_result *r);
+
+/* Read in_path, convert its CFI, write out_path (atomically through a
+ * temporary file in out_path's directory; out_path may equal in_path).
+ * E2S_ERR_EXISTS: the file already has .sframe and !o->force; nothing is
+ * written. */
+e2s_err elfp_convert(const char *in_path, const char *out_path,
+		     const elfp_opts *o, elfp_result *res, e2s_diag *d);
+
+/* Write size bytes to path atomically: temporary file in the same
+ * directory, fsync, mode (and owner when keep_owner) of ref_path, rename.
+ * On failure path is untouched and no temporary file remains. */
+e2s_err elfp_write_atomic(const char *path, const char *ref_path,
+			  bool keep_owner, elfp_file *f, e2s_diag *d);
+
+#endif

@@ -1,0 +1,445 @@
+/* .sframe decoder for untrusted input, and Appendix A rule recovery.
+ * Every offset is validated against the block end before use; each FRE
+ * is read through a bounds-checked reader limited to its function's FRE
+ * sub-section slice. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/reader.h"
+#include "sfr.h"
+#include "sframe_fmt.h"
+
+#define SEC ".sframe"
+
+unsigned sfr_block_abi(const sfr_block *b)
+{
+	return b->abi >= SF_ABI_AARCH64_ENDIAN_BIG && b->abi <= SF_ABI_S390X_ENDIAN_BIG
+		       ? b->abi : 0;
+}
+
+bool sfr_abi_regs(unsigned abi, uint16_t *sp, uint16_t *fp)
+{
+	switch (abi) {
+	case SF_ABI_AMD64_ENDIAN_LITTLE: *sp = 7; *fp = 6; return true;
+	case SF_ABI_AARCH64_ENDIAN_BIG:
+	case SF_ABI_AARCH64_ENDIAN_LITTLE: *sp = 31; *fp = 29; return true;
+	case SF_ABI_S390X_ENDIAN_BIG: *sp = 15; *fp = 11; return true;
+	default: return false;
+	}
+}
+
+int64_t sfr_dw(const sfr_fre *f, unsigned i)
+{
+	uint32_t v = i < f->ndw && i < SFR_MAX_DW ? f->raw[i] : 0;
+	switch (f->dwbytes) {
+	case 1: return (int8_t)v;
+	case 2: return (int16_t)v;
+	default: return (int32_t)v;
+	}
+}
+
+typedef struct {
+	size_t n, cap;
+} vec_t;
+
+static bool vgrow(void **p, vec_t *v, size_t elem)
+{
+	if (v->n < v->cap)
+		return true;
+	size_t cap = v->cap ? v->cap * 2 : 64;
+	void *np = realloc(*p, cap * elem);
+	if (!np)
+		return false;
+	*p = np;
+	v->cap = cap;
+	return true;
+}
+
+/* Data word counts the spec defines, per ABI and FDE type. */
+static bool count_ok(unsigned abi, unsigned fde_type, const sfr_fre *f)
+{
+	unsigned n = f->ndw;
+	if (n == 0)
+		return true; /* RA undefined */
+	if (fde_type == SF_FDE_TYPE_FLEX) {
+		/* CFA pair; RA pair or padding 0; FP pair (spec 3.2). */
+		if (n == 2)
+			return true;
+		if (n == 4)
+			return f->raw[2] != 0;
+		if (n == 5)
+			return f->raw[2] == 0 && f->raw[3] != 0;
+		if (n == 6)
+			return f->raw[2] != 0 && f->raw[4] != 0;
+		return false;
+	}
+	switch (abi) {
+	case SF_ABI_AMD64_ENDIAN_LITTLE: return n <= 2;
+	case SF_ABI_AARCH64_ENDIAN_BIG:
+	case SF_ABI_AARCH64_ENDIAN_LITTLE: return n <= 3;
+	case SF_ABI_S390X_ENDIAN_BIG: return n <= 3;
+	default: return false;
+	}
+}
+
+typedef struct {
+	sfr_section *s;
+	vec_t vb, vf, vr;
+	e2s_diag *diag;
+} dctx;
+
+static e2s_err bad(dctx *c, uint64_t off, const char *what)
+{
+	return e2s_fail(c->diag, E2S_ERR_BAD_SFRAME, SEC, off, "%s", what);
+}
+
+/* One function's attribute + FREs, inside [lo, hi) of the section. */
+static e2s_err read_fres(dctx *c, const uint8_t *data, const sfr_block *b,
+			 sfr_fde *fd, uint64_t lo, uint64_t hi)
+{
+	br_t r;
+	uint64_t at = lo + fd->fre_off;
+	if (fd->fre_off > hi - lo || hi - at < SF_FDE_ATTR_SIZE)
+		return bad(c, fd->field_off, "FDE's FRE offset out of bounds");
+	br_init(&r, data, (size_t)hi, b->big_endian);
+	br_seek(&r, (size_t)at);
+	fd->nfres = br_u16(&r);
+	fd->info = br_u8(&r);
+	fd->info2 = br_u8(&r);
+	fd->rep_size = br_u8(&r);
+	fd->fre_type = SF_FUNC_INFO_FRETYPE(fd->info);
+	fd->pc_type = SF_FUNC_INFO_PCTYPE(fd->info);
+	fd->fde_type = SF_FUNC_INFO2_FDETYPE(fd->info2);
+	fd->signal = SF_FUNC_INFO_SIGNAL_P(fd->info);
+	fd->pauth_b = SF_FUNC_INFO_PAUTH_B_P(fd->info);
+	if (fd->fre_type > SF_FRE_TYPE_ADDR4)
+		return bad(c, at + 2, "unknown FRE type");
+	if (fd->fde_type > SF_FDE_TYPE_FLEX)
+		return bad(c, at + 3, "unknown FDE type");
+	if (fd->pc_type == SF_FDE_PCTYPE_MASK && fd->rep_size == 0)
+		return bad(c, at + 4, "MASK FDE with repetition size 0");
+	unsigned ab = fd->fre_type == SF_FRE_TYPE_ADDR1 ? 1
+		      : fd->fre_type == SF_FRE_TYPE_ADDR2 ? 2 : 4;
+	uint64_t limit = fd->pc_type == SF_FDE_PCTYPE_MASK ? fd->rep_size : fd->size;
+	fd->fre_first = (uint32_t)c->vr.n;
+	for (unsigned i = 0; i < fd->nfres; i++) {
+		sfr_fre f;
+		memset(&f, 0, sizeof f);
+		f.sec_off = r.pos;
+		f.start = (uint32_t)br_uN(&r, ab);
+		f.info = br_u8(&r);
+		if (!br_ok(&r))
+			return bad(c, f.sec_off, "FRE runs past the FRE sub-section");
+		f.ndw = SF_FRE_INFO_COUNT(f.info);
+		unsigned code = SF_FRE_INFO_DWSIZE(f.info);
+		if (code > SF_FRE_DATAWORD_4B)
+			return bad(c, f.sec_off, "invalid data word size");
+		f.dwbytes = (uint8_t)(1u << code);
+		if (f.ndw > SFR_MAX_DW)
+			return bad(c, f.sec_off, "too many data words");
+		for (unsigned k = 0; k < f.ndw; k++)
+			f.raw[k] = (uint32_t)br_uN(&r, f.dwbytes);
+		if (!br_ok(&r))
+			return bad(c, f.sec_off, "FRE data runs past the FRE sub-section");
+		if (!count_ok(b->abi, fd->fde_type, &f))
+			return bad(c, f.sec_off, "data word count invalid for ABI/FDE type");
+		if (f.start >= limit && !(limit == 0 && f.start == 0))
+			return bad(c, f.sec_off, "FRE start outside the function");
+		if (i > 0 && f.start <= c->s->fres[c->vr.n - 1].start)
+			return bad(c, f.sec_off, "FRE starts not increasing");
+		if (!vgrow((void **)&c->s->fres, &c->vr, sizeof f))
+			return e2s_fail(c->diag, E2S_ERR_NOMEM, SEC, 0, NULL);
+		c->s->fres[c->vr.n++] = f;
+	}
+	return E2S_ERR_OK;
+}
+
+/* One block starting at off; *end gets its end. */
+static e2s_err read_block(dctx *c, const uint8_t *data, size_t size,
+			  uint64_t off, uint64_t *end)
+{
+	sfr_block b;
+	br_t r;
+	memset(&b, 0, sizeof b);
+	b.off = off;
+	if (size - off < SF_HEADER_SIZE)
+		return bad(c, off, "truncated SFrame header");
+	/* Byte order from the magic (spec 2.1.1). */
+	if (data[off] == (SF_MAGIC >> 8) && data[off + 1] == (SF_MAGIC & 0xff))
+		b.big_endian = true;
+	else if (data[off] == (SF_MAGIC & 0xff) && data[off + 1] == (SF_MAGIC >> 8))
+		b.big_endian = false;
+	else
+		return bad(c, off, "bad SFrame magic");
+	br_init(&r, data, size, b.big_endian);
+	br_seek(&r, (size_t)off + 2);
+	b.version = br_u8(&r);
+	b.flags = br_u8(&r);
+	b.abi = br_u8(&r);
+	b.fixed_fp = (int8_t)br_u8(&r);
+	b.fixed_ra = (int8_t)br_u8(&r);
+	b.auxhdr_len = br_u8(&r);
+	b.nfdes = br_u32(&r);
+	b.nfres = br_u32(&r);
+	b.fre_len = br_u32(&r);
+	b.fdeoff = br_u32(&r);
+	b.freoff = br_u32(&r);
+	if (b.version != SF_VERSION_3)
+		return e2s_fail(c->diag, E2S_ERR_SFRAME_VERSION, SEC, off + 2,
+				"version %u", b.version);
+	if (b.flags & ~(SF_F_FDE_SORTED | SF_F_FDE_FUNC_START_PCREL))
+		return bad(c, off + 3, "unknown flags");
+	if (!sfr_block_abi(&b))
+		return bad(c, off + 4, "unknown ABI/arch");
+	if ((b.abi == SF_ABI_AARCH64_ENDIAN_BIG || b.abi == SF_ABI_S390X_ENDIAN_BIG) !=
+	    b.big_endian)
+		return bad(c, off + 4, "ABI/arch does not match byte order");
+	uint64_t hdr = SF_HEADER_SIZE + (uint64_t)b.auxhdr_len;
+	uint64_t avail = size - off;
+	if (hdr > avail)
+		return bad(c, off + 7, "auxiliary header past the end");
+	uint64_t body = avail - hdr;
+	/* The two sub-sections tile the body: FDEs, then FREs. */
+	if ((uint64_t)b.nfdes * SF_FDE_IDX_SIZE > body ||
+	    b.fdeoff > body - (uint64_t)b.nfdes * SF_FDE_IDX_SIZE)
+		return bad(c, off + 8, "FDE sub-section past the end");
+	if (b.freoff < b.fdeoff + (uint64_t)b.nfdes * SF_FDE_IDX_SIZE)
+		return bad(c, off + 24, "FRE sub-section overlaps the FDEs");
+	if (b.freoff > body || b.fre_len > body - b.freoff)
+		return bad(c, off + 16, "FRE sub-section past the end");
+	b.size = hdr + b.freoff + b.fre_len;
+	*end = off + b.size;
+	/* Each FRE needs at least 2 bytes; catches absurd counts early. */
+	if ((uint64_t)b.nfres * 2 > b.fre_len)
+		return bad(c, off + 12, "FRE count larger than the FRE sub-section");
+
+	uint32_t bi = (uint32_t)c->vb.n;
+	if (!vgrow((void **)&c->s->blocks, &c->vb, sizeof b))
+		return e2s_fail(c->diag, E2S_ERR_NOMEM, SEC, 0, NULL);
+	b.fde_first = (uint32_t)c->vf.n;
+	c->s->blocks[c->vb.n++] = b;
+
+	uint64_t fdes = off + hdr + b.fdeoff;
+	uint64_t fre_lo = off + hdr + b.freoff, fre_hi = fre_lo + b.fre_len;
+	uint64_t total_fres = 0;
+	br_seek(&r, (size_t)fdes);
+	for (uint32_t i = 0; i < b.nfdes; i++) {
+		sfr_fde fd;
+		memset(&fd, 0, sizeof fd);
+		fd.block = bi;
+		fd.field_off = r.pos;
+		fd.start_field = (int64_t)br_u64(&r);
+		fd.size = br_u32(&r);
+		fd.fre_off = br_u32(&r);
+		if (!br_ok(&r))
+			return bad(c, fd.field_off, "truncated FDE");
+		uint64_t base = b.flags & SF_F_FDE_FUNC_START_PCREL
+					? c->s->vaddr + fd.field_off
+					: c->s->vaddr + off;
+		fd.pc = base + (uint64_t)fd.start_field;
+		size_t save = r.pos;
+		e2s_err e = read_fres(c, data, &b, &fd, fre_lo, fre_hi);
+		if (e)
+			return e;
+		total_fres += fd.nfres;
+		r.pos = save;
+		if (b.flags & SF_F_FDE_SORTED && i > 0 &&
+		    fd.pc < c->s->fdes[c->vf.n - 1].pc)
+			return bad(c, fd.field_off, "FDEs flagged sorted are not");
+		if (!vgrow((void **)&c->s->fdes, &c->vf, sizeof fd))
+			return e2s_fail(c->diag, E2S_ERR_NOMEM, SEC, 0, NULL);
+		c->s->fdes[c->vf.n++] = fd;
+	}
+	if (total_fres != b.nfres)
+		return bad(c, off + 12, "FRE count does not match the FDEs");
+	return E2S_ERR_OK;
+}
+
+static int pc_cmp(const void *a, const void *b, void *arg)
+{
+	const sfr_fde *f = arg;
+	uint64_t x = f[*(const uint32_t *)a].pc, y = f[*(const uint32_t *)b].pc;
+	if (x != y)
+		return x < y ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+e2s_err sfr_decode(const uint8_t *data, size_t size, uint64_t vaddr,
+		   sfr_section *out, e2s_diag *diag)
+{
+	dctx c;
+	e2s_err e = E2S_ERR_OK;
+	uint64_t off = 0;
+	memset(out, 0, sizeof *out);
+	memset(&c, 0, sizeof c);
+	c.s = out;
+	c.diag = diag;
+	out->vaddr = vaddr;
+	if (size == 0)
+		return bad(&c, 0, "empty section");
+	while (off < size) {
+		uint64_t end = 0;
+		e = read_block(&c, data, size, off, &end);
+		if (e)
+			goto fail;
+		off = end;
+		out->nblocks = c.vb.n;
+		out->nfdes = c.vf.n;
+		out->nfres = c.vr.n;
+		/* Zero padding: to the next 8-byte boundary between blocks
+		 * (linker concatenation), or a zero tail (PT_GNU_SFRAME may
+		 * be larger than the section). */
+		while (off < size && off % 8 && data[off] == 0)
+			off++;
+		size_t z = (size_t)off;
+		while (z < size && data[z] == 0)
+			z++;
+		if (z == size)
+			break;
+	}
+	out->by_pc = malloc((out->nfdes ? out->nfdes : 1) * sizeof *out->by_pc);
+	if (!out->by_pc) {
+		e = e2s_fail(diag, E2S_ERR_NOMEM, SEC, 0, NULL);
+		goto fail;
+	}
+	for (size_t i = 0; i < out->nfdes; i++)
+		out->by_pc[i] = (uint32_t)i;
+	qsort_r(out->by_pc, out->nfdes, sizeof *out->by_pc, pc_cmp, out->fdes);
+	return E2S_ERR_OK;
+fail:
+	out->nblocks = c.vb.n;
+	out->nfdes = c.vf.n;
+	out->nfres = c.vr.n;
+	sfr_free(out);
+	return e;
+}
+
+void sfr_free(sfr_section *s)
+{
+	free(s->blocks);
+	free(s->fdes);
+	free(s->fres);
+	free(s->by_pc);
+	memset(s, 0, sizeof *s);
+}
+
+bool sfr_find_fre(const sfr_section *s, uint64_t pc, size_t *fde_idx,
+		  size_t *fre_idx)
+{
+	size_t lo = 0, hi = s->nfdes;
+	/* last FDE with start <= pc */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->fdes[s->by_pc[mid]].pc <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return false;
+	const sfr_fde *fd = &s->fdes[s->by_pc[lo - 1]];
+	if (pc - fd->pc >= fd->size)
+		return false;
+	uint64_t rel = pc - fd->pc;
+	if (fd->pc_type == SF_FDE_PCTYPE_MASK)
+		rel %= fd->rep_size;
+	/* last FRE with start <= rel */
+	size_t found = SIZE_MAX;
+	size_t a = 0, b = fd->nfres;
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+		if (s->fres[fd->fre_first + mid].start <= rel) {
+			found = mid;
+			a = mid + 1;
+		} else {
+			b = mid;
+		}
+	}
+	if (found == SIZE_MAX)
+		return false;
+	*fde_idx = (size_t)(fd - s->fdes);
+	*fre_idx = fd->fre_first + found;
+	return true;
+}
+
+/* sframe_apply_rule of Appendix A, kept symbolic. */
+static void flex_loc(uint32_t ctrl, int64_t off, sfr_loc *l)
+{
+	memset(l, 0, sizeof *l);
+	l->kind = SFR_LOC_RULE;
+	l->base_cfa = !SF_FLEX_CTRL_REG_P(ctrl);
+	l->reg = l->base_cfa ? 0 : (uint16_t)SF_FLEX_CTRL_REGNUM(ctrl);
+	l->deref = SF_FLEX_CTRL_DEREF_P(ctrl);
+	l->off = off;
+}
+
+static void stack_loc(int64_t off, bool fixed, sfr_loc *l)
+{
+	memset(l, 0, sizeof *l);
+	l->kind = SFR_LOC_RULE;
+	l->base_cfa = true;
+	l->deref = true;
+	l->fixed = fixed;
+	l->off = off;
+}
+
+e2s_err sfr_recover(const sfr_section *s, const sfr_fde *fde,
+		    const sfr_fre *fre, sfr_rules *out, e2s_diag *diag)
+{
+	const sfr_block *b = &s->blocks[fde->block];
+	uint16_t sp, fp;
+	bool s390 = b->abi == SF_ABI_S390X_ENDIAN_BIG;
+	bool amd64 = b->abi == SF_ABI_AMD64_ENDIAN_LITTLE;
+	memset(out, 0, sizeof *out);
+	if (!sfr_abi_regs(b->abi, &sp, &fp))
+		return e2s_fail(diag, E2S_ERR_BAD_SFRAME, SEC, fre->sec_off,
+				"unknown ABI/arch");
+	out->sp_off = s390 ? SF_S390X_SP_VAL_OFFSET : 0;
+	out->flex = fde->fde_type == SF_FDE_TYPE_FLEX;
+	if (fre->ndw == 0) {
+		out->outermost = true;
+		return E2S_ERR_OK;
+	}
+	out->mangled = SF_FRE_INFO_MANGLED_P(fre->info);
+	int64_t cfa_w = out->flex ? sfr_dw(fre, 1) : sfr_dw(fre, 0);
+	if (s390) /* also for flex FDEs: interop with libsframe 2.47 */
+		cfa_w = cfa_w * SF_S390X_CFA_OFFSET_ALIGNMENT_FACTOR +
+			SF_S390X_CFA_OFFSET_ADJUSTMENT;
+	out->cfa_off = cfa_w;
+
+	if (out->flex) {
+		uint32_t c0 = fre->raw[0];
+		if (!SF_FLEX_CTRL_REG_P(c0))
+			return e2s_fail(diag, E2S_ERR_BAD_SFRAME, SEC, fre->sec_off,
+					"flexible CFA rule without a base register");
+		out->cfa_reg = (uint16_t)SF_FLEX_CTRL_REGNUM(c0);
+		out->cfa_deref = SF_FLEX_CTRL_DEREF_P(c0);
+		unsigned fpi = 0;
+		if (fre->ndw >= 3 && fre->raw[2] != 0) {
+			flex_loc(fre->raw[2], sfr_dw(fre, 3), &out->ra);
+			fpi = 4;
+		} else {
+			fpi = 3; /* padding word 2 (or nothing) */
+			if (amd64)
+				stack_loc(b->fixed_ra, true, &out->ra);
+		}
+		if (fre->ndw > fpi)
+			flex_loc(fre->raw[fpi], sfr_dw(fre, fpi + 1), &out->fp);
+		return E2S_ERR_OK;
+	}
+
+	out->cfa_reg = SF_FRE_INFO_BASE_FP_P(fre->info) ? fp : sp;
+	if (amd64) {
+		/* RA at the header's fixed offset; word 2 is FP. */
+		stack_loc(b->fixed_ra, true, &out->ra);
+		if (fre->ndw >= 2)
+			stack_loc(sfr_dw(fre, 1), false, &out->fp);
+	} else {
+		if (fre->ndw >= 2 &&
+		    !(s390 && sfr_dw(fre, 1) == SF_FRE_RA_OFFSET_INVALID))
+			stack_loc(sfr_dw(fre, 1), false, &out->ra);
+		if (fre->ndw >= 3)
+			stack_loc(sfr_dw(fre, 2), false, &out->fp);
+	}
+	return E2S_ERR_OK;
+}

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# AArch64 and s390x: cross-compile C/C++ programs (static and dynamic),
+# convert them, run original and patched under qemu-user (whose loader
+# takes AT_PHDR = bias + e_phoff) and compare output and exit status; a
+# static self-check program must find its own PT_GNU_SFRAME.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/e2e/elfpatch_lib.sh
+[ -x "$E2S" ] || { echo "no eh2sframe binary"; exit 77; }
+T=$(mktemp -d /tmp/elfpatch_cross.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+C=corpus/elfpatch
+summary=()
+for arch in aarch64 s390x; do
+  cc=$arch-linux-gnu-gcc cxx=$arch-linux-gnu-g++ q=qemu-$arch
+  if ! command -v $cc >/dev/null || ! command -v $q >/dev/null; then
+    summary+=("$arch: skipped (no $cc or $q)"); continue
+  fi
+  export QEMU_LD_PREFIX=/usr/$arch-linux-gnu
+  patched=0 ran=0 lint=0
+  $cc -O2 -static -o "$T/$arch-hello-static" $C/hello.c
+  $cc -O2 -o "$T/$arch-hello" $C/hello.c
+  $cc -O2 -static-pie -o "$T/$arch-hello-spie" $C/hello.c 2>/dev/null
+  $cc -O2 -no-pie -o "$T/$arch-hello-nopie" $C/hello.c
+  $cxx -O2 -static -pthread -o "$T/$arch-exc-static" $C/exc.cc
+  $cxx -O2 -pthread -o "$T/$arch-exc" $C/exc.cc
+  $cc -O2 -static -o "$T/$arch-selfcheck" $C/selfcheck.c 2>/dev/null
+  for p in hello-static hello hello-spie hello-nopie exc-static exc selfcheck; do
+    f=$T/$arch-$p
+    [ -e "$f" ] || { echo "$arch: no $p (toolchain cannot build it)"; continue; }
+    if ! "$E2S" -q "$f" -o "$f.sf"; then fail "convert $f"; continue; fi
+    check_layout "$f.sf" || { fail "layout $f.sf"; continue; }
+    lint_same "$f" "$f.sf" && lint=$((lint + 1)) || fail "elflint $f.sf"
+    preserved "$f" "$f.sf" || fail "bytes of $f changed"
+    patched=$((patched + 1))
+    if [ $p = selfcheck ]; then
+      out=$($q "$f.sf")
+      echo "$out" | grep -q '^main: PT_GNU_SFRAME matches the file$' &&
+        ran=$((ran + 1)) || { fail "$arch selfcheck"; echo "$out"; }
+      continue
+    fi
+    a=$($q "$f" zeta alpha 2>&1); ra=$?
+    b=$($q "$f.sf" zeta alpha 2>&1); rb=$?
+    if [ "$a" = "$b" ] && [ $ra = $rb ]; then ran=$((ran + 1)); else fail "$arch run $p: $ra/$rb"; fi
+  done
+  # Patched shared libraries of the cross sysroot, used by a dynamic program.
+  mkdir -p "$T/$arch-lib"
+  "$E2S" -q /usr/$arch-linux-gnu/lib/libc.so.6 -o "$T/$arch-lib/libc.so.6" &&
+    check_layout "$T/$arch-lib/libc.so.6" && patched=$((patched + 1)) || fail "$arch libc"
+  lib=$(ls /usr/$arch-linux-gnu/lib/libstdc++.so.6.* 2>/dev/null | head -1)
+  [ -n "$lib" ] && "$E2S" -q "$lib" -o "$T/$arch-lib/libstdc++.so.6" && patched=$((patched + 1))
+  a=$($q "$T/$arch-exc" 2>&1); ra=$?
+  b=$($q -E LD_LIBRARY_PATH="$T/$arch-lib" "$T/$arch-exc.sf" 2>&1); rb=$?
+  if [ "$a" = "$b" ] && [ $ra = $rb ]; then ran=$((ran + 1)); else fail "$arch exc with patched libs"; fi
+  summary+=("$arch: patched $patched, elflint-clean $lint, ran $ran under $q with identical output")
+done
+printf '%s\n' "${summary[@]}"
+echo "failures: $fails"
+[ $fails = 0 ]

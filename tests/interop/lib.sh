@@ -1,0 +1,100 @@
+# Shared setup for tests/e2e/interop_*.sh (sourced, not run).
+# Provides: $repo, $work (scratch dir under tests/out/, bind-mounted into the
+# chroot with the repo), $check (libsframe harness), $norm, $e2s,
+# oracle CMD... (run in the chroot, cwd $work), build_progs, fail/summary.
+# Exits 77 (skip) when the oracle chroot is missing or we are not root.
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+oracle_dir=${ORACLE_DIR:-$repo/oracle/sid}
+if [ ! -f "$oracle_dir/.eh2sframe-oracle-ok" ]; then
+  echo "SKIP: no oracle chroot (run: make oracle)"
+  exit 77
+fi
+if [ "$(id -u)" != 0 ]; then
+  echo "SKIP: the oracle chroot needs root"
+  exit 77
+fi
+work=$repo/tests/out/interop.$$
+mkdir -p "$work"
+trap 'rm -rf "$work"' EXIT
+oracle() { (cd "$work" && "$repo/tools/in-oracle.sh" "$@"); }
+norm="python3 $repo/tools/sframe_text_norm.py"
+e2s=$repo/eh2sframe
+[ -x "$e2s" ] || e2s=
+
+# libsframe harness, rebuilt when its source is newer.
+check=$repo/build/oracle/sframe_check
+src=$repo/tests/interop/sframe_check.c
+if [ ! -x "$check" ] || [ "$src" -nt "$check" ]; then
+  mkdir -p "$(dirname "$check")"
+  oracle gcc -std=c11 -O1 -Wall -Wextra -o "$check" "$src" -l:libsframe.a ||
+    { echo "FAIL: cannot build the libsframe harness"; exit 1; }
+fi
+
+nfail=0
+fail() { echo "FAIL: $*"; nfail=$((nfail + 1)); }
+
+# objdump for the file's machine (x86-64 / aarch64 / s390x), in the chroot.
+objdump_for() {
+  case $(od -An -j18 -N2 -tx1 "$1" | tr -d ' ') in
+    b700) echo aarch64-linux-gnu-objdump ;;
+    0016) echo s390x-linux-gnu-objdump ;;
+    *) echo objdump ;;
+  esac
+}
+
+# Compile the test programs in the chroot twice: $work/gas/NAME (gcc
+# -Wa,--gsframe: .sframe by gas+ld) and $work/plain/NAME (no .sframe).
+# Sources: tests/interop/progs/*.c *.cpp and corpus/{c,cxx}/ when present.
+# Sets $progs (names). Extra flags: $1.
+build_progs() {
+  local flags=${1:-"-O2"} s n cc
+  mkdir -p "$work/gas" "$work/plain"
+  progs=
+  for s in "$repo"/tests/interop/progs/*.c "$repo"/tests/interop/progs/*.cpp \
+    "$repo"/corpus/c/*.c "$repo"/corpus/cxx/*.cpp; do
+    [ -f "$s" ] || continue
+    n=$(basename "$s"); n=${n%.*}
+    case $s in *.cpp) cc=g++ ;; *) cc=gcc ;; esac
+    # corpus files may be libraries without main: link those as -shared.
+    local link=
+    grep -q '\bmain *(' "$s" || link="-shared -fPIC"
+    if oracle sh -c "$cc $flags $link -Wa,--gsframe -o gas/$n '$s' && $cc $flags $link -o plain/$n '$s'" \
+      >"$work/$n.cc.log" 2>&1 ||
+      oracle sh -c "$cc $flags -shared -fPIC -Wa,--gsframe -o gas/$n '$s' && $cc $flags -shared -fPIC -o plain/$n '$s'" \
+        >"$work/$n.cc.log" 2>&1; then
+      progs="$progs $n"
+    else
+      echo "note: $n does not build in the chroot: $(head -n 2 "$work/$n.cc.log" | tr '\n' ' ')"
+    fi
+  done
+}
+
+# Files whose .sframe eh2sframe wrote: the chroot-built plain programs and,
+# for aarch64/s390x, programs built with the host cross compilers. Fills
+# $work/ours/ and sets $ours (paths). Needs build_progs first.
+convert_all() {
+  local n cc t s
+  mkdir -p "$work/ours" "$work/cross"
+  ours=
+  [ -n "$e2s" ] || return 0
+  for n in $progs; do
+    if "$e2s" -q "$work/plain/$n" -o "$work/ours/$n" >"$work/$n.conv.log" 2>&1; then
+      ours="$ours $work/ours/$n"
+    else
+      fail "eh2sframe $n: $(head -n 3 "$work/$n.conv.log" | tr '\n' ' ')"
+    fi
+  done
+  for t in aarch64 s390x; do
+    cc=$t-linux-gnu-gcc
+    command -v "$cc" >/dev/null || continue
+    for s in "$repo"/tests/interop/progs/*.c; do
+      n=$t-$(basename "$s" .c)
+      "$cc" -O2 -o "$work/cross/$n" "$s" >/dev/null 2>&1 || continue
+      if "$e2s" -q "$work/cross/$n" -o "$work/ours/$n" >"$work/$n.conv.log" 2>&1; then
+        ours="$ours $work/ours/$n"
+      else
+        fail "eh2sframe $n: $(head -n 3 "$work/$n.conv.log" | tr '\n' ' ')"
+      fi
+    done
+  done
+}

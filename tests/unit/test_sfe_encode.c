@@ -1,0 +1,386 @@
+/* Encoder output checked byte by byte against values computed by hand
+ * from the V3 spec (sections 2.2-2.4, 3.1-3.2) and binutils sframe.h
+ * (SFRAME_BASE_REG_SP = 1, FP = 0). */
+#include "test_sfe_synth.h"
+#include "sframe_emit/sfe.h"
+#include "sframe_emit/sframe_fmt.h"
+#include "t.h"
+
+static int build(synth *s, uint64_t vaddr, bw_t *w, sfe_set *set)
+{
+	sfe_encode_opts o = {.section_vaddr = vaddr};
+	e2s_diag d;
+	bw_init(w, s->t.big_endian);
+	return sfe_build(&s->t, &o, w, set, NULL, NULL, &d);
+}
+
+static int bytes_eq(const bw_t *w, const uint8_t *want, size_t n)
+{
+	if (w->len != n) {
+		fprintf(stderr, "length %zu, expected %zu\n", w->len, n);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (w->data[i] != want[i]) {
+			fprintf(stderr, "byte %zu: 0x%02x, expected 0x%02x\n", i,
+				w->data[i], want[i]);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* AMD64: the classic rbp frame, f at 0x401000 size 7, .sframe at 0x402078. */
+static void amd64_frame(void)
+{
+	synth s;
+	bw_t w;
+	sfe_set set;
+	synth_init(&s, CFI_ABI_AMD64, false);
+	synth_fde(&s, 0x401000, 7, 0);
+	cfi_row *r;
+	r = synth_row(&s, 0x401000, 7, 8);  r->ra = rule_off(-8);
+	r = synth_row(&s, 0x401001, 7, 16); r->ra = rule_off(-8); r->fp = rule_off(-16);
+	r = synth_row(&s, 0x401004, 6, 16); r->ra = rule_off(-8); r->fp = rule_off(-16);
+	r = synth_row(&s, 0x401006, 7, 8);  r->ra = rule_off(-8); r->fp = rule_off(-16);
+	CHECK_EQ(build(&s, 0x402078, &w, &set), E2S_ERR_OK);
+	/* start field at 0x402078 + 28 = 0x402094; 0x401000 - 0x402094 =
+	 * -0x1094 = 0xffff...ef6c. FRE bytes: ADDR1 start, info, words.
+	 * info: count<<1 | base (SP=1): 1 word SP = 0x03, 2 words SP = 0x05,
+	 * 2 words FP = 0x04. fre_len = 5 (attr) + 3 + 4 + 4 + 4 = 20. */
+	static const uint8_t want[] = {
+		0xe2, 0xde, 0x03, 0x05, 0x03, 0x00, 0xf8, 0x00, /* preamble, abi 3, fp 0, ra -8, aux 0 */
+		1, 0, 0, 0, 4, 0, 0, 0, 20, 0, 0, 0,            /* fdes, fres, fre_len */
+		0, 0, 0, 0, 16, 0, 0, 0,                         /* fdeoff, freoff */
+		0x6c, 0xef, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,  /* start offset */
+		7, 0, 0, 0, 0, 0, 0, 0,                          /* size, fre_off */
+		4, 0, 0x00, 0x00, 0x00,                          /* 4 FREs, INC ADDR1, DEFAULT, rep 0 */
+		0x00, 0x03, 0x08,
+		0x01, 0x05, 0x10, 0xf0,
+		0x04, 0x04, 0x10, 0xf0,
+		0x06, 0x05, 0x08, 0xf0,
+	};
+	CHECK(bytes_eq(&w, want, sizeof want));
+	CHECK_EQ(set.counts[SFE_SKIP_NONE], 1);
+	CHECK_EQ(sfe_encoded_size(&set, NULL), sizeof want);
+	sfe_set_free(&set);
+	bw_free(&w);
+}
+
+/* AMD64 DRAP: CFA=r10+0, then FP = *(rbp+0) (DW_CFA_expression breg6 0),
+ * CFA = *(rbp-8): a flexible FDE. Control words: CFA r10 reg_p:
+ * 10<<3|1 = 0x51; CFA deref rbp: 6<<3|2|1 = 0x33; FP deref rbp 0x33;
+ * RA padding 0 before FP. info: count<<1, base bit 0 (unused). */
+static void amd64_flex(void)
+{
+	synth s;
+	bw_t w;
+	sfe_set set;
+	synth_init(&s, CFI_ABI_AMD64, false);
+	synth_fde(&s, 0x1000, 0x20, 0);
+	cfi_row *r;
+	r = synth_row(&s, 0x1000, 7, 8); r->ra = rule_off(-8);
+	r = synth_row(&s, 0x1005, 10, 0); r->ra = rule_off(-8);
+	r = synth_row(&s, 0x100e, 10, 0); r->ra = rule_off(-8);
+	r->fp = rule_breg(CFI_RULE_EXPR, 6, 0);
+	r = synth_row(&s, 0x1011, 0, 0); r->ra = rule_off(-8);
+	r->fp = rule_breg(CFI_RULE_EXPR, 6, 0);
+	r->cfa.kind = CFI_CFA_EXPR;
+	r->cfa.expr.shape = CFI_EXPR_BREG_DEREF;
+	r->cfa.expr.reg = 6;
+	r->cfa.expr.off = -8;
+	CHECK_EQ(build(&s, 0x2000, &w, &set), E2S_ERR_OK);
+	CHECK_EQ(set.nfuncs, 1);
+	CHECK_EQ(set.funcs[0].fde_type, SF_FDE_TYPE_FLEX);
+	static const uint8_t fres[] = {
+		0, 5, 0, 0x01, 0x00,           /* attr: 4 FREs, INC ADDR1, FLEX */
+		0x00, 0x04, 0x39, 0x08,        /* CFA sp+8: ctrl 7<<3|1 = 0x39 */
+		0x05, 0x04, 0x51, 0x00,        /* CFA r10+0 */
+		0x0e, 0x0a, 0x51, 0x00, 0x00, 0x33, 0x00, /* + pad + FP *(rbp+0) */
+		0x11, 0x0a, 0x33, 0xf8, 0x00, 0x33, 0x00, /* CFA *(rbp-8) */
+	};
+	/* attr says 4 FREs */
+	uint8_t want[sizeof fres];
+	memcpy(want, fres, sizeof fres);
+	want[0] = 4;
+	want[1] = 0;
+	want[2] = 0;
+	CHECK(w.len == 28 + 16 + sizeof want);
+	CHECK(w.len >= 44 && memcmp(w.data + 44, want, sizeof want) == 0);
+	sfe_set_free(&set);
+	bw_free(&w);
+}
+
+/* s390x (big endian): stmg saves r11 at c-72, r14 at c-48; CFA
+ * r15+160 -> word (160-160)/8 = 0, r15+320 -> 20; then a function with
+ * only FP saved: RA padding word 0. */
+static void s390x_be(void)
+{
+	synth s;
+	bw_t w;
+	sfe_set set;
+	synth_init(&s, CFI_ABI_S390X, true);
+	synth_fde(&s, 0x100, 0x18, 0);
+	cfi_row *r;
+	synth_row(&s, 0x100, 15, 160);
+	r = synth_row(&s, 0x106, 15, 160); r->fp = rule_off(-72); r->ra = rule_off(-48);
+	r = synth_row(&s, 0x10a, 15, 320); r->fp = rule_off(-72); r->ra = rule_off(-48);
+	r = synth_row(&s, 0x10e, 11, 320); r->fp = rule_off(-72); r->ra = rule_off(-48);
+	synth_fde(&s, 0x200, 0x10, 0);
+	synth_row(&s, 0x200, 15, 160);
+	r = synth_row(&s, 0x206, 15, 160); r->fp = rule_off(-72);
+	CHECK_EQ(build(&s, 0x1000, &w, &set), E2S_ERR_OK);
+	static const uint8_t hdr[] = {
+		0xde, 0xe2, 0x03, 0x05, 0x04, 0x00, 0x00, 0x00, /* BE magic, abi 4, no fixed offsets */
+		0, 0, 0, 2, 0, 0, 0, 6,
+	};
+	CHECK(w.len > sizeof hdr && memcmp(w.data, hdr, sizeof hdr) == 0);
+	/* FDE 0 start: 0x100 - (0x1000 + 28) = -0xf1c -> ...fffff0e4 */
+	static const uint8_t fde0[] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xf0, 0xe4,
+				       0, 0, 0, 0x18, 0, 0, 0, 0};
+	CHECK(memcmp(w.data + 28, fde0, sizeof fde0) == 0);
+	/* FREs of function 0 (ADDR1): info SP 1 word 0x03; 3 words SP 0x07;
+	 * FP-based 3 words 0x06. -48 = 0xd0, -72 = 0xb8. */
+	static const uint8_t f0[] = {
+		0, 4, 0x00, 0x00, 0x00,
+		0x00, 0x03, 0x00,
+		0x06, 0x07, 0x00, 0xd0, 0xb8,
+		0x0a, 0x07, 0x14, 0xd0, 0xb8,
+		0x0e, 0x06, 0x14, 0xd0, 0xb8,
+	};
+	CHECK(memcmp(w.data + 28 + 32, f0, sizeof f0) == 0);
+	static const uint8_t f1[] = {
+		0, 2, 0x00, 0x00, 0x00,
+		0x00, 0x03, 0x00,
+		0x06, 0x07, 0x00, 0x00, 0xb8, /* RA padding 0 */
+	};
+	CHECK(memcmp(w.data + 28 + 32 + sizeof f0, f1, sizeof f1) == 0);
+	CHECK_EQ(w.len, 28 + 32 + sizeof f0 + sizeof f1);
+	sfe_set_free(&set);
+	bw_free(&w);
+}
+
+/* AArch64: B-key signed RA. func info: pauth bit 5 = 0x20; signal bit 7.
+ * FRE info with mangled RA, 3 one-byte words, SP: 0x80|3<<1|1 = 0x87. */
+static void aarch64_pauth(void)
+{
+	synth s;
+	bw_t w;
+	sfe_set set;
+	synth_init(&s, CFI_ABI_AARCH64, false);
+	synth_fde(&s, 0x400, 0x1c, 1);
+	cfi_row *r;
+	synth_row(&s, 0x400, 31, 0);
+	r = synth_row(&s, 0x404, 31, 0); r->ra_mangled = 1;
+	r = synth_row(&s, 0x408, 31, 32); r->ra_mangled = 1;
+	r->fp = rule_off(-32); r->ra = rule_off(-24);
+	/* FP saved without RA: not expressible on AArch64 (gas skips too) */
+	synth_fde(&s, 0x500, 0x10, 0);
+	r = synth_row(&s, 0x500, 31, 16); r->fp = rule_off(-16);
+	CHECK_EQ(build(&s, 0x0, &w, &set), E2S_ERR_OK);
+	CHECK_EQ(set.counts[SFE_SKIP_FP_RULE], 1);
+	CHECK_EQ(set.nfuncs, 1);
+	CHECK_EQ(w.data[4], SF_ABI_AARCH64_ENDIAN_LITTLE);
+	static const uint8_t f[] = {
+		3, 0, 0xa0, 0x00, 0x00,  /* signal | pauth B, INC, ADDR1 */
+		0x00, 0x03, 0x00,
+		0x04, 0x83, 0x00,        /* mangled, 1 word */
+		0x08, 0x87, 0x20, 0xe8, 0xe0,
+	};
+	CHECK_EQ(w.len, 28 + 16 + sizeof f);
+	CHECK(memcmp(w.data + 44, f, sizeof f) == 0);
+	sfe_set_free(&set);
+	bw_free(&w);
+}
+
+/* Address and data-word widths: FRE at 0x100 -> ADDR2 (fre type 1); FRE
+ * at 0x10000 -> ADDR4 (2); CFA offset 0x12345 -> 4-byte words: info
+ * 2<<5 | 1<<1 | 1 = 0x43; 300 -> 2-byte words 0x23. */
+static void widths(void)
+{
+	synth s;
+	bw_t w;
+	sfe_set set;
+	synth_init(&s, CFI_ABI_AMD64, false);
+	cfi_row *r;
+	synth_fde(&s, 0x10000, 0x200, 0);
+	r = synth_row(&s, 0x10000, 7, 8); r->ra = rule_off(-8);
+	r = synth_row(&s, 0x10100, 7, 300); r->ra = rule_off(-8);
+	synth_fde(&s, 0x100000, 0x20000, 0);
+	r = synth_row(&s, 0x100000, 7, 8); r->ra = rule_off(-8);
+	r = synth_row(&s, 0x110000, 7, 0x12345); r->ra = rule_off(-8);
+	CHECK_EQ(build(&s, 0x0, &w, &set), E2S_ERR_OK);
+	static const uint8_t f[] = {
+		2, 0, 0x01, 0, 0,
+		0x00, 0x00, 0x03, 0x08,
+		0x00, 0x01, 0x23, 0x2c, 0x01,
+		2, 0, 0x02, 0, 0,
+		0, 0, 0, 0, 0x03, 0x08,
+		0, 0, 1, 0, 0x43, 0x45, 0x23, 0x01, 0x00,
+	};
+	CHECK_EQ(w.len, 28 + 32 + sizeof f);
+	CHECK(memcmp(w.data + 60, f, sizeof f) == 0);
+	sfe_set_free(&set);
+	bw_free(&w);
+}
+
+/* PLT as GNU ld describes it: PLT0 rows, then the CFA expression with
+ * K = 11 -> an INC FDE for PLT0 and a MASK FDE (info 0x10, rep 16) with
+ * FREs 0 sp+8 and 11 sp+16. Outermost RA: 0 words, info byte 0. */
+static void plt_and_outermost(void)
+{
+	synth s;
+	bw_t w;
+	sfe_set set;
+	synth_init(&s, CFI_ABI_AMD64, false);
+	cfi_row *r;
+	synth_fde(&s, 0x1000, 0x30, 0);
+	r = synth_row(&s, 0x1000, 7, 16); r->ra = rule_off(-8);
+	r = synth_row(&s, 0x1006, 7, 24); r->ra = rule_off(-8);
+	r = synth_row(&s, 0x1010, 0, 0); r->ra = rule_off(-8);
+	r->cfa.kind = CFI_CFA_EXPR;
+	r->cfa.expr.shape = CFI_EXPR_PLT;
+	r->cfa.expr.reg = 7;
+	r->cfa.expr.off = 8;
+	r->cfa.expr.plt_k = 11;
+	synth_fde(&s, 0x1040, 2, 0);
+	r = synth_row(&s, 0x1040, 7, 8); r->ra = rule_kind(CFI_RULE_UNDEFINED, 0);
+	CHECK_EQ(build(&s, 0x0, &w, &set), E2S_ERR_OK);
+	CHECK_EQ(set.nfuncs, 3);
+	static const uint8_t f[] = {
+		2, 0, 0x00, 0, 0, 0x00, 0x03, 0x10, 0x06, 0x03, 0x18,
+		2, 0, 0x10, 0, 16, 0x00, 0x03, 0x08, 0x0b, 0x03, 0x10,
+		1, 0, 0x00, 0, 0, 0x00, 0x00,
+	};
+	CHECK_EQ(w.len, 28 + 48 + sizeof f);
+	CHECK(memcmp(w.data + 76, f, sizeof f) == 0);
+	/* sizes: PLT0 16, PLTn 32 */
+	CHECK_EQ(w.data[28 + 8], 16);
+	CHECK_EQ(w.data[44 + 8], 32);
+	sfe_set_free(&set);
+	bw_free(&w);
+}
+
+/* Sorting, duplicates, skips and the empty case. */
+static void policy(void)
+{
+	synth s;
+	bw_t w;
+	sfe_set set;
+	synth_init(&s, CFI_ABI_AMD64, false);
+	cfi_row *r;
+	synth_fde(&s, 0x3000, 0x10, 0);
+	r = synth_row(&s, 0x3000, 7, 8); r->ra = rule_off(-8);
+	synth_fde(&s, 0x1000, 0x10, 0);
+	r = synth_row(&s, 0x1000, 7, 8); r->ra = rule_off(-8);
+	synth_fde(&s, 0x1008, 0x10, 0); /* overlaps the previous one */
+	r = synth_row(&s, 0x1008, 7, 8); r->ra = rule_off(-8);
+	synth_fde(&s, 0x2000, 0x10, 0); /* RA in a register: flex on AMD64 */
+	r = synth_row(&s, 0x2000, 7, 8); r->ra = rule_kind(CFI_RULE_REGISTER, 1);
+	synth_fde(&s, 0x4000, 0x10, 0); /* RA = CFA+8 value: inexpressible */
+	r = synth_row(&s, 0x4000, 7, 8);
+	r->ra = rule_off(8);
+	r->ra.kind = CFI_RULE_VAL_OFFSET;
+	synth_fde(&s, 0x5000, 0, 0);
+	CHECK_EQ(build(&s, 0x0, &w, &set), E2S_ERR_OK);
+	CHECK_EQ(set.counts[SFE_SKIP_NONE], 3);
+	CHECK_EQ(set.counts[SFE_SKIP_DUPLICATE], 1);
+	CHECK_EQ(set.counts[SFE_SKIP_RA_RULE], 1);
+	CHECK_EQ(set.counts[SFE_SKIP_EMPTY], 1);
+	CHECK_EQ(set.fde_skip[2], SFE_SKIP_DUPLICATE);
+	CHECK_EQ(set.nfuncs, 3);
+	CHECK(set.funcs[0].start == 0x1000 && set.funcs[1].start == 0x2000 &&
+	      set.funcs[2].start == 0x3000);
+	CHECK_EQ(set.funcs[1].fde_type, SF_FDE_TYPE_FLEX);
+	/* flex RA in r1: ctrl 1<<3|1 = 9, offset 0 */
+	CHECK_EQ(set.fres[set.funcs[1].fre_first].dw[2], 9);
+	/* determinism: the same input gives the same bytes */
+	bw_t w2;
+	sfe_set set2;
+	CHECK_EQ(build(&s, 0x0, &w2, &set2), E2S_ERR_OK);
+	CHECK(w.len == w2.len && memcmp(w.data, w2.data, w.len) == 0);
+	sfe_set_free(&set2);
+	bw_free(&w2);
+	/* subset encoding and the empty case */
+	sfe_encode_opts o = {.only = (const uint32_t[]){2}, .nonly = 1};
+	bw_t w3;
+	e2s_diag d;
+	bw_init(&w3, false);
+	CHECK_EQ(sfe_encode(&set, &o, &w3, NULL, NULL, &d), E2S_ERR_OK);
+	CHECK_EQ(w3.len, 28 + 16 + 5 + 3);
+	o.nonly = 0;
+	CHECK_EQ(sfe_encoded_size(&set, &o), 0);
+	bw_free(&w3);
+	bw_init(&w3, false);
+	CHECK_EQ(sfe_encode(&set, &o, &w3, NULL, NULL, &d), E2S_ERR_NO_FUNCS);
+	CHECK_EQ(w3.len, 0);
+	bw_free(&w3);
+	/* relocatable: start fields 0, one relocation per FDE at 28 + 16i */
+	sfe_reloc *rl = NULL;
+	size_t nrl = 0;
+	sfe_encode_opts ro = {.relocatable = true};
+	bw_init(&w3, false);
+	CHECK_EQ(sfe_encode(&set, &ro, &w3, &rl, &nrl, &d), E2S_ERR_OK);
+	CHECK_EQ(nrl, 3);
+	CHECK(rl && rl[1].offset == 44 && rl[1].func == 1);
+	CHECK(w3.len > 36 && memcmp(w3.data + 28, "\0\0\0\0\0\0\0\0", 8) == 0);
+	free(rl);
+	bw_free(&w3);
+	sfe_set_free(&set);
+	bw_free(&w);
+}
+
+/* > 65535 FREs: split into consecutive FDEs. */
+static void split(void)
+{
+	size_t n = 70000;
+	cfi_table t;
+	cfi_cie cie;
+	cfi_fde fde;
+	cfi_row *rows = calloc(n, sizeof *rows);
+	memset(&t, 0, sizeof t);
+	memset(&cie, 0, sizeof cie);
+	memset(&fde, 0, sizeof fde);
+	for (size_t i = 0; i < n; i++) {
+		rows[i].start = 0x10000 + 4 * i;
+		rows[i].end = rows[i].start + 4;
+		rows[i].cfa.kind = CFI_CFA_REG_OFF;
+		rows[i].cfa.reg = 7;
+		rows[i].cfa.off = 8 + 8 * (int64_t)(i & 1);
+		rows[i].ra = rule_off(-8);
+	}
+	fde.pc_begin = 0x10000;
+	fde.pc_range = 4 * n;
+	fde.row_count = (uint32_t)n;
+	t.abi = CFI_ABI_AMD64;
+	t.cies = &cie;
+	t.ncies = 1;
+	t.fdes = &fde;
+	t.nfdes = 1;
+	t.rows = rows;
+	t.nrows = n;
+	sfe_set set;
+	e2s_diag d;
+	CHECK_EQ(sfe_project(&t, &set, &d), E2S_ERR_OK);
+	CHECK_EQ(set.nfuncs, 2);
+	CHECK_EQ(set.funcs[0].fre_count, 65535);
+	CHECK_EQ(set.funcs[1].fre_count, n - 65535);
+	CHECK_EQ(set.funcs[1].start, 0x10000 + 4 * 65535);
+	CHECK_EQ(set.funcs[0].size + set.funcs[1].size, 4 * n);
+	CHECK_EQ(set.fres[set.funcs[1].fre_first].start, 0);
+	sfe_set_free(&set);
+	free(rows);
+}
+
+int main(void)
+{
+	amd64_frame();
+	amd64_flex();
+	s390x_be();
+	aarch64_pauth();
+	widths();
+	plt_and_outermost();
+	policy();
+	split();
+	return t_done("test_sfe_encode");
+}

@@ -1,0 +1,310 @@
+/* Reader tests: round trips through encoder -> decoder -> Appendix A
+ * recovery (expected rules written from the DWARF meaning, not from the
+ * encoder), hostile inputs, concatenated blocks, and sfe_verify catching
+ * a flipped data-word byte. */
+#include "test_sfe_synth.h"
+#include "sframe_emit/sfe.h"
+#include "sframe_emit/sfe_verify.h"
+#include "sframe_emit/sfr.h"
+#include "sframe_emit/sframe_fmt.h"
+#include "t.h"
+
+static void encode(synth *s, uint64_t vaddr, bw_t *w)
+{
+	sfe_encode_opts o = {.section_vaddr = vaddr};
+	e2s_diag d;
+	bw_init(w, s->t.big_endian);
+	CHECK_EQ(sfe_build(&s->t, &o, w, NULL, NULL, NULL, &d), E2S_ERR_OK);
+}
+
+static bool rules_at(const sfr_section *sec, uint64_t pc, sfr_rules *ru)
+{
+	size_t fi, ri;
+	if (!sfr_find_fre(sec, pc, &fi, &ri))
+		return false;
+	return sfr_recover(sec, &sec->fdes[fi], &sec->fres[ri], ru, NULL) == E2S_ERR_OK;
+}
+
+static bool is_stack(const sfr_loc *l, int64_t off)
+{
+	return l->kind == SFR_LOC_RULE && l->base_cfa && l->deref && l->off == off;
+}
+
+static void roundtrip_amd64(void)
+{
+	synth s;
+	bw_t w;
+	sfr_section sec;
+	e2s_diag d;
+	sfr_rules ru;
+	cfi_row *r;
+	synth_init(&s, CFI_ABI_AMD64, false);
+	synth_fde(&s, 0x401000, 7, 0);
+	r = synth_row(&s, 0x401000, 7, 8);  r->ra = rule_off(-8);
+	r = synth_row(&s, 0x401001, 7, 16); r->ra = rule_off(-8); r->fp = rule_off(-16);
+	r = synth_row(&s, 0x401004, 6, 16); r->ra = rule_off(-8); r->fp = rule_off(-16);
+	synth_fde(&s, 0x402000, 0x20, 0); /* DRAP: flex */
+	r = synth_row(&s, 0x402000, 10, 0); r->ra = rule_off(-8);
+	r = synth_row(&s, 0x402008, 0, 0); r->ra = rule_off(-8);
+	r->fp = rule_breg(CFI_RULE_EXPR, 6, 0);
+	r->cfa.kind = CFI_CFA_EXPR;
+	r->cfa.expr.shape = CFI_EXPR_BREG_DEREF;
+	r->cfa.expr.reg = 6;
+	r->cfa.expr.off = -8;
+	encode(&s, 0x500000, &w);
+	CHECK_EQ(sfr_decode(w.data, w.len, 0x500000, &sec, &d), E2S_ERR_OK);
+	CHECK_EQ(sec.nfdes, 2);
+	CHECK_EQ(sec.fdes[0].pc, 0x401000);
+	CHECK(rules_at(&sec, 0x401000, &ru));
+	CHECK(ru.cfa_reg == 7 && ru.cfa_off == 8 && !ru.cfa_deref);
+	CHECK(is_stack(&ru.ra, -8) && ru.ra.fixed);
+	CHECK_EQ(ru.fp.kind, SFR_LOC_UNCHANGED);
+	CHECK(rules_at(&sec, 0x401003, &ru));
+	CHECK(ru.cfa_reg == 7 && ru.cfa_off == 16 && is_stack(&ru.fp, -16));
+	CHECK(rules_at(&sec, 0x401006, &ru));
+	CHECK(ru.cfa_reg == 6 && ru.cfa_off == 16);
+	CHECK(!rules_at(&sec, 0x401007, &ru)); /* past the end */
+	CHECK(rules_at(&sec, 0x402004, &ru));
+	CHECK(ru.flex && ru.cfa_reg == 10 && ru.cfa_off == 0 && is_stack(&ru.ra, -8));
+	CHECK(rules_at(&sec, 0x402010, &ru));
+	CHECK(ru.cfa_reg == 6 && ru.cfa_deref && ru.cfa_off == -8);
+	CHECK(ru.fp.kind == SFR_LOC_RULE && !ru.fp.base_cfa && ru.fp.reg == 6 &&
+	      ru.fp.deref && ru.fp.off == 0);
+	/* the verifier agrees with the DWARF rows */
+	sfe_verify_counts n;
+	CHECK_EQ(sfe_verify(&s.t, &sec, NULL, NULL, &n, &d), E2S_ERR_OK);
+	CHECK(n.functions == 2 && n.match == 2 && n.mismatch == 0 && n.extra == 0);
+
+	/* Flip one byte of a data word: the CFA offset of the sp+16 FRE
+	 * (FRE 1 of function 0: attr 5 + FRE0 3 bytes + start + info). */
+	size_t at = 28 + 32 + 5 + 3 + 2;
+	CHECK_EQ(w.data[at], 16);
+	w.data[at] ^= 0x01;
+	sfr_free(&sec);
+	CHECK_EQ(sfr_decode(w.data, w.len, 0x500000, &sec, &d), E2S_ERR_OK);
+	CHECK_EQ(sfe_verify(&s.t, &sec, NULL, NULL, &n, &d), E2S_ERR_OK);
+	CHECK(n.mismatch == 1 && n.match == 1);
+	sfr_free(&sec);
+	bw_free(&w);
+}
+
+static void roundtrip_s390x(void)
+{
+	synth s;
+	bw_t w;
+	sfr_section sec;
+	e2s_diag d;
+	sfr_rules ru;
+	cfi_row *r;
+	synth_init(&s, CFI_ABI_S390X, true);
+	synth_fde(&s, 0x1000, 0x20, 0);
+	synth_row(&s, 0x1000, 15, 160);
+	r = synth_row(&s, 0x1006, 15, 160); r->fp = rule_off(-72);
+	r->sp = rule_off(-40); /* stmg saved r15 too */
+	r = synth_row(&s, 0x100a, 15, 100000); r->fp = rule_off(-72); r->ra = rule_off(-48);
+	synth_fde(&s, 0x2000, 0x10, 0); /* leaf: RA, FP in FPRs -> flex */
+	synth_row(&s, 0x2000, 15, 160);
+	r = synth_row(&s, 0x2004, 15, 160);
+	r->fp = rule_kind(CFI_RULE_REGISTER, 16);
+	r->ra = rule_kind(CFI_RULE_REGISTER, 17);
+	synth_fde(&s, 0x3000, 0x10, 0); /* CFA offset not a multiple of 8 */
+	synth_row(&s, 0x3000, 15, 164);
+	encode(&s, 0x10000, &w);
+	CHECK_EQ(sfr_decode(w.data, w.len, 0x10000, &sec, &d), E2S_ERR_OK);
+	CHECK_EQ(sec.nfdes, 2);
+	CHECK(sec.blocks[0].big_endian);
+	CHECK(rules_at(&sec, 0x1000, &ru));
+	CHECK(ru.cfa_reg == 15 && ru.cfa_off == 160 && ru.sp_off == -160);
+	CHECK(ru.ra.kind == SFR_LOC_UNCHANGED && ru.fp.kind == SFR_LOC_UNCHANGED);
+	CHECK(rules_at(&sec, 0x1007, &ru));
+	CHECK(ru.ra.kind == SFR_LOC_UNCHANGED && is_stack(&ru.fp, -72));
+	CHECK(rules_at(&sec, 0x100b, &ru));
+	CHECK(ru.cfa_off == 100000 && is_stack(&ru.ra, -48) && is_stack(&ru.fp, -72));
+	/* (100000 - 160) / 8 = 12480 needs 2-byte words */
+	CHECK_EQ(sec.fres[2].dwbytes, 2);
+	CHECK(rules_at(&sec, 0x2008, &ru));
+	CHECK(ru.flex && ru.cfa_off == 160);
+	CHECK(ru.ra.kind == SFR_LOC_RULE && !ru.ra.base_cfa && ru.ra.reg == 17 &&
+	      !ru.ra.deref && ru.ra.off == 0);
+	CHECK(ru.fp.kind == SFR_LOC_RULE && ru.fp.reg == 16 && !ru.fp.deref);
+	sfe_verify_counts n;
+	CHECK_EQ(sfe_verify(&s.t, &sec, NULL, NULL, &n, &d), E2S_ERR_OK);
+	CHECK(n.functions == 3 && n.match == 2 && n.skipped == 1 && n.mismatch == 0);
+	sfr_free(&sec);
+	bw_free(&w);
+}
+
+static void roundtrip_aarch64(void)
+{
+	synth s;
+	bw_t w;
+	sfr_section sec;
+	e2s_diag d;
+	sfr_rules ru;
+	cfi_row *r;
+	synth_init(&s, CFI_ABI_AARCH64, false);
+	synth_fde(&s, 0x400, 0x100, 1);
+	synth_row(&s, 0x400, 31, 0);
+	r = synth_row(&s, 0x404, 31, 0); r->ra_mangled = 1;
+	r = synth_row(&s, 0x408, 29, 32); r->ra_mangled = 1;
+	r->fp = rule_off(-32); r->ra = rule_off(-24);
+	synth_fde(&s, 0x600, 0x10, 0);
+	r = synth_row(&s, 0x600, 31, 16); r->ra = rule_kind(CFI_RULE_UNDEFINED, 0);
+	encode(&s, 0x0, &w);
+	CHECK_EQ(sfr_decode(w.data, w.len, 0x0, &sec, &d), E2S_ERR_OK);
+	CHECK(sec.fdes[0].pauth_b && sec.fdes[0].signal);
+	CHECK(rules_at(&sec, 0x404, &ru));
+	CHECK(ru.mangled && ru.ra.kind == SFR_LOC_UNCHANGED);
+	CHECK(rules_at(&sec, 0x4ff, &ru));
+	CHECK(ru.mangled && ru.cfa_reg == 29 && ru.cfa_off == 32 &&
+	      is_stack(&ru.ra, -24) && is_stack(&ru.fp, -32));
+	CHECK(rules_at(&sec, 0x600, &ru));
+	CHECK(ru.outermost);
+	sfe_verify_counts n;
+	CHECK_EQ(sfe_verify(&s.t, &sec, NULL, NULL, &n, &d), E2S_ERR_OK);
+	CHECK(n.match == 2 && n.mismatch == 0);
+	/* Concatenated blocks (what ld.lld makes of two .sframe inputs),
+	 * second one after zero padding to 8 bytes. */
+	size_t len1 = w.len, pad = (8 - len1 % 8) % 8;
+	bw_t cat;
+	bw_init(&cat, false);
+	bw_bytes(&cat, w.data, len1);
+	bw_zero(&cat, pad);
+	bw_bytes(&cat, w.data, len1);
+	sfr_free(&sec);
+	CHECK_EQ(sfr_decode(cat.data, cat.len, 0x0, &sec, &d), E2S_ERR_OK);
+	CHECK_EQ(sec.nblocks, 2);
+	CHECK_EQ(sec.nfdes, 4);
+	/* PC-relative starts of the second copy point len1 + pad further */
+	CHECK_EQ(sec.fdes[2].pc, 0x400 + len1 + pad);
+	sfr_free(&sec);
+	bw_free(&cat);
+	bw_free(&w);
+}
+
+/* Hostile input: every malformation is a clean error, never a crash. */
+static void hostile(void)
+{
+	synth s;
+	bw_t w;
+	sfr_section sec;
+	e2s_diag d;
+	cfi_row *r;
+	synth_init(&s, CFI_ABI_AMD64, false);
+	synth_fde(&s, 0x1000, 0x40, 0);
+	r = synth_row(&s, 0x1000, 7, 8); r->ra = rule_off(-8);
+	r = synth_row(&s, 0x1001, 7, 16); r->ra = rule_off(-8);
+	r = synth_row(&s, 0x1004, 7, 24); r->ra = rule_off(-8);
+	encode(&s, 0x0, &w);
+	uint8_t *b = malloc(w.len);
+	size_t n = w.len;
+	/* sanity */
+	memcpy(b, w.data, n);
+	CHECK_EQ(sfr_decode(b, n, 0, &sec, &d), E2S_ERR_OK);
+	sfr_free(&sec);
+	/* every truncation fails */
+	int ok_trunc = 1;
+	for (size_t k = 0; k < n; k++)
+		if (sfr_decode(b, k, 0, &sec, &d) == E2S_ERR_OK) {
+			ok_trunc = 0;
+			sfr_free(&sec);
+		}
+	CHECK(ok_trunc);
+	/* bad magic */
+	b[0] = 0x12;
+	CHECK_EQ(sfr_decode(b, n, 0, &sec, &d), E2S_ERR_BAD_SFRAME);
+	memcpy(b, w.data, n);
+	/* version 1 */
+	b[2] = 1;
+	CHECK_EQ(sfr_decode(b, n, 0, &sec, &d), E2S_ERR_SFRAME_VERSION);
+	memcpy(b, w.data, n);
+	/* num_fdes past the end */
+	b[8] = 0xff; b[9] = 0xff; b[10] = 0xff;
+	CHECK_EQ(sfr_decode(b, n, 0, &sec, &d), E2S_ERR_BAD_SFRAME);
+	memcpy(b, w.data, n);
+	/* num_fres too large */
+	b[12] = 0xff; b[13] = 0xff;
+	CHECK_EQ(sfr_decode(b, n, 0, &sec, &d), E2S_ERR_BAD_SFRAME);
+	memcpy(b, w.data, n);
+	/* FRE offset of the FDE out of bounds */
+	b[28 + 12] = 0x40;
+	CHECK_EQ(sfr_decode(b, n, 0, &sec, &d), E2S_ERR_BAD_SFRAME);
+	CHECK_EQ(d.offset, 28);
+	memcpy(b, w.data, n);
+	/* auxhdr_len past the end */
+	b[7] = 0xff;
+	CHECK_EQ(sfr_decode(b, n, 0, &sec, &d), E2S_ERR_BAD_SFRAME);
+	memcpy(b, w.data, n);
+	/* FRE starts not increasing: FRE 2 start (0x04) -> 0x01 */
+	size_t fre2 = 28 + 16 + 5 + 3 + 3;
+	CHECK_EQ(b[fre2], 0x04);
+	b[fre2] = 0x01;
+	CHECK_EQ(sfr_decode(b, n, 0, &sec, &d), E2S_ERR_BAD_SFRAME);
+	CHECK_EQ(d.offset, fre2);
+	memcpy(b, w.data, n);
+	/* FRE start past the function size */
+	b[fre2] = 0x40;
+	CHECK_EQ(sfr_decode(b, n, 0, &sec, &d), E2S_ERR_BAD_SFRAME);
+	memcpy(b, w.data, n);
+	/* data word size 3 (invalid) */
+	b[fre2 + 1] |= 0x60;
+	CHECK_EQ(sfr_decode(b, n, 0, &sec, &d), E2S_ERR_BAD_SFRAME);
+	memcpy(b, w.data, n);
+	/* 3 data words on AMD64 default FDE: count invalid, and runs out */
+	b[fre2 + 1] = (uint8_t)SF_FRE_INFO(false, 3, 0, false);
+	CHECK_EQ(sfr_decode(b, n, 0, &sec, &d), E2S_ERR_BAD_SFRAME);
+	memcpy(b, w.data, n);
+	/* num_fres in the attribute larger than the sub-section */
+	b[28 + 16] = 0xff;
+	CHECK_EQ(sfr_decode(b, n, 0, &sec, &d), E2S_ERR_BAD_SFRAME);
+	memcpy(b, w.data, n);
+	/* unknown flags bit, unknown ABI, BE magic with an LE ABI */
+	b[3] |= 0x80;
+	CHECK_EQ(sfr_decode(b, n, 0, &sec, &d), E2S_ERR_BAD_SFRAME);
+	memcpy(b, w.data, n);
+	b[4] = 9;
+	CHECK_EQ(sfr_decode(b, n, 0, &sec, &d), E2S_ERR_BAD_SFRAME);
+	memcpy(b, w.data, n);
+	b[0] = 0xde; b[1] = 0xe2;
+	CHECK_EQ(sfr_decode(b, n, 0, &sec, &d), E2S_ERR_BAD_SFRAME);
+	/* trailing garbage after a valid block */
+	uint8_t *g = malloc(n + 9);
+	memcpy(g, w.data, n);
+	memset(g + n, 0, 9);
+	CHECK_EQ(sfr_decode(g, n + 9, 0, &sec, &d), E2S_ERR_OK); /* zero tail ok */
+	sfr_free(&sec);
+	g[n + 8] = 1;
+	CHECK_EQ(sfr_decode(g, n + 9, 0, &sec, &d), E2S_ERR_BAD_SFRAME);
+	/* random bytes never crash (ASan/UBSan watch) */
+	unsigned seed = 1;
+	for (int it = 0; it < 20000; it++) {
+		memcpy(b, w.data, n);
+		for (int k = 0; k < 3; k++) {
+			seed = seed * 1103515245u + 12345u;
+			b[(seed >> 8) % n] = (uint8_t)(seed >> 20);
+		}
+		if (sfr_decode(b, n, 0, &sec, &d) == E2S_ERR_OK) {
+			sfr_rules ru;
+			for (size_t f = 0; f < sec.nfdes; f++)
+				for (uint16_t j = 0; j < sec.fdes[f].nfres; j++)
+					(void)sfr_recover(&sec, &sec.fdes[f],
+							  &sec.fres[sec.fdes[f].fre_first + j],
+							  &ru, NULL);
+			size_t fi, ri;
+			(void)sfr_find_fre(&sec, 0x1010, &fi, &ri);
+			sfr_free(&sec);
+		}
+	}
+	free(g);
+	free(b);
+	bw_free(&w);
+}
+
+int main(void)
+{
+	roundtrip_amd64();
+	roundtrip_s390x();
+	roundtrip_aarch64();
+	hostile();
+	return t_done("test_sfr_decode");
+}
