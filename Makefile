@@ -25,7 +25,7 @@ ASAN_FLAGS := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sani
 ASAN_LIB_OBJS := $(LIB_SRCS:%.c=$(ASAN)/%.o)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(ASAN)/unit/%)
 
-.PHONY: all deps check unit e2e demo clean oracle fuzz fuzz-build replay clang-check install
+.PHONY: all deps check unit e2e demo clean oracle fuzz fuzz-build replay clang-check install bench
 
 all: eh2sframe $(BUILD)/libeh2sframe.a
 
@@ -70,6 +70,10 @@ check: deps
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@bash tools/demo.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@bash bench/run.sh
 
 oracle:
 	@bash tools/make-oracle.sh

@@ -1,7 +1,6 @@
 /* Record framing, CIE fields, pointer encodings and relocations on
  * hand-built .eh_frame / .debug_frame bytes. Expected values are worked
  * out by hand from the LSB .eh_frame description and DWARF 5 6.4.1. */
-#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,9 +149,11 @@ static void put_pcrel(bw_t *w, size_t o)
 static void put_rel4(bw_t *w, size_t o) { (void)o; bw_u32(w, 0x100); bw_u32(w, 0x8); }
 static void put_aligned(bw_t *w, size_t o)
 {
-	/* vaddr 0x2004 + o is 4 mod 8 here: 4 padding bytes first. */
-	(void)o;
-	bw_u32(w, 0xdeadbeef);
+	/* Padding up to an 8-byte boundary of vaddr 0x2004 + o. */
+	size_t pad = (8 - (0x2004 + o) % 8) % 8;
+	CHECK(pad != 0); /* make the test exercise the alignment */
+	for (size_t i = 0; i < pad; i++)
+		bw_u8(w, 0xee);
 	bw_u64(w, 0x7000);
 	bw_u64(w, 0x18);
 }
