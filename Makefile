@@ -27,7 +27,9 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(ASAN)/unit/%)
 
 .PHONY: all deps check unit e2e demo clean oracle fuzz fuzz-build replay clang-check install bench
 
-all: eh2sframe $(BUILD)/libeh2sframe.a
+PROG ?= eh2sframe
+
+all: $(PROG) $(BUILD)/libeh2sframe.a
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -40,7 +42,7 @@ $(BUILD)/libeh2sframe.a: $(LIB_OBJS)
 libeh2sframe.a: $(BUILD)/libeh2sframe.a
 	cp $< $@
 
-eh2sframe: $(CLI_OBJS) $(BUILD)/libeh2sframe.a
+$(PROG): $(CLI_OBJS) $(BUILD)/libeh2sframe.a
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $(CLI_OBJS) $(BUILD)/libeh2sframe.a $(LDLIBS)
 
 # Sanitizer build of the library for unit tests.
@@ -112,8 +114,9 @@ fuzz: deps
 
 replay: $(REPLAY_BINS)
 
+# Warning check with clang; its program goes to build/clang/, not ./eh2sframe.
 clang-check:
-	$(MAKE) --no-print-directory BUILD=build/clang CC=clang all
+	$(MAKE) --no-print-directory BUILD=build/clang CC=clang PROG=build/clang/eh2sframe all
 
 clean:
 	rm -rf $(BUILD) eh2sframe libeh2sframe.a

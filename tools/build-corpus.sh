@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build corpus/ (C, C++, hand-written CFI assembly) for each ABI into OUTDIR:
-#   OUTDIR/<abi>/<variant>/{funcs.o,classes.o,asm.o,prog}
+#   OUTDIR/<abi>/<variant>/{funcs.o,classes.o,asm.o,prog}, and in O2/ also
+#   funcs-dbgframe.o (-g, no unwind tables: .debug_frame only)
 # abi: x86_64 (native gcc), aarch64, s390x (cross *-linux-gnu-gcc/g++);
 # variants: O0, O2, O0-fp, O2-fp (-fno-omit-frame-pointer), x86_64 also
 # O2-realign (-mstackrealign), aarch64 also O2-pac (-mbranch-protection=standard)
@@ -53,6 +54,11 @@ for abi in "${abis[@]}"; do
     esac
     if newer "$d/funcs.o" "$src/c/funcs.c"; then
       "${pfx}gcc" -std=gnu11 "${flags[@]}" -c "$src/c/funcs.c" -o "$d/funcs.o"
+    fi
+    # .debug_frame only (no .eh_frame): CFI from -g without unwind tables.
+    if [ "$v" = O2 ] && newer "$d/funcs-dbgframe.o" "$src/c/funcs.c"; then
+      "${pfx}gcc" -std=gnu11 -O2 -g -fno-asynchronous-unwind-tables -fno-unwind-tables \
+        -c "$src/c/funcs.c" -o "$d/funcs-dbgframe.o"
     fi
     if newer "$d/classes.o" "$src/cxx/classes.cpp"; then
       "${pfx}g++" -std=gnu++17 "${flags[@]}" -c "$src/cxx/classes.cpp" -o "$d/classes.o"

@@ -5,7 +5,7 @@ pkgs=(
   build-essential clang lld libelf-dev elfutils libdwarf-dev dwarfdump binutils
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
   gcc-s390x-linux-gnu g++-s390x-linux-gnu
-  qemu-user debootstrap libclang-rt-14-dev file
+  qemu-user debootstrap libclang-rt-14-dev file python3 util-linux
 )
 missing=()
 for p in "${pkgs[@]}"; do

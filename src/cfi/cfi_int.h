@@ -45,7 +45,8 @@ bool cfi_pe_valid_p(uint8_t enc);
  * relocation, no indirection): used for pc_range and for fields whose
  * value we skip (personality, LSDA). rel, if non-NULL, receives the
  * relocation found at the field. Errors: TRUNCATED/LEB_OVERLONG (from
- * r), BAD_POINTER_ENCODING, BAD_RELOC; *err_off gets the field offset. */
+ * r), BAD_POINTER_ENCODING, BAD_RELOC (a relocation type that does not
+ * match the encoding's application). */
 e2s_err cfi_read_pointer(br_t *r, const cfi_ptr_ctx *c, uint8_t enc,
 			 bool resolve, uint64_t *out, cfi_reloc_ref *rel);
 

@@ -166,7 +166,9 @@ static e2s_err def_cfa(run_t *x, uint64_t reg, int64_t off)
 
 /* def_cfa_offset / def_cfa_register only modify a register CFA; on an
  * expression CFA DWARF leaves the result undefined, so the CFA becomes
- * CFI_CFA_INVALID (row kept, unusable; see cfi.h). */
+ * CFI_CFA_INVALID (row kept, unusable; see cfi.h). def_cfa_offset with
+ * no CFA at all is treated the same way; def_cfa_register with none
+ * gives reg + 0. */
 static void cfa_invalidate(cfi_cfa *c)
 {
 	memset(c, 0, sizeof *c);

@@ -28,19 +28,17 @@ int cmd_dump_sframe(const cli_opts *o)
 		return dev_build(o, dev);
 	for (int i = 0; i < o->nfiles; i++) {
 		const char *path = o->files[i];
-		uint8_t *data = NULL;
-		size_t size = 0;
-		uint64_t vaddr = 0;
+		sfr_elf el;
 		e2s_diag d = {0};
 		sfr_section s;
-		if (sfr_read_elf(path, &data, &size, &vaddr, &d) != E2S_ERR_OK) {
+		if (sfr_elf_read(path, &el, &d) != E2S_ERR_OK) {
 			diag_error(path, &d);
 			rc = 1;
 			continue;
 		}
-		if (sfr_decode(data, size, vaddr, &s, &d) != E2S_ERR_OK) {
+		if (sfr_elf_decode(&el, &s, &d) != E2S_ERR_OK) {
 			diag_error(path, &d);
-			free(data);
+			sfr_elf_free(&el);
 			rc = 1;
 			continue;
 		}
@@ -48,7 +46,7 @@ int cmd_dump_sframe(const cli_opts *o)
 			printf("%s%s:\n", i ? "\n" : "", path);
 		sfr_dump(stdout, &s);
 		sfr_free(&s);
-		free(data);
+		sfr_elf_free(&el);
 	}
 	return rc;
 }
@@ -121,18 +119,21 @@ static void report(void *ctx, const sfe_verify_issue *is)
 		return;
 	if (!is->extra)
 		name = cfi_file_func_name(c->f, &c->t->fdes[is->fde]);
-	printf("%s 0x%" PRIx64 " %s: %s\n",
-	       is->extra ? "extra" : is->missing ? "missing" : "mismatch", is->pc,
-	       name ? name : "?", is->what);
+	if (c->t->relocatable)
+		printf("%s [%u]+0x%" PRIx64 " %s: %s\n",
+		       is->extra ? "extra" : is->missing ? "missing" : "mismatch",
+		       is->shndx, is->pc, name ? name : "?", is->what);
+	else
+		printf("%s 0x%" PRIx64 " %s: %s\n",
+		       is->extra ? "extra" : is->missing ? "missing" : "mismatch",
+		       is->pc, name ? name : "?", is->what);
 }
 
 int cmd_verify(const cli_opts *o)
 {
 	const char *path = o->files[0];
 	const char *cfi_path = o->cfi_from ? o->cfi_from : path;
-	uint8_t *data = NULL;
-	size_t size = 0;
-	uint64_t vaddr = 0;
+	sfr_elf el;
 	e2s_diag d = {0};
 	sfr_section s;
 	cfi_file *f = NULL;
@@ -142,13 +143,13 @@ int cmd_verify(const cli_opts *o)
 		cli_error(NULL, "--verify takes exactly one file");
 		return 2;
 	}
-	if (sfr_read_elf(path, &data, &size, &vaddr, &d) != E2S_ERR_OK) {
+	if (sfr_elf_read(path, &el, &d) != E2S_ERR_OK) {
 		diag_error(path, &d);
 		return 1;
 	}
-	if (sfr_decode(data, size, vaddr, &s, &d) != E2S_ERR_OK) {
+	if (sfr_elf_decode(&el, &s, &d) != E2S_ERR_OK) {
 		diag_error(path, &d);
-		free(data);
+		sfr_elf_free(&el);
 		return 1;
 	}
 	cfi_load_opts lo = {.prefer_debug_frame = o->debug_frame};
@@ -162,6 +163,9 @@ int cmd_verify(const cli_opts *o)
 		diag_error(path, &d);
 		goto out;
 	}
+	if (el.bad_relocs)
+		printf("warning: %zu .sframe relocations of an unexpected type ignored\n",
+		       el.bad_relocs);
 	printf("functions=%zu match=%zu mismatch=%zu missing=%zu skipped=%zu extra=%zu\n",
 	       n.functions, n.match, n.mismatch, n.missing, n.skipped, n.extra);
 	rc = n.mismatch || n.extra ? 1 : 0;
@@ -169,6 +173,6 @@ out:
 	if (f)
 		cfi_file_close(f);
 	sfr_free(&s);
-	free(data);
+	sfr_elf_free(&el);
 	return rc;
 }

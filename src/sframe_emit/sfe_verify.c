@@ -177,6 +177,12 @@ static bool row_expressible(const vabi *v, const cfi_row *row)
 	return !need_flex || flex_abi;
 }
 
+/* The section an FDE's addresses are in: 0 for linked files. */
+static uint32_t fde_sec(const cfi_table *t, const cfi_fde *fde)
+{
+	return t->relocatable ? fde->reloc.shndx : 0;
+}
+
 /* Compare at one pc; fills why and returns false on a difference. */
 static bool compare_at(const vabi *v, const sfr_section *s, const cfi_table *t,
 		       const cfi_fde *fde, const cfi_row *row, uint64_t pc,
@@ -185,7 +191,7 @@ static bool compare_at(const vabi *v, const sfr_section *s, const cfi_table *t,
 	size_t fi, ri;
 	sfr_rules ru;
 	const cfi_cie *cie = &t->cies[fde->cie];
-	if (!sfr_find_fre(s, pc, &fi, &ri)) {
+	if (!sfr_find_fre_sec(s, fde_sec(t, fde), pc, &fi, &ri)) {
 		snprintf(why, len, "no FRE covers this pc");
 		return false;
 	}
@@ -275,20 +281,23 @@ static const cfi_row *row_at(const cfi_table *t, const cfi_fde *fde, uint64_t pc
 	return &rows[lo - 1];
 }
 
-struct claim { uint64_t start, end; };
+struct claim { uint32_t sec; uint64_t start, end; };
 
-static int claim(struct claim **cl, size_t *n, size_t *cap, uint64_t start,
-		 uint64_t end)
+/* Record [start, end) of section sec; 0 if it overlaps an earlier one. */
+static int claim(struct claim **cl, size_t *n, size_t *cap, uint32_t sec,
+		 uint64_t start, uint64_t end)
 {
 	size_t lo = 0, hi = *n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if ((*cl)[mid].start < start)
+		const struct claim *m = &(*cl)[mid];
+		if (m->sec < sec || (m->sec == sec && m->start < start))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if ((lo > 0 && (*cl)[lo - 1].end > start) || (lo < *n && (*cl)[lo].start < end))
+	if ((lo > 0 && (*cl)[lo - 1].sec == sec && (*cl)[lo - 1].end > start) ||
+	    (lo < *n && (*cl)[lo].sec == sec && (*cl)[lo].start < end))
 		return 0;
 	if (*n == *cap) {
 		size_t nc = *cap ? *cap * 2 : 64;
@@ -299,7 +308,7 @@ static int claim(struct claim **cl, size_t *n, size_t *cap, uint64_t start,
 		*cap = nc;
 	}
 	memmove(&(*cl)[lo + 1], &(*cl)[lo], (*n - lo) * sizeof **cl);
-	(*cl)[lo] = (struct claim){start, end};
+	(*cl)[lo] = (struct claim){sec, start, end};
 	(*n)++;
 	return 1;
 }
@@ -339,7 +348,7 @@ static bool check_fde(const vabi *v, const cfi_table *t, const sfr_section *s,
 		const sfr_fde *sf = &s->fdes[sidx[k]];
 		uint64_t step = sf->pc_type == SF_FDE_PCTYPE_MASK ? sf->rep_size : 0;
 		for (uint64_t blk = 0; blk < (step ? sf->size : 1); blk += step ? step : 1) {
-			for (uint16_t j = 0; j < sf->nfres; j++) {
+			for (uint32_t j = 0; j < sf->nfres; j++) {
 				uint64_t pc = sf->pc + blk + s->fres[sf->fre_first + j].start;
 				if (pc >= sf->pc + sf->size)
 					continue;
@@ -371,9 +380,11 @@ e2s_err sfe_verify(const cfi_table *t, const sfr_section *s,
 	e2s_err err = E2S_ERR_OK;
 
 	memset(out, 0, sizeof *out);
-	if (t->relocatable)
+	if (t->relocatable != s->relocatable)
 		return e2s_fail(diag, E2S_ERR_USAGE, NULL, 0,
-				"--verify needs a linked file");
+				"CFI from a %s file, .sframe from a %s one",
+				t->relocatable ? "relocatable" : "linked",
+				s->relocatable ? "relocatable" : "linked");
 	v.abi = t->abi;
 	v.regs = cfi_abi_info(t->abi);
 	v.sp_off = t->abi == CFI_ABI_S390X ? SF_S390X_SP_VAL_OFFSET : 0;
@@ -386,31 +397,34 @@ e2s_err sfe_verify(const cfi_table *t, const sfr_section *s,
 		sfe_verify_issue is;
 		bool usable = fde->status == E2S_ERR_OK && fde->cie < t->ncies &&
 			      t->cies[fde->cie].status == E2S_ERR_OK &&
-			      fde->pc_range > 0 && fde->pc_range <= UINT32_MAX;
+			      fde->pc_range > 0 && fde->pc_range <= UINT32_MAX &&
+			      (!t->relocatable || fde->reloc.present);
 		uint64_t b = fde->pc_begin, e = b + fde->pc_range;
+		uint32_t sec = fde_sec(t, fde);
 		out->functions++;
 		if (usable) {
-			int c = claim(&cl, &ncl, &capcl, b, e);
+			int c = claim(&cl, &ncl, &capcl, sec, b, e);
 			if (c < 0) {
 				err = e2s_fail(diag, E2S_ERR_NOMEM, NULL, 0, NULL);
 				goto out;
 			}
 			usable = c > 0; /* later duplicates: skipped */
 		}
-		/* .sframe functions overlapping [b, e) */
+		/* .sframe functions overlapping [b, e) of section sec */
 		size_t ns = 0, lo = 0, hi = s->nfdes;
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
-			if (s->fdes[s->by_pc[mid]].pc <= b)
+			const sfr_fde *m = &s->fdes[s->by_pc[mid]];
+			if (m->shndx < sec || (m->shndx == sec && m->pc <= b))
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
 		for (size_t k = lo ? lo - 1 : 0; usable && k < s->nfdes; k++) {
 			const sfr_fde *sf = &s->fdes[s->by_pc[k]];
-			if (sf->pc >= e)
+			if (sf->shndx > sec || (sf->shndx == sec && sf->pc >= e))
 				break;
-			if (sf->pc + sf->size <= b)
+			if (sf->shndx < sec || sf->pc + sf->size <= b)
 				continue;
 			if (ns == scap) {
 				size_t nc = scap ? scap * 2 : 16;
@@ -428,6 +442,7 @@ e2s_err sfe_verify(const cfi_table *t, const sfr_section *s,
 		memset(&is, 0, sizeof is);
 		is.fde = (uint32_t)i;
 		is.pc = b;
+		is.shndx = sec;
 		if (!usable) {
 			out->skipped++;
 			continue;
@@ -467,6 +482,7 @@ e2s_err sfe_verify(const cfi_table *t, const sfr_section *s,
 		memset(&is, 0, sizeof is);
 		is.extra = true;
 		is.pc = s->fdes[k].pc;
+		is.shndx = s->fdes[k].shndx;
 		snprintf(is.what, sizeof is.what,
 			 ".sframe function of %u bytes without a DWARF FDE",
 			 s->fdes[k].size);

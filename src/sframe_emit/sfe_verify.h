@@ -25,12 +25,15 @@ typedef struct {
 	bool missing;
 	uint32_t fde;     /* cfi_table FDE index (not for extra) */
 	uint64_t pc;      /* where the difference is */
+	uint32_t shndx;   /* relocatable files: pc's section */
 	char what[200];
 } sfe_verify_issue;
 
 typedef void (*sfe_verify_cb)(void *ctx, const sfe_verify_issue *issue);
 
-/* t must come from a linked file (addresses are vaddrs). cb (may be NULL)
+/* t and s both from a linked file (addresses are vaddrs) or both from a
+ * relocatable one (functions keyed by section index + offset: cfi_fde
+ * reloc.shndx / pc_begin against sfr_fde shndx / pc). cb (may be NULL)
  * is called for each mismatch, missing and extra function. */
 e2s_err sfe_verify(const cfi_table *t, const sfr_section *s,
 		   sfe_verify_cb cb, void *ctx, sfe_verify_counts *out,

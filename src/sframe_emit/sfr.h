@@ -31,8 +31,10 @@ typedef struct {
 	uint64_t field_off;   /* section offset of that field */
 	uint32_t size;
 	uint32_t fre_off;     /* sfdi_func_start_fre_off */
-	uint16_t nfres;
-	uint8_t info, info2, rep_size;
+	uint32_t nfres;       /* u16 in V3, u32 in V2 */
+	uint32_t shndx;       /* ET_REL: section of the function (st_shndx
+	                       * of the relocation's symbol); 0 if linked */
+	uint8_t info, info2, rep_size; /* V2: info2 = 0 */
 	uint8_t fre_type, pc_type, fde_type;
 	bool signal, pauth_b;
 	uint32_t fre_first;   /* into sfr_section.fres */
@@ -47,18 +49,27 @@ typedef struct {
 	uint8_t auxhdr_len;
 	uint32_t nfdes, nfres, fre_len, fdeoff, freoff;
 	uint32_t fde_first;   /* into sfr_section.fdes */
+	uint32_t part;        /* which input part (sfr_elf) holds it */
 } sfr_block;
 
 typedef struct {
 	uint64_t vaddr;       /* section address used for PC-relative starts */
+	bool relocatable;     /* function starts from relocations (ET_REL) */
 	sfr_block *blocks;
 	size_t nblocks;
 	sfr_fde *fdes;        /* block after block, each in stored order */
 	size_t nfdes;
 	sfr_fre *fres;
 	size_t nfres;
-	uint32_t *by_pc;      /* fde indices sorted by pc (for lookups) */
+	uint32_t *by_pc;      /* fde indices sorted by (shndx, pc) */
 } sfr_section;
+
+/* ET_REL: what the relocation of one function start field says. */
+typedef struct {
+	uint64_t off;         /* offset of the field in the decoded bytes */
+	uint32_t shndx;       /* st_shndx of the symbol */
+	uint64_t value;       /* symbol value + addend: section offset */
+} sfr_relfield;
 
 /* Decode data[0..size) located at vaddr. One or more SFrame blocks (ld.lld
  * concatenates input .sframe sections); zero padding up to 8-byte
@@ -67,6 +78,12 @@ typedef struct {
  * offset of the problem. */
 e2s_err sfr_decode(const uint8_t *data, size_t size, uint64_t vaddr,
 		   sfr_section *out, e2s_diag *diag);
+/* The same for relocatable bytes: every FDE's start comes from the
+ * relfield (sorted by off) at its start field: pc = value, shndx. A field
+ * without one keeps its raw value and gets shndx 0 (SHN_UNDEF). */
+e2s_err sfr_decode_rel(const uint8_t *data, size_t size,
+		       const sfr_relfield *rf, size_t nrf, sfr_section *out,
+		       e2s_diag *diag);
 void sfr_free(sfr_section *s);
 
 /* The ABI/arch of a block; 0 if not one of the four known ids. */
@@ -75,9 +92,12 @@ unsigned sfr_block_abi(const sfr_block *b);
 /* Signed / unsigned data word i of an FRE. */
 int64_t sfr_dw(const sfr_fre *f, unsigned i);
 
-/* Find the FDE and FRE covering pc. false if none. */
+/* Find the FDE and FRE covering pc (shndx 0: linked files). */
 bool sfr_find_fre(const sfr_section *s, uint64_t pc, size_t *fde_idx,
 		  size_t *fre_idx);
+/* The same for pc in section shndx of a relocatable file. */
+bool sfr_find_fre_sec(const sfr_section *s, uint32_t shndx, uint64_t pc,
+		      size_t *fde_idx, size_t *fre_idx);
 
 /* ---- Recovery (Appendix A) ------------------------------------------ */
 
@@ -124,9 +144,33 @@ void sfr_loc_str(const sfr_loc *l, char *buf, size_t len);
 
 /* ---- ELF access (sfr_elf.c) ----------------------------------------- */
 
-/* Read the .sframe of an ELF file: section SHT_GNU_SFRAME or named
- * .sframe, else the PT_GNU_SFRAME segment. *data is malloc'ed. */
-e2s_err sfr_read_elf(const char *path, uint8_t **data, size_t *size,
-		     uint64_t *vaddr, e2s_diag *diag);
+/* The .sframe bytes of an ELF file. Linked files: the section of type
+ * SHT_GNU_SFRAME or named .sframe, else the PT_GNU_SFRAME segment.
+ * ET_REL: every such section (one per COMDAT group is common), each
+ * padded to 8 bytes and concatenated (one "part" each), with the
+ * function start fields resolved from their .rela sections. */
+typedef struct {
+	uint64_t off, size;   /* in data */
+	uint32_t shndx;       /* the .sframe section's index (0: segment) */
+	uint32_t group;       /* ET_REL: SHT_GROUP section holding it, or 0 */
+} sfr_part;
+
+typedef struct {
+	uint8_t *data;
+	size_t size;
+	uint64_t vaddr;
+	bool relocatable;
+	sfr_part *parts;
+	size_t nparts;
+	sfr_relfield *fields; /* sorted by off */
+	size_t nfields;
+	size_t bad_relocs;    /* relocations of a type other than PC64 */
+} sfr_elf;
+
+e2s_err sfr_elf_read(const char *path, sfr_elf *out, e2s_diag *diag);
+/* sfr_decode / sfr_decode_rel of what sfr_elf_read found; blocks get
+ * their part. */
+e2s_err sfr_elf_decode(const sfr_elf *e, sfr_section *out, e2s_diag *diag);
+void sfr_elf_free(sfr_elf *e);
 
 #endif

@@ -85,6 +85,8 @@ static bool count_ok(unsigned abi, unsigned fde_type, const sfr_fre *f)
 typedef struct {
 	sfr_section *s;
 	vec_t vb, vf, vr;
+	const sfr_relfield *rf; /* ET_REL start fields, or NULL */
+	size_t nrf;
 	e2s_diag *diag;
 } dctx;
 
@@ -93,36 +95,45 @@ static e2s_err bad(dctx *c, uint64_t off, const char *what)
 	return e2s_fail(c->diag, E2S_ERR_BAD_SFRAME, SEC, off, "%s", what);
 }
 
-/* One function's attribute + FREs, inside [lo, hi) of the section. */
+/* One function's FREs inside [lo, hi) of the section; V3 has the
+ * attribute in front of them, V2 took it from the FDE already. */
 static e2s_err read_fres(dctx *c, const uint8_t *data, const sfr_block *b,
 			 sfr_fde *fd, uint64_t lo, uint64_t hi)
 {
 	br_t r;
 	uint64_t at = lo + fd->fre_off;
-	if (fd->fre_off > hi - lo || hi - at < SF_FDE_ATTR_SIZE)
+	bool v2 = b->version == SF_VERSION_2;
+	if (fd->fre_off > hi - lo || (!v2 && hi - at < SF_FDE_ATTR_SIZE))
 		return bad(c, fd->field_off, "FDE's FRE offset out of bounds");
 	br_init(&r, data, (size_t)hi, b->big_endian);
 	br_seek(&r, (size_t)at);
-	fd->nfres = br_u16(&r);
-	fd->info = br_u8(&r);
-	fd->info2 = br_u8(&r);
-	fd->rep_size = br_u8(&r);
+	if (!v2) {
+		fd->nfres = br_u16(&r);
+		fd->info = br_u8(&r);
+		fd->info2 = br_u8(&r);
+		fd->rep_size = br_u8(&r);
+		fd->signal = SF_FUNC_INFO_SIGNAL_P(fd->info);
+	}
 	fd->fre_type = SF_FUNC_INFO_FRETYPE(fd->info);
 	fd->pc_type = SF_FUNC_INFO_PCTYPE(fd->info);
 	fd->fde_type = SF_FUNC_INFO2_FDETYPE(fd->info2);
-	fd->signal = SF_FUNC_INFO_SIGNAL_P(fd->info);
 	fd->pauth_b = SF_FUNC_INFO_PAUTH_B_P(fd->info);
 	if (fd->fre_type > SF_FRE_TYPE_ADDR4)
-		return bad(c, at + 2, "unknown FRE type");
+		return bad(c, v2 ? fd->field_off + 16 : at + 2, "unknown FRE type");
 	if (fd->fde_type > SF_FDE_TYPE_FLEX)
 		return bad(c, at + 3, "unknown FDE type");
 	if (fd->pc_type == SF_FDE_PCTYPE_MASK && fd->rep_size == 0)
-		return bad(c, at + 4, "MASK FDE with repetition size 0");
+		return bad(c, v2 ? fd->field_off + 17 : at + 4,
+			   "MASK FDE with repetition size 0");
+	/* Each FRE takes at least 2 bytes: bounds the loop for hostile
+	 * V2 counts (u32) before anything is allocated. */
+	if ((uint64_t)fd->nfres * 2 > hi - r.pos)
+		return bad(c, fd->field_off, "FDE's FRE count runs past the FRE sub-section");
 	unsigned ab = fd->fre_type == SF_FRE_TYPE_ADDR1 ? 1
 		      : fd->fre_type == SF_FRE_TYPE_ADDR2 ? 2 : 4;
 	uint64_t limit = fd->pc_type == SF_FDE_PCTYPE_MASK ? fd->rep_size : fd->size;
 	fd->fre_first = (uint32_t)c->vr.n;
-	for (unsigned i = 0; i < fd->nfres; i++) {
+	for (uint32_t i = 0; i < fd->nfres; i++) {
 		sfr_fre f;
 		memset(&f, 0, sizeof f);
 		f.sec_off = r.pos;
@@ -152,6 +163,19 @@ static e2s_err read_fres(dctx *c, const uint8_t *data, const sfr_block *b,
 		c->s->fres[c->vr.n++] = f;
 	}
 	return E2S_ERR_OK;
+}
+
+static const sfr_relfield *find_field(const dctx *c, uint64_t off)
+{
+	size_t lo = 0, hi = c->nrf;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->rf[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->nrf && c->rf[lo].off == off ? &c->rf[lo] : NULL;
 }
 
 /* One block starting at off; *end gets its end. */
@@ -184,26 +208,30 @@ static e2s_err read_block(dctx *c, const uint8_t *data, size_t size,
 	b.fre_len = br_u32(&r);
 	b.fdeoff = br_u32(&r);
 	b.freoff = br_u32(&r);
-	if (b.version != SF_VERSION_3)
+	/* The V2 header is laid out like V3's (spec 1.2 lists no header
+	 * change); its FDEs are 20-byte entries holding the attributes. */
+	bool v2 = b.version == SF_VERSION_2;
+	if (b.version != SF_VERSION_3 && !v2)
 		return e2s_fail(c->diag, E2S_ERR_SFRAME_VERSION, SEC, off + 2,
 				"version %u", b.version);
-	if (b.flags & ~(SF_F_FDE_SORTED | SF_F_FDE_FUNC_START_PCREL))
+	if (b.flags & ~(SF_F_FDE_SORTED | SF_F_FDE_FUNC_START_PCREL |
+			(v2 ? SF_F_FRAME_POINTER : 0)))
 		return bad(c, off + 3, "unknown flags");
 	if (!sfr_block_abi(&b))
 		return bad(c, off + 4, "unknown ABI/arch");
 	if ((b.abi == SF_ABI_AARCH64_ENDIAN_BIG || b.abi == SF_ABI_S390X_ENDIAN_BIG) !=
 	    b.big_endian)
 		return bad(c, off + 4, "ABI/arch does not match byte order");
+	uint64_t esz = v2 ? SF_V2_FDE_SIZE : SF_FDE_IDX_SIZE;
 	uint64_t hdr = SF_HEADER_SIZE + (uint64_t)b.auxhdr_len;
 	uint64_t avail = size - off;
 	if (hdr > avail)
 		return bad(c, off + 7, "auxiliary header past the end");
 	uint64_t body = avail - hdr;
 	/* The two sub-sections tile the body: FDEs, then FREs. */
-	if ((uint64_t)b.nfdes * SF_FDE_IDX_SIZE > body ||
-	    b.fdeoff > body - (uint64_t)b.nfdes * SF_FDE_IDX_SIZE)
+	if ((uint64_t)b.nfdes * esz > body || b.fdeoff > body - (uint64_t)b.nfdes * esz)
 		return bad(c, off + 8, "FDE sub-section past the end");
-	if (b.freoff < b.fdeoff + (uint64_t)b.nfdes * SF_FDE_IDX_SIZE)
+	if (b.freoff < b.fdeoff + (uint64_t)b.nfdes * esz)
 		return bad(c, off + 24, "FRE sub-section overlaps the FDEs");
 	if (b.freoff > body || b.fre_len > body - b.freoff)
 		return bad(c, off + 16, "FRE sub-section past the end");
@@ -228,28 +256,48 @@ static e2s_err read_block(dctx *c, const uint8_t *data, size_t size,
 		memset(&fd, 0, sizeof fd);
 		fd.block = bi;
 		fd.field_off = r.pos;
-		fd.start_field = (int64_t)br_u64(&r);
-		fd.size = br_u32(&r);
-		fd.fre_off = br_u32(&r);
+		if (v2) {
+			fd.start_field = (int32_t)br_u32(&r);
+			fd.size = br_u32(&r);
+			fd.fre_off = br_u32(&r);
+			fd.nfres = br_u32(&r);
+			fd.info = br_u8(&r);
+			fd.rep_size = br_u8(&r);
+			(void)br_u16(&r); /* padding */
+		} else {
+			fd.start_field = (int64_t)br_u64(&r);
+			fd.size = br_u32(&r);
+			fd.fre_off = br_u32(&r);
+		}
 		if (!br_ok(&r))
 			return bad(c, fd.field_off, "truncated FDE");
-		uint64_t base = b.flags & SF_F_FDE_FUNC_START_PCREL
-					? c->s->vaddr + fd.field_off
-					: c->s->vaddr + off;
-		fd.pc = base + (uint64_t)fd.start_field;
+		const sfr_relfield *rf = c->rf ? find_field(c, fd.field_off) : NULL;
+		if (rf) {
+			fd.pc = rf->value;
+			fd.shndx = rf->shndx;
+		} else {
+			uint64_t base = b.flags & SF_F_FDE_FUNC_START_PCREL
+						? c->s->vaddr + fd.field_off
+						: c->s->vaddr + off;
+			fd.pc = base + (uint64_t)fd.start_field;
+		}
 		size_t save = r.pos;
 		e2s_err e = read_fres(c, data, &b, &fd, fre_lo, fre_hi);
 		if (e)
 			return e;
 		total_fres += fd.nfres;
 		r.pos = save;
-		if (b.flags & SF_F_FDE_SORTED && i > 0 &&
-		    fd.pc < c->s->fdes[c->vf.n - 1].pc)
-			return bad(c, fd.field_off, "FDEs flagged sorted are not");
+		if (b.flags & SF_F_FDE_SORTED && i > 0) {
+			const sfr_fde *p = &c->s->fdes[c->vf.n - 1];
+			if (fd.shndx < p->shndx || (fd.shndx == p->shndx && fd.pc < p->pc))
+				return bad(c, fd.field_off, "FDEs flagged sorted are not");
+		}
 		if (!vgrow((void **)&c->s->fdes, &c->vf, sizeof fd))
 			return e2s_fail(c->diag, E2S_ERR_NOMEM, SEC, 0, NULL);
 		c->s->fdes[c->vf.n++] = fd;
 	}
+	/* With shared FRE data (sfe --share-fres) the header counts the
+	 * FREs every FDE refers to, so the sum still has to match. */
 	if (total_fres != b.nfres)
 		return bad(c, off + 12, "FRE count does not match the FDEs");
 	return E2S_ERR_OK;
@@ -258,14 +306,17 @@ static e2s_err read_block(dctx *c, const uint8_t *data, size_t size,
 static int pc_cmp(const void *a, const void *b, void *arg)
 {
 	const sfr_fde *f = arg;
-	uint64_t x = f[*(const uint32_t *)a].pc, y = f[*(const uint32_t *)b].pc;
-	if (x != y)
-		return x < y ? -1 : 1;
+	const sfr_fde *x = &f[*(const uint32_t *)a], *y = &f[*(const uint32_t *)b];
+	if (x->shndx != y->shndx)
+		return x->shndx < y->shndx ? -1 : 1;
+	if (x->pc != y->pc)
+		return x->pc < y->pc ? -1 : 1;
 	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
-e2s_err sfr_decode(const uint8_t *data, size_t size, uint64_t vaddr,
-		   sfr_section *out, e2s_diag *diag)
+static e2s_err decode(const uint8_t *data, size_t size, uint64_t vaddr,
+		      const sfr_relfield *rf, size_t nrf, sfr_section *out,
+		      e2s_diag *diag)
 {
 	dctx c;
 	e2s_err e = E2S_ERR_OK;
@@ -274,7 +325,10 @@ e2s_err sfr_decode(const uint8_t *data, size_t size, uint64_t vaddr,
 	memset(&c, 0, sizeof c);
 	c.s = out;
 	c.diag = diag;
+	c.rf = rf;
+	c.nrf = nrf;
 	out->vaddr = vaddr;
+	out->relocatable = rf != NULL;
 	if (size == 0)
 		return bad(&c, 0, "empty section");
 	while (off < size) {
@@ -314,6 +368,20 @@ fail:
 	return e;
 }
 
+e2s_err sfr_decode(const uint8_t *data, size_t size, uint64_t vaddr,
+		   sfr_section *out, e2s_diag *diag)
+{
+	return decode(data, size, vaddr, NULL, 0, out, diag);
+}
+
+e2s_err sfr_decode_rel(const uint8_t *data, size_t size,
+		       const sfr_relfield *rf, size_t nrf, sfr_section *out,
+		       e2s_diag *diag)
+{
+	static const sfr_relfield none;
+	return decode(data, size, 0, rf ? rf : &none, rf ? nrf : 0, out, diag);
+}
+
 void sfr_free(sfr_section *s)
 {
 	free(s->blocks);
@@ -326,11 +394,18 @@ void sfr_free(sfr_section *s)
 bool sfr_find_fre(const sfr_section *s, uint64_t pc, size_t *fde_idx,
 		  size_t *fre_idx)
 {
+	return sfr_find_fre_sec(s, 0, pc, fde_idx, fre_idx);
+}
+
+bool sfr_find_fre_sec(const sfr_section *s, uint32_t shndx, uint64_t pc,
+		      size_t *fde_idx, size_t *fre_idx)
+{
 	size_t lo = 0, hi = s->nfdes;
-	/* last FDE with start <= pc */
+	/* last FDE with (shndx, start) <= (shndx, pc) */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (s->fdes[s->by_pc[mid]].pc <= pc)
+		const sfr_fde *m = &s->fdes[s->by_pc[mid]];
+		if (m->shndx < shndx || (m->shndx == shndx && m->pc <= pc))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -338,7 +413,7 @@ bool sfr_find_fre(const sfr_section *s, uint64_t pc, size_t *fde_idx,
 	if (lo == 0)
 		return false;
 	const sfr_fde *fd = &s->fdes[s->by_pc[lo - 1]];
-	if (pc - fd->pc >= fd->size)
+	if (fd->shndx != shndx || pc - fd->pc >= fd->size)
 		return false;
 	uint64_t rel = pc - fd->pc;
 	if (fd->pc_type == SF_FDE_PCTYPE_MASK)
@@ -381,6 +456,19 @@ static void stack_loc(int64_t off, bool fixed, sfr_loc *l)
 	l->deref = true;
 	l->fixed = fixed;
 	l->off = off;
+}
+
+/* A default-FDE RA/FP word: a stack slot, or (V2 s390x, odd) the
+ * register it was copied to. */
+static void s390_loc(bool v2_s390, int64_t w, sfr_loc *l)
+{
+	if (v2_s390 && SF_V2_S390X_OFFSET_IS_REGNUM(w)) {
+		memset(l, 0, sizeof *l);
+		l->kind = SFR_LOC_RULE;
+		l->reg = (uint16_t)SF_V2_S390X_OFFSET_DECODE_REGNUM(w);
+		return;
+	}
+	stack_loc(w, false, l);
 }
 
 e2s_err sfr_recover(const sfr_section *s, const sfr_fde *fde,
@@ -435,11 +523,12 @@ e2s_err sfr_recover(const sfr_section *s, const sfr_fde *fde,
 		if (fre->ndw >= 2)
 			stack_loc(sfr_dw(fre, 1), false, &out->fp);
 	} else {
+		bool v2 = b->version == SF_VERSION_2;
 		if (fre->ndw >= 2 &&
 		    !(s390 && sfr_dw(fre, 1) == SF_FRE_RA_OFFSET_INVALID))
-			stack_loc(sfr_dw(fre, 1), false, &out->ra);
+			s390_loc(s390 && v2, sfr_dw(fre, 1), &out->ra);
 		if (fre->ndw >= 3)
-			stack_loc(sfr_dw(fre, 2), false, &out->fp);
+			s390_loc(s390 && v2, sfr_dw(fre, 2), &out->fp);
 	}
 	return E2S_ERR_OK;
 }

@@ -120,9 +120,18 @@ void sfr_dump(FILE *out, const sfr_section *s)
 {
 	for (size_t bi = 0; bi < s->nblocks; bi++) {
 		const sfr_block *b = &s->blocks[bi];
-		fprintf(out, "Contents of the SFrame section .sframe:\n");
-		if (s->nblocks > 1)
-			fprintf(out, "  Block %zu at offset 0x%" PRIx64 ":\n", bi, b->off);
+		/* One title per ELF section (a relocatable file may have one
+		 * per COMDAT group); blocks only when a section holds several. */
+		size_t inpart = 0, first = bi;
+		for (size_t k = 0; k < s->nblocks; k++)
+			if (s->blocks[k].part == b->part && inpart++ == 0)
+				first = k;
+		if (first == bi)
+			fprintf(out, "%sContents of the SFrame section .sframe:\n",
+				bi ? "\n" : "");
+		if (inpart > 1)
+			fprintf(out, "  Block %zu at offset 0x%" PRIx64 ":\n", bi - first,
+				b->off - s->blocks[first].off);
 		dump_header(out, b);
 		fprintf(out, "\n  Function Index :\n");
 		for (uint32_t i = 0; i < b->nfdes; i++) {
@@ -144,11 +153,11 @@ void sfr_dump(FILE *out, const sfr_section *s)
 			fprintf(out, "\n    %-7s%-8s %-10s%-10s%-13s", "STARTPC",
 				fd->pc_type == SF_FDE_PCTYPE_MASK ? "[m]" : "   ",
 				"CFA", "FP", "RA");
-			for (uint16_t k = 0; k < fd->nfres; k++)
+			for (uint32_t k = 0; k < fd->nfres; k++)
 				dump_fre(out, s, fd, &s->fres[fd->fre_first + k]);
 			fprintf(out, "\n");
 		}
-		if (bi + 1 < s->nblocks)
+		if (bi + 1 < s->nblocks && s->blocks[bi + 1].part == b->part)
 			fprintf(out, "\n");
 	}
 }

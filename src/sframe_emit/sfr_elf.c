@@ -11,15 +11,47 @@
 #ifndef R_390_PC64
 #define R_390_PC64 23
 #endif
+#ifndef R_390_PC32
+#define R_390_PC32 5
+#endif
 
-/* ET_REL: apply the 64-bit PC-relative relocations of the function start
- * fields (the only relocations an .sframe has), so starts read as
- * section-relative addresses like objdump shows them. */
-static void apply_relas(Elf *e, size_t sfidx, const GElf_Ehdr *eh,
-			uint8_t *data, size_t size)
+typedef struct {
+	size_t n, cap;
+} vec_t;
+
+static bool vgrow(void **p, vec_t *v, size_t elem)
+{
+	if (v->n < v->cap)
+		return true;
+	size_t cap = v->cap ? v->cap * 2 : 16;
+	void *np = realloc(*p, cap * elem);
+	if (!np)
+		return false;
+	*p = np;
+	v->cap = cap;
+	return true;
+}
+
+/* PC-relative relocation types a start field can carry: 64-bit for V3,
+ * 32-bit for V2. Anything else is counted, not applied. */
+static bool pcrel_type(unsigned machine, unsigned t)
+{
+	switch (machine) {
+	case EM_X86_64: return t == R_X86_64_PC64 || t == R_X86_64_PC32;
+	case EM_AARCH64: return t == R_AARCH64_PREL64 || t == R_AARCH64_PREL32;
+	case EM_S390: return t == R_390_PC64 || t == R_390_PC32;
+	default: return false;
+	}
+}
+
+/* The relocations of section sfidx, whose bytes start at base in the
+ * concatenation: each gives the start field at its offset the value
+ * symbol + addend in the symbol's section. */
+static e2s_err read_relas(Elf *e, size_t sfidx, unsigned machine,
+			  uint64_t base, uint64_t size, sfr_elf *out,
+			  vec_t *vf, e2s_diag *diag)
 {
 	Elf_Scn *scn = NULL;
-	bool be = eh->e_ident[EI_DATA] == ELFDATA2MSB;
 	while ((scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA ||
@@ -35,34 +67,87 @@ static void apply_relas(Elf *e, size_t sfidx, const GElf_Ehdr *eh,
 			GElf_Rela r;
 			GElf_Sym sym;
 			if (!gelf_getrela(rd, (int)i, &r) ||
-			    !gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &sym))
+			    !gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &sym) ||
+			    !pcrel_type(machine, (unsigned)GELF_R_TYPE(r.r_info)) ||
+			    r.r_offset >= size) {
+				out->bad_relocs++;
 				continue;
-			unsigned t = (unsigned)GELF_R_TYPE(r.r_info);
-			bool pc64 = (eh->e_machine == EM_X86_64 && t == R_X86_64_PC64) ||
-				    (eh->e_machine == EM_AARCH64 && t == R_AARCH64_PREL64) ||
-				    (eh->e_machine == EM_S390 && t == R_390_PC64);
-			if (!pc64 || r.r_offset > size || size - r.r_offset < 8)
-				continue;
-			uint64_t v = sym.st_value + (uint64_t)r.r_addend - r.r_offset;
-			for (unsigned k = 0; k < 8; k++)
-				data[r.r_offset + k] =
-					(uint8_t)(v >> (be ? 8 * (7 - k) : 8 * k));
+			}
+			if (!vgrow((void **)&out->fields, vf, sizeof *out->fields))
+				return e2s_fail(diag, E2S_ERR_NOMEM, NULL, 0, NULL);
+			out->fields[vf->n++] = (sfr_relfield){
+				.off = base + r.r_offset,
+				.shndx = sym.st_shndx,
+				.value = sym.st_value + (uint64_t)r.r_addend,
+			};
 		}
 	}
+	return E2S_ERR_OK;
 }
 
-e2s_err sfr_read_elf(const char *path, uint8_t **data, size_t *size,
-		     uint64_t *vaddr, e2s_diag *diag)
+static int field_cmp(const void *a, const void *b)
+{
+	const sfr_relfield *x = a, *y = b;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* SHT_GROUP sections: which one lists section idx (0 if none). */
+static uint32_t group_of(Elf *e, size_t idx)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_GROUP)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf)
+			continue;
+		/* Word 0 is the flags; members follow (host order after
+		 * libelf's translation). */
+		const uint32_t *w = d->d_buf;
+		for (size_t k = 1; k < d->d_size / 4; k++)
+			if (w[k] == idx)
+				return (uint32_t)elf_ndxscn(scn);
+	}
+	return 0;
+}
+
+static bool is_sframe(Elf *e, size_t shstr, const GElf_Shdr *sh)
+{
+	const char *name;
+	if (sh->sh_type == SHT_GNU_SFRAME)
+		return true;
+	name = elf_strptr(e, shstr, sh->sh_name);
+	return name && strcmp(name, ".sframe") == 0 && sh->sh_type != SHT_NOBITS;
+}
+
+static e2s_err add_part(sfr_elf *out, vec_t *vp, const void *bytes,
+			size_t n, uint32_t shndx, uint32_t group, e2s_diag *diag)
+{
+	size_t at = (out->size + 7) & ~(size_t)7;
+	uint8_t *nd;
+	if (!vgrow((void **)&out->parts, vp, sizeof *out->parts) ||
+	    !(nd = realloc(out->data, at + n)))
+		return e2s_fail(diag, E2S_ERR_NOMEM, NULL, 0, NULL);
+	out->data = nd;
+	memset(nd + out->size, 0, at - out->size);
+	memcpy(nd + at, bytes, n);
+	out->size = at + n;
+	out->parts[vp->n++] = (sfr_part){at, n, shndx, group};
+	out->nparts = vp->n;
+	return E2S_ERR_OK;
+}
+
+e2s_err sfr_elf_read(const char *path, sfr_elf *out, e2s_diag *diag)
 {
 	e2s_err err = E2S_ERR_OK;
 	Elf *e = NULL;
 	int fd;
 	size_t shstr = 0, nph = 0;
 	GElf_Ehdr eh;
-	*data = NULL;
-	*size = 0;
-	*vaddr = 0;
+	vec_t vp = {0, 0}, vf = {0, 0};
 
+	memset(out, 0, sizeof *out);
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return e2s_fail(diag, E2S_ERR_LIBELF, NULL, 0, "%s", elf_errmsg(-1));
 	fd = open(path, O_RDONLY);
@@ -73,39 +158,41 @@ e2s_err sfr_read_elf(const char *path, uint8_t **data, size_t *size,
 		err = e2s_fail(diag, E2S_ERR_NOT_ELF, NULL, 0, NULL);
 		goto out;
 	}
-	Elf_Scn *scn = NULL, *found = NULL;
-	GElf_Shdr fsh;
+	out->relocatable = eh.e_type == ET_REL;
 	if (elf_getshdrstrndx(e, &shstr) == 0) {
+		Elf_Scn *scn = NULL;
 		while ((scn = elf_nextscn(e, scn))) {
 			GElf_Shdr sh;
-			const char *name;
-			if (!gelf_getshdr(scn, &sh))
+			if (!gelf_getshdr(scn, &sh) || !is_sframe(e, shstr, &sh))
 				continue;
-			name = elf_strptr(e, shstr, sh.sh_name);
-			if (sh.sh_type == SHT_GNU_SFRAME ||
-			    (name && strcmp(name, ".sframe") == 0 && sh.sh_type != SHT_NOBITS)) {
-				found = scn;
-				fsh = sh;
-				break;
+			Elf_Data *d = elf_rawdata(scn, NULL);
+			size_t idx = elf_ndxscn(scn);
+			if (!d || !d->d_buf || d->d_size == 0) {
+				err = e2s_fail(diag, E2S_ERR_BAD_ELF, ".sframe", 0,
+					       "empty section");
+				goto out;
 			}
+			uint64_t base = (out->size + 7) & ~(uint64_t)7;
+			err = add_part(out, &vp, d->d_buf, d->d_size, (uint32_t)idx,
+				       out->relocatable ? group_of(e, idx) : 0, diag);
+			if (!err && out->relocatable)
+				err = read_relas(e, idx, eh.e_machine, base,
+						 d->d_size, out, &vf, diag);
+			if (err)
+				goto out;
+			out->vaddr = sh.sh_addr;
+			/* A linked file's starts are relative to its one
+			 * section address: take the first only. */
+			if (!out->relocatable)
+				break;
 		}
 	}
-	if (found) {
-		Elf_Data *d = elf_rawdata(found, NULL);
-		if (!d || !d->d_buf || d->d_size == 0) {
-			err = e2s_fail(diag, E2S_ERR_BAD_ELF, ".sframe", 0, "empty section");
-			goto out;
+	if (out->nparts) {
+		if (out->relocatable) {
+			out->vaddr = 0;
+			out->nfields = vf.n;
+			qsort(out->fields, out->nfields, sizeof *out->fields, field_cmp);
 		}
-		*data = malloc(d->d_size);
-		if (!*data) {
-			err = e2s_fail(diag, E2S_ERR_NOMEM, NULL, 0, NULL);
-			goto out;
-		}
-		memcpy(*data, d->d_buf, d->d_size);
-		*size = d->d_size;
-		*vaddr = fsh.sh_addr;
-		if (eh.e_type == ET_REL)
-			apply_relas(e, elf_ndxscn(found), &eh, *data, *size);
 		goto out;
 	}
 	/* No section headers naming it: the segment. */
@@ -122,21 +209,42 @@ e2s_err sfr_read_elf(const char *path, uint8_t **data, size_t *size,
 					       "PT_GNU_SFRAME outside the file");
 				goto out;
 			}
-			*data = malloc(ph.p_filesz);
-			if (!*data) {
-				err = e2s_fail(diag, E2S_ERR_NOMEM, NULL, 0, NULL);
-				goto out;
-			}
-			memcpy(*data, img + ph.p_offset, ph.p_filesz);
-			*size = ph.p_filesz;
-			*vaddr = ph.p_vaddr;
+			err = add_part(out, &vp, img + ph.p_offset, ph.p_filesz, 0, 0, diag);
+			out->vaddr = ph.p_vaddr;
 			goto out;
 		}
 	}
 	err = e2s_fail(diag, E2S_ERR_BAD_SFRAME, NULL, 0, "no .sframe section");
 out:
+	if (err)
+		sfr_elf_free(out);
 	if (e)
 		elf_end(e);
 	close(fd);
 	return err;
+}
+
+e2s_err sfr_elf_decode(const sfr_elf *e, sfr_section *out, e2s_diag *diag)
+{
+	e2s_err err = e->relocatable
+			      ? sfr_decode_rel(e->data, e->size, e->fields, e->nfields,
+					       out, diag)
+			      : sfr_decode(e->data, e->size, e->vaddr, out, diag);
+	if (err)
+		return err;
+	for (size_t b = 0; b < out->nblocks; b++) {
+		size_t p = 0;
+		while (p + 1 < e->nparts && e->parts[p + 1].off <= out->blocks[b].off)
+			p++;
+		out->blocks[b].part = (uint32_t)p;
+	}
+	return E2S_ERR_OK;
+}
+
+void sfr_elf_free(sfr_elf *e)
+{
+	free(e->data);
+	free(e->parts);
+	free(e->fields);
+	memset(e, 0, sizeof *e);
 }

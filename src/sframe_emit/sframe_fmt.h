@@ -22,6 +22,17 @@
 #define SF_FDE_IDX_SIZE 16  /* int64 start, u32 size, u32 start_fre_off */
 #define SF_FDE_ATTR_SIZE 5  /* u16 num_fres, u8 info, u8 info2, u8 rep */
 
+/* Version 2 (spec 1.2, binutils sframe.h sframe_func_desc_entry_v2): one
+ * 20-byte FDE per function, no attribute in the FRE sub-section:
+ * int32 start, u32 size, u32 start_fre_off, u32 num_fres, u8 info (the
+ * V3 sfda_func_info without the signal bit), u8 rep_size, u16 padding. */
+#define SF_V2_FDE_SIZE 20
+/* V2 s390x: an odd RA/FP offset word is a DWARF register number << 1
+ * (V3 uses flexible FDEs instead). */
+#define SF_V2_S390X_OFFSET_IS_REGNUM(w) ((w) & 1)
+#define SF_V2_S390X_OFFSET_ENCODE_REGNUM(r) (((int32_t)(r) << 1) | 1)
+#define SF_V2_S390X_OFFSET_DECODE_REGNUM(w) ((w) >> 1)
+
 /* sfda_func_info */
 #define SF_FUNC_INFO(signal, pauth_b, pctype, fretype)                   \
 	((unsigned)(((signal) ? 0x80 : 0) | ((pauth_b) ? 0x20 : 0) |      \

@@ -1,46 +1,123 @@
 /* Fuzz target: CFI section bytes -> parse + interpret -> dump -> SFrame
- * projection and encoding. The first byte picks the section kind, byte
- * order, address size and ABI; the rest is the section. */
+ * projection and encoding -> decode with our reader -> verify against
+ * the rows. The first byte picks the section kind, byte order, address
+ * size, ABI and whether DW_EH_PE_indirect reads succeed; the rest is the
+ * section.
+ *
+ * Oracles (a failure traps): the encoder keeps its size promise; what it
+ * writes decodes, every FRE's rules are recoverable, and verification
+ * finds no mismatching and no extra function. */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cfi/cfi.h"
 #include "sframe_emit/sfe.h"
+#include "sframe_emit/sfe_verify.h"
+#include "sframe_emit/sfr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define SEC_VADDR 0x401000u
+#define SF_VADDR 0x800000u
+
+/* Indirect pointers read from the section itself (addresses relative to
+ * SEC_VADDR), so the fuzzer can steer them. */
+static bool read_mem(void *ctx, uint64_t vaddr, unsigned size, uint64_t *out)
+{
+	const cfi_section *sec = ctx;
+	if (vaddr < SEC_VADDR || vaddr - SEC_VADDR > sec->size ||
+	    sec->size - (vaddr - SEC_VADDR) < size || size > 8)
+		return false;
+	const uint8_t *p = sec->data + (vaddr - SEC_VADDR);
+	uint64_t v = 0;
+	for (unsigned i = 0; i < size; i++)
+		v |= (uint64_t)p[sec->big_endian ? size - 1 - i : i] << (8 * i);
+	*out = v;
+	return true;
+}
+
+static FILE *devnull(void)
+{
+	static FILE *null; /* one stream for the whole run */
+	if (!null)
+		null = fopen("/dev/null", "w");
+	return null;
+}
+
+static void check_encoding(const cfi_table *t, const uint8_t *bytes,
+			   size_t len)
+{
+	sfr_section s;
+	e2s_diag d;
+	if (sfr_decode(bytes, len, SF_VADDR, &s, &d) != E2S_ERR_OK)
+		__builtin_trap(); /* our encoder wrote what our reader rejects */
+	for (size_t i = 0; i < s.nfdes; i++) {
+		const sfr_fde *f = &s.fdes[i];
+		for (uint32_t j = 0; j < f->nfres; j++) {
+			sfr_rules r;
+			if (sfr_recover(&s, f, &s.fres[f->fre_first + j], &r,
+					&d) != E2S_ERR_OK)
+				__builtin_trap(); /* undefined word layout */
+		}
+	}
+	FILE *null = devnull();
+	if (null)
+		sfr_dump(null, &s);
+	sfe_verify_counts c;
+	if (sfe_verify(t, &s, NULL, NULL, &c, &d) == E2S_ERR_OK &&
+	    (c.mismatch || c.extra))
+		__builtin_trap(); /* encoded rules differ from the DWARF rows */
+	sfr_free(&s);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)
 		return 0;
 	uint8_t sel = data[0];
-	cfi_section sec = {0};
+	cfi_section sec;
+	memset(&sec, 0, sizeof sec);
 	sec.kind = (sel & 1) ? CFI_SEC_DEBUG_FRAME : CFI_SEC_EH_FRAME;
 	sec.big_endian = (sel >> 1) & 1;
 	sec.addr_size = (sel & 4) ? 4 : 8;
 	sec.data = data + 1;
 	sec.size = size - 1;
-	sec.vaddr = 0x401000;
+	sec.vaddr = SEC_VADDR;
+	sec.text_base = 0x400000;
+	sec.data_base = 0x600000;
+	if (sel & 0x20) {
+		sec.read_mem = read_mem;
+		sec.read_mem_ctx = &sec;
+	}
 	cfi_abi abi = (cfi_abi)((sel >> 3) & 3);
 
 	cfi_table t;
 	e2s_diag d;
 	if (cfi_parse(&sec, abi, &t, &d) != E2S_ERR_OK)
 		return 0;
-	FILE *null = fopen("/dev/null", "w");
+	FILE *null = devnull();
 	if (null) {
 		cfi_dump(null, &t);
-		fclose(null);
+		for (size_t i = 0; i < t.nfdes; i++)
+			if (t.fdes[i].status != E2S_ERR_OK) {
+				char msg[300];
+				cfi_fde_diag(&t, &t.fdes[i], &d);
+				e2s_diag_format(&d, msg, sizeof msg);
+				fprintf(null, "%s\n", msg);
+			}
 	}
 	sfe_set set;
 	if (abi != CFI_ABI_UNKNOWN && sfe_project(&t, &set, &d) == E2S_ERR_OK) {
 		if (set.nfuncs) {
-			sfe_encode_opts o = {.section_vaddr = 0x800000};
+			sfe_encode_opts o = {.section_vaddr = SF_VADDR};
 			bw_t w;
 			bw_init(&w, sec.big_endian);
-			if (sfe_encode(&set, &o, &w, NULL, NULL, &d) == E2S_ERR_OK &&
-			    w.len != sfe_encoded_size(&set, &o))
-				__builtin_trap(); /* the layout promise was broken */
+			if (sfe_encode(&set, &o, &w, NULL, NULL, &d) == E2S_ERR_OK) {
+				if (w.len != sfe_encoded_size(&set, &o))
+					__builtin_trap(); /* layout promise broken */
+				check_encoding(&t, w.data, w.len);
+			}
 			bw_free(&w);
 		}
 		sfe_set_free(&set);

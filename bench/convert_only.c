@@ -1,0 +1,198 @@
+/* convert_only: the conversion without ELF writing, for the benchmark.
+ *
+ *   convert_only FILE               cfi_file_open + sfe_project + sfe_encode
+ *                                   once; prints one line of key=value stats
+ *   convert_only -r SECONDS FILE    then repeat the in-memory part
+ *                                   (cfi_file_open_mem + project + encode)
+ *                                   for at least SECONDS of CPU time and
+ *                                   print the fastest iteration per phase
+ *
+ * Times are CPU times (CLOCK_PROCESS_CPUTIME_ID) in seconds. The repeated
+ * phase "open" includes the library's copy of the whole file image and
+ * libelf setup; "memcpy" is that copy alone, for reference. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cfi/cfi.h"
+#include "common/buf.h"
+#include "common/err.h"
+#include "sframe_emit/sfe.h"
+
+static double cpu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+typedef struct {
+	size_t eh_size, nfdes, nbad, nrows, nfuncs, nfres, sframe_size;
+	const char *secname;
+	double t_open, t_project, t_encode;
+} run_stats;
+
+static int fail(const char *path, const char *what, const e2s_diag *d)
+{
+	char buf[256];
+	e2s_diag_format(d, buf, sizeof buf);
+	fprintf(stderr, "convert_only: %s: %s: %s\n", path, what, buf);
+	return 1;
+}
+
+/* One conversion. img == NULL: cfi_file_open(path), else open_mem. */
+static int convert(const char *path, const void *img, size_t size,
+		   run_stats *st)
+{
+	e2s_diag d;
+	cfi_file *cf = NULL;
+	sfe_set set;
+	bw_t w;
+	e2s_err e;
+	int rc = 1;
+
+	memset(&d, 0, sizeof d);
+	memset(&set, 0, sizeof set);
+	double t0 = cpu_now();
+	e = img ? cfi_file_open_mem(img, size, NULL, &cf, &d) :
+		  cfi_file_open(path, NULL, &cf, &d);
+	if (e)
+		return fail(path, "open", &d);
+	double t1 = cpu_now();
+	const cfi_table *t = cfi_file_table(cf);
+	e = sfe_project(t, &set, &d);
+	if (e) {
+		fail(path, "project", &d);
+		goto out;
+	}
+	double t2 = cpu_now();
+	/* As the converter does for a linked file: size, then encode for a
+	 * section placed after everything else. */
+	sfe_encode_opts eo;
+	memset(&eo, 0, sizeof eo);
+	eo.relocatable = cfi_file_is_rel(cf);
+	eo.section_vaddr = 0x40000000;
+	size_t want = sfe_encoded_size(&set, &eo);
+	bw_init(&w, t->big_endian);
+	if (want) {
+		sfe_reloc *rl = NULL;
+		size_t nrl = 0;
+		e = sfe_encode(&set, &eo, &w, eo.relocatable ? &rl : NULL,
+			       eo.relocatable ? &nrl : NULL, &d);
+		free(rl);
+		if (e) {
+			bw_free(&w);
+			fail(path, "encode", &d);
+			goto out;
+		}
+	}
+	double t3 = cpu_now();
+	st->eh_size = t->size;
+	st->nfdes = t->nfdes;
+	st->nbad = t->nbad_fdes;
+	st->nrows = t->nrows;
+	st->nfuncs = set.nfuncs;
+	st->nfres = set.nfres;
+	st->sframe_size = w.len;
+	st->secname = cfi_file_section_name(cf);
+	st->t_open = t1 - t0;
+	st->t_project = t2 - t1;
+	st->t_encode = t3 - t2;
+	bw_free(&w);
+	rc = 0;
+out:
+	sfe_set_free(&set);
+	cfi_file_close(cf);
+	return rc;
+}
+
+static void *slurp(const char *path, size_t *size)
+{
+	int fd = open(path, O_RDONLY);
+	struct stat sb;
+	if (fd < 0 || fstat(fd, &sb) != 0)
+		return NULL;
+	size_t n = (size_t)sb.st_size, got = 0;
+	char *p = malloc(n ? n : 1);
+	while (p && got < n) {
+		ssize_t r = read(fd, p + got, n - got);
+		if (r <= 0) {
+			free(p);
+			p = NULL;
+			break;
+		}
+		got += (size_t)r;
+	}
+	close(fd);
+	*size = n;
+	return p;
+}
+
+static double min_d(double a, double b)
+{
+	return a < b ? a : b;
+}
+
+int main(int argc, char **argv)
+{
+	double repeat = 0;
+	int i = 1;
+	if (argc > 2 && strcmp(argv[1], "-r") == 0) {
+		repeat = atof(argv[2]);
+		i = 3;
+	}
+	if (i + 1 != argc) {
+		fprintf(stderr, "usage: convert_only [-r SECONDS] FILE\n");
+		return 2;
+	}
+	const char *path = argv[i];
+	run_stats st;
+	memset(&st, 0, sizeof st);
+	if (convert(path, NULL, 0, &st))
+		return 1;
+	printf("file=%s section=%s eh_bytes=%zu fdes=%zu bad=%zu rows=%zu "
+	       "funcs=%zu fres=%zu sframe_bytes=%zu "
+	       "t_open=%.6f t_project=%.6f t_encode=%.6f",
+	       path, st.secname, st.eh_size, st.nfdes, st.nbad, st.nrows,
+	       st.nfuncs, st.nfres, st.sframe_size, st.t_open, st.t_project,
+	       st.t_encode);
+	if (repeat > 0) {
+		size_t size;
+		void *img = slurp(path, &size);
+		if (!img) {
+			fprintf(stderr, "convert_only: %s: cannot read\n", path);
+			return 1;
+		}
+		double best_o = 1e9, best_p = 1e9, best_e = 1e9, best_c = 1e9;
+		double start = cpu_now();
+		unsigned iters = 0;
+		do {
+			run_stats r;
+			if (convert(path, img, size, &r))
+				return 1;
+			best_o = min_d(best_o, r.t_open);
+			best_p = min_d(best_p, r.t_project);
+			best_e = min_d(best_e, r.t_encode);
+			/* The copy the library makes, alone. */
+			double c0 = cpu_now();
+			char *copy = malloc(size ? size : 1);
+			if (copy) {
+				memcpy(copy, img, size);
+				__asm__ volatile("" : : "r"(copy) : "memory");
+			}
+			free(copy);
+			best_c = min_d(best_c, cpu_now() - c0);
+			iters++;
+		} while (cpu_now() - start < repeat || iters < 3);
+		printf(" iters=%u best_open=%.6f best_project=%.6f "
+		       "best_encode=%.6f best_memcpy=%.6f",
+		       iters, best_o, best_p, best_e, best_c);
+		free(img);
+	}
+	printf("\n");
+	return 0;
+}

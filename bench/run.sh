@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# eh2sframe benchmark (`make bench`). See bench/README.md.
+#   BENCH_QUICK=1   about a minute: fewer runs, small synthetic inputs,
+#                   reference-assembler size table only if already cached
+#   BENCH_FULL=1    adds the 1M-function synthetic input (~800 MB file)
+#   BENCH_RUNS=N    runs per (input, tool); median reported
+#   BENCH_WORK=DIR  scratch directory (default /tmp/bench/work)
+#   BENCH_NO_ORACLE=1  skip the reference-assembler size comparison
+# Writes bench/RESULTS.md and prints the same tables.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+work=${BENCH_WORK:-/tmp/bench/work}
+mkdir -p "$work/bin" "$work/in" "$work/out"
+quick=${BENCH_QUICK:-0}
+full=${BENCH_FULL:-0}
+if [ "$quick" = 1 ]; then
+  runs=${BENCH_RUNS:-3}; rep=0.3; synth="1000 10000"
+else
+  runs=${BENCH_RUNS:-5}; rep=1.0; synth="1000 10000 100000"
+fi
+[ "$full" = 1 ] && synth="$synth 1000000"
+say() { echo "bench: $*" >&2; }
+
+[ -x ./eh2sframe ] && [ -f build/libeh2sframe.a ] || { say "run 'make all' first"; exit 1; }
+[ -x /usr/bin/time ] || { say "/usr/bin/time missing (apt-get install time)"; exit 1; }
+WFLAGS="-std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes"
+cc=${CC:-gcc}
+$cc $WFLAGS -o "$work/bin/gen_synth" bench/gen_synth.c -lm
+$cc $WFLAGS -Isrc -o "$work/bin/convert_only" bench/convert_only.c build/libeh2sframe.a -lelf
+
+dwarfdump=$(command -v llvm-dwarfdump-14 || command -v llvm-dwarfdump || true)
+[ -n "$dwarfdump" ] || say "llvm-dwarfdump not found (Debian package llvm-14): column skipped"
+
+# ---- inputs -------------------------------------------------------------
+inputs=()
+for f in /usr/lib/x86_64-linux-gnu/libLLVM-14.so.1 /usr/lib/llvm-14/bin/clang \
+         /usr/lib/x86_64-linux-gnu/libstdc++.so.6 /lib/x86_64-linux-gnu/libc.so.6 \
+         /usr/bin/python3.11; do
+  r=$(readlink -f "$f" 2>/dev/null || true)
+  if [ -n "$r" ] && [ -f "$r" ] && readelf -SW "$r" 2>/dev/null | grep -q ' \.eh_frame '; then
+    inputs+=("$r")
+  else
+    say "skipping missing input $f"
+  fi
+done
+for n in $synth; do
+  f=$work/in/synth-$n
+  [ -f "$f" ] || "$work/bin/gen_synth" "$n" "$f" >/dev/null
+  inputs+=("$f")
+done
+
+# ---- machine ------------------------------------------------------------
+raw=$work/raw.tsv stats=$work/stats.tsv
+{
+  echo "nproc=$(nproc)"
+  echo "cpu=$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n1)"
+  echo "mem=$(free -m | awk '/^Mem:/ {print $2 " MiB"}')"
+  echo "kernel=$(uname -r)"
+  echo "load_start=$(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "runs=$runs"
+  echo "mode=$([ "$quick" = 1 ] && echo quick || echo default)$([ "$full" = 1 ] && echo +full)"
+  echo "readelf=$(readelf --version | head -n1)"
+  [ -n "$dwarfdump" ] && echo "dwarfdump=$($dwarfdump --version | grep -m1 -i version | sed 's/^ *//')"
+  echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+} >"$work/machine.txt"
+
+# ---- timed runs, interleaved ---------------------------------------------
+tools=(eh2sframe convert cp readelf)
+[ -n "$dwarfdump" ] && tools+=(dwarfdump)
+printf 'input\ttool\trun\tuser\tsys\trss_kb\twall\n' >"$raw"
+t=$work/time.txt
+measure() { # input tool run
+  local in=$1 tool=$2 run=$3 out=$work/out/$(basename "$1").out
+  rm -f "$out"
+  case $tool in
+    eh2sframe) /usr/bin/time -f '%U %S %M %e' -o "$t" ./eh2sframe -q "$in" -o "$out" ;;
+    convert)   /usr/bin/time -f '%U %S %M %e' -o "$t" "$work/bin/convert_only" "$in" >/dev/null ;;
+    cp)        /usr/bin/time -f '%U %S %M %e' -o "$t" cp "$in" "$out" ;;
+    readelf)   /usr/bin/time -f '%U %S %M %e' -o "$t" readelf --debug-dump=frames-interp "$in" >/dev/null 2>&1 ;;
+    dwarfdump) /usr/bin/time -f '%U %S %M %e' -o "$t" "$dwarfdump" --eh-frame "$in" >/dev/null 2>&1 ;;
+  esac
+  read -r u s m e <"$t"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$in" "$tool" "$run" "$u" "$s" "$m" "$e" >>"$raw"
+}
+start=$SECONDS
+for ((r = 1; r <= runs; r++)); do
+  say "run $r/$runs ($((SECONDS - start))s)"
+  # Rotate the tool order each run so no tool always follows another.
+  for in in "${inputs[@]}"; do
+    for ((k = 0; k < ${#tools[@]}; k++)); do
+      measure "$in" "${tools[(k + r) % ${#tools[@]}]}" "$r"
+    done
+  done
+done
+
+# ---- per-input statistics: sizes and in-memory phase times ---------------
+: >"$stats"
+sec() { # FILE NAME -> size of section NAME in bytes (0 if none)
+  local h
+  h=$(readelf -SW "$1" | awk -v n="$2" '{ for (i = 1; i < NF; i++) if ($i == n) { print $(i + 4); exit } }')
+  echo $((16#${h:-0}))
+}
+for in in "${inputs[@]}"; do
+  out=$work/out/$(basename "$in").sf
+  ./eh2sframe -q "$in" -o "$out"
+  ./eh2sframe --verify "$out" >"$work/verify.txt" 2>&1 || say "verify failed on $in: $(tail -n1 "$work/verify.txt")"
+  line=$("$work/bin/convert_only" -r "$rep" "$in")
+  printf '%s file_bytes=%s hdr_bytes=%s out_sframe_bytes=%s verify=%s\n' "$line" \
+    "$(stat -c %s "$in")" "$(sec "$in" .eh_frame_hdr)" "$(sec "$out" .sframe)" \
+    "$(tail -n1 "$work/verify.txt" | tr ' ' ',')" >>"$stats"
+  rm -f "$out"
+done
+echo "load_end=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$work/machine.txt"
+echo "bench_seconds=$((SECONDS - start))" >>"$work/machine.txt"
+
+# ---- reference assembler size comparison (sid chroot) ------------------
+oracle_tsv=$work/oracle/sizes.tsv
+if [ "${BENCH_NO_ORACLE:-0}" != 1 ]; then
+  if [ "$quick" = 1 ] && [ ! -f "$oracle_tsv" ]; then
+    say "quick mode: reference-assembler size table not cached, skipped (run make bench once)"
+  else
+    bash bench/size_oracle.sh "$work/oracle" || say "size comparison failed (see above); table skipped"
+  fi
+fi
+
+python3 bench/report.py "$work" bench/RESULTS.md

@@ -1,0 +1,175 @@
+/* Fuzz target: arbitrary bytes as an ELF file -> the whole conversion.
+ *
+ * Byte 0 selects the options (bit 0 force, bit 1 debug_frame, bit 2
+ * want_skipped); the rest is the input file. The library has no
+ * buffer-to-buffer conversion, so the input goes to a per-process
+ * directory on tmpfs and elfp_convert writes the output next to it. The
+ * in-memory front ends (elfp_open_mem, cfi_file_open_mem) are also run on
+ * the bytes directly.
+ *
+ * Oracles (a failure traps): a converted output opens again with both
+ * our ELF parsers, keeps the input's FDE count, its .sframe decodes, and
+ * for linked files verifies against the CFI with no mismatch and no
+ * extra function. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cfi/cfi.h"
+#include "elfpatch/elfpatch.h"
+#include "sframe_emit/sfe_verify.h"
+#include "sframe_emit/sfr.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define SHT_GNU_SFRAME_ 0x6ffffff4u
+
+typedef struct {
+	char dir[64], in[96], out[96];
+	FILE *null;
+	bool ready;
+} fz_env;
+
+static fz_env env; /* per-process scratch paths, set up once */
+
+static void cleanup(void)
+{
+	unlink(env.in);
+	unlink(env.out);
+	rmdir(env.dir);
+}
+
+static bool setup(void)
+{
+	if (env.ready)
+		return true;
+	snprintf(env.dir, sizeof env.dir, "/dev/shm/eh2s-fuzz-XXXXXX");
+	if (!mkdtemp(env.dir)) {
+		snprintf(env.dir, sizeof env.dir, "/tmp/eh2s-fuzz-XXXXXX");
+		if (!mkdtemp(env.dir))
+			return false;
+	}
+	snprintf(env.in, sizeof env.in, "%s/in", env.dir);
+	snprintf(env.out, sizeof env.out, "%s/out", env.dir);
+	env.null = fopen("/dev/null", "w");
+	atexit(cleanup);
+	env.ready = true;
+	return true;
+}
+
+static bool write_file(const char *path, const uint8_t *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		return false;
+	bool ok = fwrite(p, 1, n, f) == n;
+	return fclose(f) == 0 && ok;
+}
+
+/* Parser front ends straight on the bytes. */
+static void in_memory(const uint8_t *data, size_t size, bool debug_frame)
+{
+	elfp_file *ef;
+	cfi_file *cf;
+	e2s_diag d;
+	if (elfp_open_mem(data, size, &ef, &d) == E2S_ERR_OK) {
+		size_t n = elfp_shnum(ef);
+		for (size_t i = 0; i < n && i < 4096; i++) {
+			const char *name = elfp_section_name(ef, i);
+			if (name && env.null)
+				fprintf(env.null, "%s", name);
+			(void)elfp_section(ef, i);
+			(void)elfp_group_of(ef, i);
+		}
+		for (size_t i = 0; i < elfp_phnum(ef) && i < 4096; i++)
+			(void)elfp_segment(ef, i);
+		(void)elfp_symtab(ef);
+		elfp_close(ef);
+	}
+	cfi_load_opts lo = {.prefer_debug_frame = debug_frame};
+	if (cfi_file_open_mem(data, size, &lo, &cf, &d) == E2S_ERR_OK) {
+		const cfi_table *t = cfi_file_table(cf);
+		for (size_t i = 0; i < t->nfdes && i < 4096; i++) {
+			const char *name = cfi_file_func_name(cf, &t->fdes[i]);
+			if (name && env.null)
+				fprintf(env.null, "%s", name);
+		}
+		(void)cfi_file_section_name(cf);
+		if (env.null)
+			cfi_dump(env.null, t);
+		cfi_file_close(cf);
+	}
+}
+
+static void check_output(const elfp_opts *o, const elfp_result *res)
+{
+	elfp_file *ef;
+	cfi_file *cf;
+	e2s_diag d;
+	if (elfp_open(env.out, &ef, &d) != E2S_ERR_OK)
+		__builtin_trap(); /* we wrote what we cannot read back */
+	cfi_load_opts lo = {.prefer_debug_frame = o->debug_frame};
+	if (cfi_file_open(env.out, &lo, &cf, &d) != E2S_ERR_OK)
+		__builtin_trap(); /* the output lost its CFI */
+	const cfi_table *t = cfi_file_table(cf);
+	if (t->nfdes != res->nfdes)
+		__builtin_trap();
+	size_t idx = elfp_find_section(ef, ".sframe"), isize;
+	const elfp_shdr *sh = elfp_section(ef, idx);
+	const uint8_t *img = elfp_image(ef, &isize);
+	if (!idx || !sh || sh->offset > isize || isize - sh->offset < sh->size)
+		__builtin_trap(); /* no .sframe, or it lies outside the file */
+	sfr_section s;
+	if (sfr_decode(img + sh->offset, sh->size, sh->addr, &s, &d) !=
+	    E2S_ERR_OK)
+		__builtin_trap(); /* our encoder wrote what our reader rejects */
+	if (!elfp_is_rel(ef)) {
+		sfe_verify_counts c;
+		if (sfe_verify(t, &s, NULL, NULL, &c, &d) == E2S_ERR_OK &&
+		    (c.mismatch || c.extra))
+			__builtin_trap(); /* encoded rules differ from DWARF */
+	}
+	sfr_free(&s);
+	/* libelf's view, relocations resolved: every part must decode when
+	 * all SFrame sections are ours (the input may carry junk ones). */
+	size_t nsf = 0;
+	for (size_t i = 1; i < elfp_shnum(ef); i++) {
+		const char *nm = elfp_section_name(ef, i);
+		if (elfp_section(ef, i)->type == SHT_GNU_SFRAME_ ||
+		    (nm && !strcmp(nm, ".sframe")))
+			nsf++;
+	}
+	sfr_elf se;
+	if (sfr_elf_read(env.out, &se, &d) == E2S_ERR_OK) {
+		if (sfr_elf_decode(&se, &s, &d) == E2S_ERR_OK)
+			sfr_free(&s);
+		else if (nsf == res->nsections)
+			__builtin_trap();
+		sfr_elf_free(&se);
+	}
+	cfi_file_close(cf);
+	elfp_close(ef);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 1 || !setup())
+		return 0;
+	uint8_t sel = data[0];
+	elfp_opts o = {.force = sel & 1, .debug_frame = (sel >> 1) & 1,
+		       .want_skipped = (sel >> 2) & 1};
+	data++;
+	size--;
+	in_memory(data, size, o.debug_frame);
+	if (!write_file(env.in, data, size))
+		return 0;
+	unlink(env.out);
+	elfp_result res;
+	e2s_diag d;
+	if (elfp_convert(env.in, env.out, &o, &res, &d) == E2S_ERR_OK)
+		check_output(&o, &res);
+	elfp_result_free(&res);
+	return 0;
+}
