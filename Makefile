@@ -12,7 +12,7 @@ BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -g $(WARN) -Iinclude -Isrc
 CFLAGS ?= -O2
 LDLIBS := -lelf
 
-MODULES := common cfi sframe_emit elfpatch
+MODULES := common cfi sframe_emit elfpatch api
 LIB_SRCS := $(foreach m,$(MODULES),$(sort $(wildcard src/$(m)/*.c)))
 CLI_SRCS := $(sort $(wildcard src/cli/*.c))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
@@ -120,5 +120,67 @@ clang-check:
 
 clean:
 	rm -rf $(BUILD) eh2sframe libeh2sframe.a
+
+# ---- Public library (include/eh2sframe.h, src/api): shared + static,
+# pkg-config file, install/uninstall.
+LIBVERSION := 0.1.0
+SOVERSION := 0
+PIC := $(BUILD)/pic
+PIC_OBJS := $(LIB_SRCS:%.c=$(PIC)/%.o)
+SONAME := libeh2sframe.so.$(SOVERSION)
+SOLIB := $(BUILD)/libeh2sframe.so.$(LIBVERSION)
+# Encoder options the conversion driver (elfp_opts) may not pass yet; the
+# API reports them unsupported until it does.
+E2S_FEATURES := $(if $(shell grep -s 'sframe_version' src/elfpatch/elfpatch.h),-DE2S_HAVE_ELFP_VERSION) \
+	$(if $(shell grep -s 'share_fres' src/elfpatch/elfpatch.h),-DE2S_HAVE_ELFP_SHARE)
+BASE_CFLAGS += $(E2S_FEATURES)
+
+all: $(BUILD)/libeh2sframe.so
+
+$(PIC)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -fPIC -MMD -MP -c $< -o $@
+
+$(SOLIB): $(PIC_OBJS) src/api/libeh2sframe.map
+	$(CC) $(CFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,-z,defs \
+		-Wl,--version-script=src/api/libeh2sframe.map -o $@ $(PIC_OBJS) $(LDLIBS)
+
+$(BUILD)/$(SONAME): $(SOLIB)
+	ln -sf $(notdir $<) $@
+
+$(BUILD)/libeh2sframe.so: $(BUILD)/$(SONAME)
+	ln -sf $(notdir $<) $@
+
+DESTDIR ?=
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(PKGCONFIGDIR)
+	install -m 755 $(PROG) $(DESTDIR)$(BINDIR)/eh2sframe
+	install -m 644 $(BUILD)/libeh2sframe.a $(DESTDIR)$(LIBDIR)/libeh2sframe.a
+	install -m 755 $(SOLIB) $(DESTDIR)$(LIBDIR)/libeh2sframe.so.$(LIBVERSION)
+	ln -sf libeh2sframe.so.$(LIBVERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libeh2sframe.so
+	install -m 644 include/eh2sframe.h $(DESTDIR)$(INCLUDEDIR)/eh2sframe.h
+	install -m 644 doc/eh2sframe.1 $(DESTDIR)$(MANDIR)/man1/eh2sframe.1
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(LIBVERSION)|' \
+		eh2sframe.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/eh2sframe.pc
+	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/eh2sframe.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/eh2sframe $(DESTDIR)$(LIBDIR)/libeh2sframe.a \
+		$(DESTDIR)$(LIBDIR)/libeh2sframe.so.$(LIBVERSION) \
+		$(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libeh2sframe.so \
+		$(DESTDIR)$(INCLUDEDIR)/eh2sframe.h $(DESTDIR)$(MANDIR)/man1/eh2sframe.1 \
+		$(DESTDIR)$(PKGCONFIGDIR)/eh2sframe.pc
+
+.PHONY: uninstall
+-include $(PIC_OBJS:.o=.d)
 
 -include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(ASAN_LIB_OBJS:.o=.d)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# eh2sframe benchmark (`make bench`). See bench/README.md.
+# eh2sframe benchmark (`make bench`); results go to bench/RESULTS.md.
 #   BENCH_QUICK=1   about a minute: fewer runs, small synthetic inputs,
 #                   reference-assembler size table only if already cached
 #   BENCH_FULL=1    adds the 1M-function synthetic input (~800 MB file)
@@ -23,10 +23,14 @@ fi
 say() { echo "bench: $*" >&2; }
 
 [ -x ./eh2sframe ] && [ -f build/libeh2sframe.a ] || { say "run 'make all' first"; exit 1; }
-[ -x /usr/bin/time ] || { say "/usr/bin/time missing (apt-get install time)"; exit 1; }
 WFLAGS="-std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes"
 cc=${CC:-gcc}
+# Snapshot the tool: the tree may be rebuilt while the benchmark runs.
+cp ./eh2sframe "$work/bin/eh2sframe"
+e2s=$work/bin/eh2sframe
 $cc $WFLAGS -o "$work/bin/gen_synth" bench/gen_synth.c -lm
+$cc $WFLAGS -o "$work/bin/rtime" bench/rtime.c
+rt=$work/bin/rtime
 $cc $WFLAGS -Isrc -o "$work/bin/convert_only" bench/convert_only.c build/libeh2sframe.a -lelf
 
 dwarfdump=$(command -v llvm-dwarfdump-14 || command -v llvm-dwarfdump || true)
@@ -74,13 +78,14 @@ measure() { # input tool run
   local in=$1 tool=$2 run=$3 out=$work/out/$(basename "$1").out
   rm -f "$out"
   case $tool in
-    eh2sframe) /usr/bin/time -f '%U %S %M %e' -o "$t" ./eh2sframe -q "$in" -o "$out" ;;
-    convert)   /usr/bin/time -f '%U %S %M %e' -o "$t" "$work/bin/convert_only" "$in" >/dev/null ;;
-    cp)        /usr/bin/time -f '%U %S %M %e' -o "$t" cp "$in" "$out" ;;
-    readelf)   /usr/bin/time -f '%U %S %M %e' -o "$t" readelf --debug-dump=frames-interp "$in" >/dev/null 2>&1 ;;
-    dwarfdump) /usr/bin/time -f '%U %S %M %e' -o "$t" "$dwarfdump" --eh-frame "$in" >/dev/null 2>&1 ;;
-  esac
-  read -r u s m e <"$t"
+    eh2sframe) "$rt" "$t" "$e2s" -q "$in" -o "$out" ;;
+    convert)   "$rt" "$t" "$work/bin/convert_only" "$in" >/dev/null ;;
+    cp)        "$rt" "$t" cp "$in" "$out" ;;
+    # The comparison tools may exit non-zero over warnings: time them anyway.
+    readelf)   "$rt" "$t" readelf --debug-dump=frames-interp "$in" >/dev/null 2>&1 || true ;;
+    dwarfdump) "$rt" "$t" "$dwarfdump" --eh-frame "$in" >/dev/null 2>&1 || true ;;
+  esac || { say "$tool failed on $in (exit $?)"; exit 1; }
+  read -r u s m e _ <"$t"
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$in" "$tool" "$run" "$u" "$s" "$m" "$e" >>"$raw"
 }
 start=$SECONDS
@@ -103,8 +108,8 @@ sec() { # FILE NAME -> size of section NAME in bytes (0 if none)
 }
 for in in "${inputs[@]}"; do
   out=$work/out/$(basename "$in").sf
-  ./eh2sframe -q "$in" -o "$out"
-  ./eh2sframe --verify "$out" >"$work/verify.txt" 2>&1 || say "verify failed on $in: $(tail -n1 "$work/verify.txt")"
+  "$e2s" -q "$in" -o "$out"
+  "$e2s" --verify "$out" >"$work/verify.txt" 2>&1 || say "verify failed on $in: $(tail -n1 "$work/verify.txt")"
   line=$("$work/bin/convert_only" -r "$rep" "$in")
   printf '%s file_bytes=%s hdr_bytes=%s out_sframe_bytes=%s verify=%s\n' "$line" \
     "$(stat -c %s "$in")" "$(sec "$in" .eh_frame_hdr)" "$(sec "$out" .sframe)" \

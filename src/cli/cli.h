@@ -16,6 +16,15 @@ typedef struct {
 	bool debug_frame;        /* --debug-frame: read .debug_frame */
 	char **files;            /* positional arguments */
 	int nfiles;
+	/* Tree mode (cmd_tree.c). */
+	bool recursive;          /* -r, --recursive: walk directories */
+	const char *files_from;  /* --files-from FILE ("-": stdin) */
+	int jobs;                /* -j N: worker threads (1 = serial) */
+	/* --stats (cmd_stats.c). */
+	bool json;               /* --json */
+	/* Encoder choices: 0 = default (3); 2 = SFrame V2. */
+	int sframe_version;      /* --sframe-version N */
+	bool share_fres;         /* --share-fres */
 } cli_opts;
 
 /* "eh2sframe: FILE: message" on stderr. */
@@ -26,5 +35,8 @@ int cmd_dump_cfi(const cli_opts *o);   /* cmd_dump_cfi.c */
 int cmd_dump_sframe(const cli_opts *o); /* cmd_sframe.c: --dump */
 int cmd_verify(const cli_opts *o);     /* cmd_sframe.c: --verify */
 int cmd_convert(const cli_opts *o);    /* cmd_convert.c: -o / --in-place */
+int cmd_tree(const cli_opts *o);       /* cmd_tree.c: --in-place -r /
+                                        * --files-from */
+int cmd_stats(const cli_opts *o);      /* cmd_stats.c: --stats */
 
 #endif

@@ -52,8 +52,9 @@ int cmd_dump_sframe(const cli_opts *o)
 }
 
 /* Hidden developer mode for tests (the convert command lives elsewhere):
- * EH2SFRAME_DEV_BUILD=OUT@VADDR eh2sframe --dump FILE writes the .sframe
- * bytes built from FILE's CFI, for a section placed at VADDR, to OUT. */
+ * EH2SFRAME_DEV_BUILD=OUT@VADDR[,share][,v2] eh2sframe --dump FILE writes
+ * the .sframe bytes built from FILE's CFI, for a section placed at VADDR,
+ * to OUT; ",share" sets share_fres, ",v2" sframe_version 2. */
 static int dev_build(const cli_opts *o, const char *spec)
 {
 	char out[4096];
@@ -73,13 +74,22 @@ static int dev_build(const cli_opts *o, const char *spec)
 	}
 	const cfi_table *t = cfi_file_table(f);
 	sfe_encode_opts eo = {.relocatable = cfi_file_is_rel(f),
-			      .section_vaddr = strtoull(at + 1, NULL, 0)};
+			      .section_vaddr = strtoull(at + 1, NULL, 0),
+			      .share_fres = strstr(at, ",share") != NULL,
+			      .sframe_version = strstr(at, ",v2") ? 2 : 3};
 	bw_t w;
 	sfe_set set;
+	sfe_encode_stats st;
 	int rc = 0;
 	memset(&set, 0, sizeof set);
+	memset(&st, 0, sizeof st);
 	bw_init(&w, t->big_endian);
-	if (sfe_build(t, &eo, &w, &set, NULL, NULL, &d) != E2S_ERR_OK) {
+	e2s_err e = sfe_project(t, &set, &d);
+	if (!e) {
+		sfe_restrict(&set, &eo);
+		e = sfe_encode_ex(&set, &eo, &w, NULL, NULL, &st, &d);
+	}
+	if (e != E2S_ERR_OK) {
 		diag_error(o->files[0], &d);
 		rc = 1;
 	} else {
@@ -96,7 +106,11 @@ static int dev_build(const cli_opts *o, const char *spec)
 				if (set.counts[k])
 					fprintf(stderr, " %s=%zu", sfe_skip_name((sfe_skip)k),
 						set.counts[k]);
-			fprintf(stderr, " bytes=%zu\n", w.len);
+			fprintf(stderr, " bytes=%zu fre_bytes=%llu unshared_fre_bytes=%llu"
+				" shared_fdes=%llu\n", w.len,
+				(unsigned long long)st.fre_bytes,
+				(unsigned long long)st.fre_bytes_unshared,
+				(unsigned long long)st.shared_fdes);
 		}
 	}
 	sfe_set_free(&set);

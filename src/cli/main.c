@@ -1,5 +1,6 @@
 /* eh2sframe command line: option parsing and dispatch. */
 #include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,36 +27,96 @@ static void usage(FILE *f)
 	fputs(
 "Usage: eh2sframe [OPTION]... IN -o OUT\n"
 "       eh2sframe --in-place [OPTION]... FILE...\n"
-"       eh2sframe --dump FILE...       | --dump-cfi FILE...\n"
+"       eh2sframe --in-place -r [-j N] [OPTION]... DIR|FILE...\n"
+"       eh2sframe --in-place --files-from LIST|- [OPTION]...\n"
+"       eh2sframe --dump FILE...  |  --dump-cfi FILE...\n"
 "       eh2sframe --verify [--cfi-from ORIG] FILE\n"
-"Convert the DWARF call-frame information (.eh_frame, .debug_frame) of ELF\n"
-"files into an SFrame version 3 .sframe section.\n"
+"       eh2sframe --stats [--json] FILE...\n"
+"Add an SFrame section (.sframe, format version 3), built from the DWARF\n"
+"call-frame information (.eh_frame or .debug_frame), to 64-bit ELF files\n"
+"of x86-64, AArch64 and s390x: executables, shared libraries, relocatable\n"
+"objects and kernel modules. Existing code and data keep their offsets\n"
+"and addresses; the new section goes into a new read-only segment.\n"
 "\n"
 "Conversion:\n"
-"  -o, --output=OUT     write the converted file to OUT\n"
-"  -i, --in-place       rewrite each FILE (via a temporary file and rename)\n"
-"  -f, --force          rebuild .sframe even if the file already has one\n"
-"      --debug-frame    read .debug_frame even when .eh_frame exists\n"
+"  -o, --output=OUT       write the converted IN to OUT\n"
+"  -i, --in-place         rewrite each FILE (temporary file and rename;\n"
+"                         a symbolic link's target is rewritten)\n"
+"  -f, --force            rebuild .sframe even if the file already has one\n"
+"                         (linked files only)\n"
+"      --debug-frame      read .debug_frame even when .eh_frame exists\n"
+"      --sframe-version=N write SFrame version N: 3 (default) or 2 (for\n"
+"                         older consumers; functions V2 cannot describe are\n"
+"                         skipped)\n"
+"      --share-fres       let functions with identical frame rows share\n"
+"                         one copy of them\n"
+"\n"
+"Trees (package builds; needs --in-place):\n"
+"  -r, --recursive        walk each DIR (never following symbolic links)\n"
+"                         and convert every ELF file with usable CFI;\n"
+"                         other files are skipped silently (-v says why);\n"
+"                         hard-linked files are converted once and stay\n"
+"                         linked; a failing file does not stop the others;\n"
+"                         a summary ends the run\n"
+"      --files-from=LIST  take the files (and with -r directories) from\n"
+"                         LIST, one per line; '-' reads standard input\n"
+"  -j, --jobs=N           convert N files at a time (same output bytes)\n"
 "\n"
 "Inspection:\n"
-"      --dump           print the .sframe section of each FILE\n"
-"      --dump-cfi       print the DWARF CFI rows of each FILE\n"
-"      --verify         check FILE's .sframe against its DWARF CFI\n"
-"      --cfi-from=ORIG  with --verify: take the DWARF CFI from ORIG\n"
+"      --dump             print the .sframe section of each FILE\n"
+"      --dump-cfi         print the DWARF CFI rows of each FILE\n"
+"      --verify           check FILE's .sframe against its DWARF CFI at\n"
+"                         every row (prints counts; mismatches fail)\n"
+"      --cfi-from=ORIG    with --verify: take the DWARF CFI from ORIG\n"
+"      --stats            section sizes (.eh_frame, .eh_frame_hdr,\n"
+"                         .sframe), function and FRE counts, coverage\n"
+"                         and skip reasons of each FILE\n"
+"      --json             with --stats: one JSON array on stdout\n"
 "\n"
 "Other:\n"
-"  -q, --quiet          print only errors\n"
-"  -v, --verbose        list skipped functions with their reasons\n"
-"  -h, --help           show this help and exit\n"
-"  -V, --version        show the version and exit\n"
+"  -q, --quiet            print only errors\n"
+"  -v, --verbose          more detail: skipped functions and why, skipped\n"
+"                         files in tree mode (repeatable)\n"
+"  -h, --help             show this help and exit\n"
+"  -V, --version          show the version and exit\n"
+"      --                 end of options (for file names starting with -)\n"
 "\n"
-"Exit status: 0 success, 1 a file failed (or --verify found a mismatch),\n"
-"2 usage error.\n",
+"Messages read 'eh2sframe: FILE: SECTION+0xOFFSET: what is wrong'.\n"
+"Exit status: 0 success; 1 a file failed (or --verify found a mismatch);\n"
+"2 usage error.\n"
+"\n"
+"Examples:\n"
+"  eh2sframe prog -o prog.sframe && eh2sframe --verify prog.sframe\n"
+"  eh2sframe --in-place -r -j 2 debian/foo/      # after dh_strip\n"
+"  eh2sframe module.o -o module.sframe.o         # kernel objects\n"
+"  eh2sframe --stats --json /usr/bin/ls\n"
+"See eh2sframe(1) for more.\n",
 	      f);
 }
 
-enum { MODE_CONVERT, MODE_DUMP, MODE_DUMP_CFI, MODE_VERIFY };
-enum { OPT_DUMP = 256, OPT_DUMP_CFI, OPT_VERIFY, OPT_CFI_FROM, OPT_DEBUG_FRAME };
+enum { MODE_CONVERT, MODE_DUMP, MODE_DUMP_CFI, MODE_VERIFY, MODE_STATS };
+enum {
+	OPT_DUMP = 256, OPT_DUMP_CFI, OPT_VERIFY, OPT_CFI_FROM, OPT_DEBUG_FRAME,
+	OPT_FILES_FROM, OPT_STATS, OPT_JSON, OPT_SFRAME_VERSION, OPT_SHARE_FRES,
+};
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fputs("eh2sframe: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\nTry 'eh2sframe --help' for more information.\n", stderr);
+	return 2;
+}
+
+static bool parse_int(const char *s, long lo, long hi, int *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (!*s || *end || v < lo || v > hi)
+		return false;
+	*out = (int)v;
+	return true;
+}
 
 int main(int argc, char **argv)
 {
@@ -67,18 +128,26 @@ int main(int argc, char **argv)
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
+		{"recursive", no_argument, NULL, 'r'},
+		{"jobs", required_argument, NULL, 'j'},
 		{"dump", no_argument, NULL, OPT_DUMP},
 		{"dump-cfi", no_argument, NULL, OPT_DUMP_CFI},
 		{"verify", no_argument, NULL, OPT_VERIFY},
 		{"cfi-from", required_argument, NULL, OPT_CFI_FROM},
 		{"debug-frame", no_argument, NULL, OPT_DEBUG_FRAME},
+		{"files-from", required_argument, NULL, OPT_FILES_FROM},
+		{"stats", no_argument, NULL, OPT_STATS},
+		{"json", no_argument, NULL, OPT_JSON},
+		{"sframe-version", required_argument, NULL, OPT_SFRAME_VERSION},
+		{"share-fres", no_argument, NULL, OPT_SHARE_FRES},
 		{NULL, 0, NULL, 0},
 	};
 	cli_opts o;
-	int mode = MODE_CONVERT, c;
+	int mode = MODE_CONVERT, c, nmodes = 0;
 
 	memset(&o, 0, sizeof o);
-	while ((c = getopt_long(argc, argv, "o:ifqvhV", longopts, NULL)) != -1) {
+	o.jobs = 1;
+	while ((c = getopt_long(argc, argv, "o:ifqvhVrj:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o.output = optarg; break;
 		case 'i': o.in_place = true; break;
@@ -86,12 +155,29 @@ int main(int argc, char **argv)
 		case 'q': o.quiet = true; break;
 		case 'v': o.verbose++; break;
 		case 'h': usage(stdout); return 0;
-		case 'V': printf("eh2sframe %s\n", E2S_VERSION); return 0;
-		case OPT_DUMP: mode = MODE_DUMP; break;
-		case OPT_DUMP_CFI: mode = MODE_DUMP_CFI; break;
-		case OPT_VERIFY: mode = MODE_VERIFY; break;
+		case 'V':
+			printf("eh2sframe %s\nSFrame output: version 3 (2 with "
+			       "--sframe-version=2)\n", E2S_VERSION);
+			return 0;
+		case 'r': o.recursive = true; break;
+		case 'j':
+			if (!parse_int(optarg, 1, 1024, &o.jobs))
+				return usage_error("invalid job count '%s'", optarg);
+			break;
+		case OPT_DUMP: mode = MODE_DUMP; nmodes++; break;
+		case OPT_DUMP_CFI: mode = MODE_DUMP_CFI; nmodes++; break;
+		case OPT_VERIFY: mode = MODE_VERIFY; nmodes++; break;
+		case OPT_STATS: mode = MODE_STATS; nmodes++; break;
 		case OPT_CFI_FROM: o.cfi_from = optarg; break;
 		case OPT_DEBUG_FRAME: o.debug_frame = true; break;
+		case OPT_FILES_FROM: o.files_from = optarg; break;
+		case OPT_JSON: o.json = true; break;
+		case OPT_SFRAME_VERSION:
+			if (!parse_int(optarg, 2, 3, &o.sframe_version))
+				return usage_error("unsupported SFrame version '%s' "
+						   "(2 or 3)", optarg);
+			break;
+		case OPT_SHARE_FRES: o.share_fres = true; break;
 		default:
 			fputs("Try 'eh2sframe --help' for more information.\n", stderr);
 			return 2;
@@ -99,24 +185,50 @@ int main(int argc, char **argv)
 	}
 	o.files = argv + optind;
 	o.nfiles = argc - optind;
-	if (o.nfiles == 0) {
-		cli_error(NULL, "no input files");
-		fputs("Try 'eh2sframe --help' for more information.\n", stderr);
-		return 2;
+	if (nmodes > 1)
+		return usage_error("%s", "give at most one of --dump, --dump-cfi, "
+				   "--verify, --stats");
+	if (o.json && mode != MODE_STATS)
+		return usage_error("%s", "--json goes with --stats");
+	if (o.cfi_from && mode != MODE_VERIFY)
+		return usage_error("%s", "--cfi-from goes with --verify");
+	if (mode != MODE_CONVERT &&
+	    (o.output || o.in_place || o.recursive || o.files_from))
+		return usage_error("%s", "-o, --in-place, -r and --files-from "
+				   "convert; they do not go with --dump, "
+				   "--dump-cfi, --verify or --stats");
+#ifndef E2S_HAVE_ELFP_VERSION
+	if (o.sframe_version == 2)
+		return usage_error("%s", "--sframe-version=2 is not available "
+				   "in this build");
+#endif
+#ifndef E2S_HAVE_ELFP_SHARE
+	if (o.share_fres)
+		return usage_error("%s", "--share-fres is not available in "
+				   "this build");
+#endif
+	if (o.recursive || o.files_from) {
+		if (!o.in_place || o.output)
+			return usage_error("%s", "-r and --files-from need "
+					   "--in-place (and no -o)");
+		if (o.nfiles == 0 && !o.files_from)
+			return usage_error("%s", "no input files");
+		return cmd_tree(&o);
 	}
+	if (o.jobs != 1)
+		return usage_error("%s", "-j goes with -r or --files-from");
+	if (o.nfiles == 0)
+		return usage_error("%s", "no input files");
 	switch (mode) {
 	case MODE_DUMP: return cmd_dump_sframe(&o);
 	case MODE_DUMP_CFI: return cmd_dump_cfi(&o);
 	case MODE_VERIFY: return cmd_verify(&o);
+	case MODE_STATS: return cmd_stats(&o);
 	default: break;
 	}
-	if (o.in_place == (o.output != NULL)) {
-		cli_error(NULL, "give exactly one of -o OUT or --in-place");
-		return 2;
-	}
-	if (o.output && o.nfiles != 1) {
-		cli_error(NULL, "-o takes exactly one input file");
-		return 2;
-	}
+	if (o.in_place == (o.output != NULL))
+		return usage_error("%s", "give exactly one of -o OUT or --in-place");
+	if (o.output && o.nfiles != 1)
+		return usage_error("%s", "-o takes exactly one input file");
 	return cmd_convert(&o);
 }

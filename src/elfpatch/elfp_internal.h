@@ -52,8 +52,9 @@ struct elfp_file {
 	bool strtab_changed;
 	bool edited;
 	bool laid_out;
-	/* Layout results. */
-	uint64_t new_phoff, new_shoff;
+	/* Layout results. Output offsets: [shift bytes: new ELF header and
+	 * program headers][img][new bytes]. */
+	uint64_t new_phoff, new_shoff, shift;
 	elfp_layout_info info;
 };
 

@@ -111,8 +111,12 @@ e2s_err elfp_write(elfp_file *f, int fd, e2s_diag *d);
 
 /* What the layout chose, for reports and tests. */
 typedef struct {
-	bool phdrs_moved;     /* the table moved to the new segment */
+	bool phdrs_moved;     /* the table moved (to the file start or to
+	                       * the new segment) */
 	bool phdrs_tied;      /* moved table at e_phoff + first-load bias */
+	uint64_t shift;       /* >0: the table is right after the ELF header
+	                       * and every old byte moved this far down the
+	                       * file (the first PT_LOAD grew downwards) */
 	bool new_segment;     /* a PT_LOAD was added */
 	uint64_t seg_offset, seg_vaddr, seg_size;
 	uint64_t pad;         /* zero bytes between old end and new data */
@@ -129,6 +133,8 @@ typedef struct {
 	uint64_t page;      /* max(4096, largest PT_LOAD p_align) */
 	bool tie;           /* want p_vaddr - p_offset == bias */
 	uint64_t max_pad;   /* give up the tie beyond this much padding */
+	bool lead_gap;      /* leave one unmapped alignment unit below the
+	                     * segment (it starts with the program headers) */
 } elfp_seg_in;
 
 typedef struct {
@@ -136,8 +142,9 @@ typedef struct {
 	bool tied;
 } elfp_seg_out;
 
-/* Place a new segment: on a fresh page above max_end, at or after
- * file_end (8-aligned), offset congruent to vaddr modulo align. */
+/* Place a new segment: on a fresh page above max_end (one alignment
+ * unit higher with lead_gap), at or after file_end (8-aligned), offset
+ * congruent to vaddr modulo align. */
 void elfp_place_segment(const elfp_seg_in *in, elfp_seg_out *out);
 
 /* ---- Conversion driver (elfp_convert.c) ------------------------------ */

@@ -29,7 +29,8 @@
 	X(UNSUPPORTED_ABI, "unsupported-abi")                            \
 	X(SP_RULE, "sp-rule")               /* SP column not CFA-derived */ \
 	X(CFA_ALIGN, "cfa-offset-unaligned") /* s390x: (off-160) % 8 != 0 */ \
-	X(PLT_SHAPE, "plt-shape")           /* PLT CFA expression in an unusable layout */
+	X(PLT_SHAPE, "plt-shape")           /* PLT CFA expression in an unusable layout */ \
+	X(V2, "not-in-sframe-v2")           /* --sframe-version=2: flexible FDE or signal frame */
 
 typedef enum {
 #define SFE_X(name, text) SFE_SKIP_##name,
@@ -89,6 +90,10 @@ void sfe_set_free(sfe_set *s);
 typedef struct {
 	uint64_t offset;
 	uint32_t func;       /* index into sfe_set.funcs */
+	uint8_t width;       /* 8: 64-bit field (V3: R_X86_64_PC64,
+	                      * R_AARCH64_PREL64, R_390_PC64); 4: 32-bit
+	                      * (V2: R_X86_64_PC32, R_AARCH64_PREL32,
+	                      * R_390_PC32) */
 } sfe_reloc;
 
 typedef struct {
@@ -96,7 +101,29 @@ typedef struct {
 	uint64_t section_vaddr; /* linked files: final address of .sframe */
 	const uint32_t *only; /* encode only these funcs (sorted), or NULL */
 	size_t nonly;
+	/* FDEs whose attribute + FREs are byte-identical point at one stored
+	 * copy (the first, in index order). sfh_num_fres still counts the
+	 * FREs of every FDE (see sfe_encode.c for why). */
+	bool share_fres;
+	/* 0 or 3: SFrame V3; 2: V2 (call sfe_restrict first). */
+	uint8_t sframe_version;
 } sfe_encode_opts;
+
+/* Drop (as skip reason V2) the functions the requested version cannot
+ * express, rewriting the rest as needed. A no-op for V3. For V2: flexible
+ * FDEs and signal frames cannot be written, except s390x flexible FDEs
+ * whose CFA is SP/FP-based and whose RA/FP are in registers or on the
+ * stack (V2's encoded-register-number words). Must be called between
+ * sfe_project and sfe_encode* for V2 (sfe_build does it); sfe_encode
+ * refuses a function V2 cannot express. */
+void sfe_restrict(sfe_set *s, const sfe_encode_opts *o);
+
+/* Bytes the FRE data takes with and without sharing (for statistics). */
+typedef struct {
+	uint64_t fre_bytes;      /* FRE sub-section as written */
+	uint64_t fre_bytes_unshared;
+	uint64_t shared_fdes;    /* FDEs pointing at an earlier copy */
+} sfe_encode_stats;
 
 /* Size in bytes of the section sfe_encode would write; 0 when no
  * function is selected (sfe_encode then fails with E2S_ERR_NO_FUNCS: an
@@ -105,6 +132,10 @@ size_t sfe_encoded_size(const sfe_set *s, const sfe_encode_opts *o);
 /* Encode a V3 section. relocs/nrelocs may be NULL for linked output. */
 e2s_err sfe_encode(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 		   sfe_reloc **relocs, size_t *nrelocs, e2s_diag *diag);
+/* The same, also filling *st (may be NULL). */
+e2s_err sfe_encode_ex(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
+		      sfe_reloc **relocs, size_t *nrelocs,
+		      sfe_encode_stats *st, e2s_diag *diag);
 
 /* sfe_project + sfe_encode in one call. *set_out (may be NULL) receives
  * the projected set (free with sfe_set_free); relocs as for sfe_encode.

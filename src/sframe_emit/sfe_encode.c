@@ -1,9 +1,23 @@
-/* sfe_set -> SFrame V3 section bytes (spec section 2).
+/* sfe_set -> SFrame V3 (or V2) section bytes (spec section 2).
  *
- * Two passes: layout computes every function's FRE address type, every
- * FRE's data-word width and the sub-section sizes; write emits into one
- * bw_t in the target byte order and checks the byte count against the
- * layout. Output depends only on the set and the options. */
+ * The FRE sub-section is built first, into its own buffer in the target
+ * byte order: per function the attribute (V3) and its FREs, each FRE with
+ * the narrowest start-address type of its function and the narrowest
+ * data-word width holding all its words. With share_fres, a function
+ * whose bytes equal an earlier function's reuses that copy's offset.
+ * Header and index are then written around it. sfe_encoded_size runs the
+ * same plan, so sizes always agree. Output depends only on the set and
+ * the options.
+ *
+ * sfh_num_fres with sharing: it stays the sum of the FDEs' FRE counts
+ * (FREs as referenced, not as stored): libsframe 2.47 checks exactly that
+ * sum when it byte-swaps a foreign-endian section (flip_sframe: "all FREs
+ * flipped" j == sfh_num_fres), and our reader checks it always. Shared
+ * data is still only safe for readers that do not rewrite it in place:
+ * libsframe/objdump on the target's own byte order accept it (tested),
+ * but a byte-swapping libsframe flips a shared block once per FDE and
+ * also requires the per-FDE byte total to be <= sfh_fre_len, so it
+ * rejects the section (SFRAME_ERR_BUF_INVAL). Hence off by default. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +64,10 @@ static unsigned fre_dwsize_code(const sfe_fre *f, bool flex)
 
 static unsigned dw_bytes(unsigned code) { return 1u << code; }
 
+/* The FRE type is chosen from the largest FRE start, not from the
+ * function size as gas does: a 300-byte function whose FREs all start
+ * below 256 still gets 1-byte starts (readers bound starts by the FDE's
+ * size, never by the type). */
 static unsigned func_fre_type(const sfe_set *s, const sfe_func *fn)
 {
 	uint32_t max = 0;
@@ -67,22 +85,6 @@ static unsigned addr_bytes(unsigned fre_type)
 	return fre_type == SF_FRE_TYPE_ADDR1 ? 1 : fre_type == SF_FRE_TYPE_ADDR2 ? 2 : 4;
 }
 
-static uint64_t fre_size(const sfe_fre *f, bool flex, unsigned fre_type)
-{
-	return addr_bytes(fre_type) + 1 +
-	       (uint64_t)f->ndw * dw_bytes(fre_dwsize_code(f, flex));
-}
-
-static uint64_t func_fre_bytes(const sfe_set *s, const sfe_func *fn)
-{
-	unsigned ft = func_fre_type(s, fn);
-	bool flex = fn->fde_type == SF_FDE_TYPE_FLEX;
-	uint64_t n = SF_FDE_ATTR_SIZE;
-	for (uint32_t i = 0; i < fn->fre_count; i++)
-		n += fre_size(&s->fres[fn->fre_first + i], flex, ft);
-	return n;
-}
-
 static size_t nselected(const sfe_set *s, const sfe_encode_opts *o)
 {
 	return o && o->only ? o->nonly : s->nfuncs;
@@ -96,25 +98,9 @@ static const sfe_func *selected(const sfe_set *s, const sfe_encode_opts *o,
 	return &s->funcs[i];
 }
 
-static uint64_t layout(const sfe_set *s, const sfe_encode_opts *o,
-		       uint64_t *fre_len)
+static bool want_v2(const sfe_encode_opts *o)
 {
-	size_t n = nselected(s, o);
-	uint64_t len = 0;
-	for (size_t i = 0; i < n; i++) {
-		const sfe_func *fn = selected(s, o, i);
-		if (fn)
-			len += func_fre_bytes(s, fn);
-	}
-	*fre_len = len;
-	return n ? SF_HEADER_SIZE + (uint64_t)n * SF_FDE_IDX_SIZE + len : 0;
-}
-
-size_t sfe_encoded_size(const sfe_set *s, const sfe_encode_opts *o)
-{
-	uint64_t fl;
-	uint64_t n = layout(s, o, &fl);
-	return n > SIZE_MAX ? 0 : (size_t)n;
+	return o && o->sframe_version == SF_VERSION_2;
 }
 
 static unsigned abi_id(const sfe_set *s)
@@ -145,22 +131,278 @@ static void write_fre(bw_t *w, const sfe_fre *f, bool flex, unsigned ft)
 		bw_uN(w, (uint64_t)(int64_t)f->dw[i], dw_bytes(code));
 }
 
-e2s_err sfe_encode(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
-		   sfe_reloc **relocs, size_t *nrelocs, e2s_diag *diag)
+static uint8_t func_info(const sfe_func *fn, unsigned ft, bool v2)
+{
+	/* V2's info byte is V3's without the signal bit (sfe_restrict
+	 * removed signal frames). */
+	return (uint8_t)SF_FUNC_INFO(!v2 && fn->signal, fn->pauth_b, fn->pc_type, ft);
+}
+
+/* ---- FRE sub-section plan ------------------------------------------- */
+
+typedef struct {
+	uint64_t hash, key;
+	uint32_t off, len;
+	bool used;
+} slot_t;
+
+typedef struct {
+	bw_t fre;          /* the FRE sub-section */
+	uint32_t *off;     /* per selected function: its start_fre_off */
+	uint64_t nfres;    /* FREs referenced by the FDEs */
+	uint64_t unshared; /* FRE sub-section size without sharing */
+	uint64_t shared;   /* functions reusing an earlier copy */
+	slot_t *tab;
+	size_t cap;
+} plan_t;
+
+static uint64_t fnv(uint64_t h, const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static void plan_free(plan_t *p)
+{
+	bw_free(&p->fre);
+	free(p->off);
+	free(p->tab);
+	memset(p, 0, sizeof *p);
+}
+
+/* The bytes at [start, fre.len) equal an earlier function's: return that
+ * offset (and drop the new copy), else remember them. key separates
+ * equal bytes that mean different things (V2: info, rep, count live in
+ * the FDE, not in the bytes). */
+static uint32_t dedup(plan_t *p, size_t start, uint64_t key)
+{
+	size_t len = p->fre.len - start;
+	uint64_t h = fnv(0xcbf29ce484222325ull ^ key, p->fre.data + start, len);
+	size_t i = (size_t)h & (p->cap - 1);
+	while (p->tab[i].used) {
+		slot_t *t = &p->tab[i];
+		if (t->hash == h && t->key == key && t->len == len &&
+		    memcmp(p->fre.data + t->off, p->fre.data + start, len) == 0) {
+			p->fre.len = start;
+			p->shared++;
+			return t->off;
+		}
+		i = (i + 1) & (p->cap - 1);
+	}
+	p->tab[i] = (slot_t){h, key, (uint32_t)start, (uint32_t)len, true};
+	return (uint32_t)start;
+}
+
+static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
+			  plan_t *p, e2s_diag *diag)
+{
+	size_t n = nselected(s, o);
+	bool v2 = want_v2(o), share = o && o->share_fres;
+	memset(p, 0, sizeof *p);
+	bw_init(&p->fre, s->big_endian);
+	p->off = calloc(n ? n : 1, sizeof *p->off);
+	if (share) {
+		p->cap = 16;
+		while (p->cap < 2 * n)
+			p->cap *= 2;
+		p->tab = calloc(p->cap, sizeof *p->tab);
+	}
+	if (!p->off || (share && !p->tab))
+		goto oom;
+	for (size_t i = 0; i < n; i++) {
+		const sfe_func *fn = selected(s, o, i);
+		unsigned ft = func_fre_type(s, fn);
+		bool flex = fn->fde_type == SF_FDE_TYPE_FLEX;
+		size_t start = p->fre.len;
+		if (start > UINT32_MAX)
+			return e2s_fail(diag, E2S_ERR_TOO_LARGE, ".sframe", 0,
+					"FRE sub-section over 4 GiB");
+		if (!v2) {
+			bw_u16(&p->fre, (uint16_t)fn->fre_count);
+			bw_u8(&p->fre, func_info(fn, ft, false));
+			bw_u8(&p->fre, fn->fde_type & 0x1f);
+			bw_u8(&p->fre, fn->pc_type == SF_FDE_PCTYPE_MASK ? fn->rep_size : 0);
+		}
+		for (uint32_t k = 0; k < fn->fre_count; k++)
+			write_fre(&p->fre, &s->fres[fn->fre_first + k], flex, ft);
+		if (p->fre.oom)
+			goto oom;
+		p->unshared += p->fre.len - start;
+		p->nfres += fn->fre_count;
+		p->off[i] = (uint32_t)start;
+		/* An empty V2 FRE run needs no storage to share. */
+		if (share && p->fre.len > start) {
+			uint64_t key = v2 ? ((uint64_t)fn->fre_count << 16 |
+					     (uint64_t)func_info(fn, ft, true) << 8 |
+					     (fn->pc_type == SF_FDE_PCTYPE_MASK ? fn->rep_size : 0)) + 1
+					  : 0;
+			p->off[i] = dedup(p, start, key);
+		}
+	}
+	return E2S_ERR_OK;
+oom:
+	return e2s_fail(diag, E2S_ERR_NOMEM, ".sframe", 0, NULL);
+}
+
+static uint64_t total_size(size_t n, uint64_t fre_len, bool v2)
+{
+	return SF_HEADER_SIZE + (uint64_t)n * (v2 ? SF_V2_FDE_SIZE : SF_FDE_IDX_SIZE) +
+	       fre_len;
+}
+
+size_t sfe_encoded_size(const sfe_set *s, const sfe_encode_opts *o)
+{
+	plan_t p;
+	size_t n = nselected(s, o);
+	uint64_t t;
+	if (n == 0)
+		return 0;
+	if (plan_build(s, o, &p, NULL)) {
+		plan_free(&p);
+		return 0;
+	}
+	t = total_size(n, p.fre.len, want_v2(o));
+	plan_free(&p);
+	return t > SIZE_MAX ? 0 : (size_t)t;
+}
+
+/* ---- V2 restriction -------------------------------------------------- */
+
+/* A V2 s390x RA/FP word from a flex pair: stack slot (CFA-based deref,
+ * even offset) or register (non-deref, offset 0). */
+static bool v2_s390_word(int32_t ctrl, int32_t off, int32_t *w)
+{
+	if (!SF_FLEX_CTRL_REG_P(ctrl) && SF_FLEX_CTRL_DEREF_P(ctrl) &&
+	    off != SF_FRE_RA_OFFSET_INVALID && !SF_V2_S390X_OFFSET_IS_REGNUM(off)) {
+		*w = off;
+		return true;
+	}
+	if (SF_FLEX_CTRL_REG_P(ctrl) && !SF_FLEX_CTRL_DEREF_P(ctrl) && off == 0 &&
+	    SF_FLEX_CTRL_REGNUM(ctrl) < (1u << 14)) {
+		*w = SF_V2_S390X_OFFSET_ENCODE_REGNUM(SF_FLEX_CTRL_REGNUM(ctrl));
+		return true;
+	}
+	return false;
+}
+
+/* Rewrite one s390x flex FRE as a V2 default one; false if impossible. */
+static bool v2_s390_fre(const sfe_fre *f, sfe_fre *out)
+{
+	*out = *f;
+	if (f->ndw == 0)
+		return true;
+	unsigned c0 = (unsigned)f->dw[0], reg = SF_FLEX_CTRL_REGNUM(c0);
+	if (!SF_FLEX_CTRL_REG_P(c0) || SF_FLEX_CTRL_DEREF_P(c0) || (reg != 15 && reg != 11))
+		return false;
+	out->base_fp = reg == 11;
+	out->dw[0] = f->dw[1]; /* already scaled like a default CFA word */
+	int32_t ra = SF_FRE_RA_OFFSET_INVALID, fp;
+	unsigned fpi;
+	out->ndw = 1;
+	if (f->ndw >= 3 && f->dw[2] != 0) {
+		if (f->ndw < 4 || !v2_s390_word(f->dw[2], f->dw[3], &ra))
+			return false;
+		out->ndw = 2;
+		fpi = 4;
+	} else {
+		fpi = 3;
+	}
+	out->dw[1] = ra;
+	if (f->ndw > fpi) {
+		if (f->ndw < fpi + 2 || !v2_s390_word(f->dw[fpi], f->dw[fpi + 1], &fp))
+			return false;
+		out->dw[2] = fp;
+		out->ndw = 3;
+	}
+	return true;
+}
+
+/* Can fn be written as V2, rewriting its FREs into tmp when it is an
+ * s390x flex function? */
+static bool v2_ok(const sfe_set *s, const sfe_func *fn)
+{
+	if (fn->signal)
+		return false;
+	for (uint32_t k = 0; k < fn->fre_count; k++) {
+		const sfe_fre *f = &s->fres[fn->fre_first + k];
+		sfe_fre tmp;
+		if (fn->fde_type == SF_FDE_TYPE_FLEX) {
+			if (s->abi != CFI_ABI_S390X || !v2_s390_fre(f, &tmp))
+				return false;
+		} else if (s->abi == CFI_ABI_S390X) {
+			/* an odd stack offset would read as a register */
+			for (unsigned i = 1; i < f->ndw; i++)
+				if (SF_V2_S390X_OFFSET_IS_REGNUM(f->dw[i]))
+					return false;
+		}
+	}
+	return true;
+}
+
+void sfe_restrict(sfe_set *s, const sfe_encode_opts *o)
+{
+	if (!want_v2(o))
+		return;
+	/* Pass 1: mark the source FDEs with any inexpressible part. */
+	for (size_t i = 0; i < s->nfuncs; i++) {
+		const sfe_func *fn = &s->funcs[i];
+		if (v2_ok(s, fn) || fn->src_fde >= s->nfdes ||
+		    s->fde_skip[fn->src_fde] != SFE_SKIP_NONE)
+			continue;
+		s->fde_skip[fn->src_fde] = SFE_SKIP_V2;
+		s->counts[SFE_SKIP_NONE]--;
+		s->counts[SFE_SKIP_V2]++;
+	}
+	/* Pass 2: drop them, rewrite s390x flex FREs in place. */
+	size_t kept = 0;
+	for (size_t i = 0; i < s->nfuncs; i++) {
+		sfe_func fn = s->funcs[i];
+		if (fn.src_fde < s->nfdes && s->fde_skip[fn.src_fde] != SFE_SKIP_NONE)
+			continue;
+		if (fn.fde_type == SF_FDE_TYPE_FLEX) {
+			for (uint32_t k = 0; k < fn.fre_count; k++) {
+				sfe_fre *f = &s->fres[fn.fre_first + k], tmp;
+				if (v2_s390_fre(f, &tmp))
+					*f = tmp;
+			}
+			fn.fde_type = SF_FDE_TYPE_DEFAULT;
+		}
+		s->funcs[kept++] = fn;
+	}
+	s->nfuncs = kept;
+}
+
+/* ---- Writer ---------------------------------------------------------- */
+
+e2s_err sfe_encode_ex(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
+		      sfe_reloc **relocs, size_t *nrelocs,
+		      sfe_encode_stats *st, e2s_diag *diag)
 {
 	static const sfe_encode_opts defaults;
-	uint64_t fre_len, total;
+	uint64_t total;
 	size_t n, start_len = out->len;
 	sfe_reloc *rl = NULL;
-	bool rel;
+	plan_t p;
+	bool rel, v2;
+	e2s_err e;
 
 	if (!o)
 		o = &defaults;
 	rel = o->relocatable;
+	v2 = want_v2(o);
 	if (relocs)
 		*relocs = NULL;
 	if (nrelocs)
 		*nrelocs = 0;
+	if (st)
+		memset(st, 0, sizeof *st);
+	if (o->sframe_version != 0 && o->sframe_version != SF_VERSION_2 &&
+	    o->sframe_version != SF_VERSION_3)
+		return e2s_fail(diag, E2S_ERR_USAGE, ".sframe", 0,
+				"SFrame version %u not supported", o->sframe_version);
 	n = nselected(s, o);
 	if (abi_id(s) == 0)
 		return e2s_fail(diag, E2S_ERR_UNSUPPORTED_MACHINE, ".sframe", 0,
@@ -170,93 +412,109 @@ e2s_err sfe_encode(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 		if (!fn)
 			return e2s_fail(diag, E2S_ERR_USAGE, ".sframe", 0,
 					"selected function %zu out of range", i);
-		if (fn->fre_count > 0xffff)
+		if (!v2 && fn->fre_count > 0xffff)
 			return e2s_fail(diag, E2S_ERR_TOO_LARGE, ".sframe", 0,
 					"%u FREs in one function", fn->fre_count);
+		if (v2 && (fn->fde_type != SF_FDE_TYPE_DEFAULT || fn->signal))
+			return e2s_fail(diag, E2S_ERR_USAGE, ".sframe", 0,
+					"function %zu not expressible in SFrame V2 "
+					"(sfe_restrict not called)", i);
 		if (i > 0) {
-			const sfe_func *p = selected(s, o, i - 1);
-			if (p->reloc.shndx > fn->reloc.shndx ||
-			    (p->reloc.shndx == fn->reloc.shndx && p->start > fn->start))
+			const sfe_func *q = selected(s, o, i - 1);
+			if (q->reloc.shndx > fn->reloc.shndx ||
+			    (q->reloc.shndx == fn->reloc.shndx && q->start > fn->start))
 				return e2s_fail(diag, E2S_ERR_USAGE, ".sframe", 0,
 						"functions not sorted");
 		}
 	}
-	total = layout(s, o, &fre_len);
 	if (n == 0)
 		return e2s_fail(diag, E2S_ERR_NO_FUNCS, ".sframe", 0, NULL);
-	if (total > UINT32_MAX || n > UINT32_MAX)
+	e = plan_build(s, o, &p, diag);
+	if (e) {
+		plan_free(&p);
+		return e;
+	}
+	total = total_size(n, p.fre.len, v2);
+	if (total > UINT32_MAX || n > UINT32_MAX || p.nfres > UINT32_MAX) {
+		plan_free(&p);
 		return e2s_fail(diag, E2S_ERR_TOO_LARGE, ".sframe", 0,
 				"section of %llu bytes", (unsigned long long)total);
+	}
 	if (rel && relocs) {
 		rl = calloc(n, sizeof *rl);
-		if (!rl)
+		if (!rl) {
+			plan_free(&p);
 			return e2s_fail(diag, E2S_ERR_NOMEM, ".sframe", 0, NULL);
+		}
 	}
 	if (!bw_reserve(out, (size_t)total)) {
 		free(rl);
+		plan_free(&p);
 		return e2s_fail(diag, E2S_ERR_NOMEM, ".sframe", 0, NULL);
 	}
 
-	uint64_t nfres = 0;
-	for (size_t i = 0; i < n; i++)
-		nfres += selected(s, o, i)->fre_count;
-
-	/* Header (spec 2.2); offsets are from the end of the header. */
+	/* Header (spec 2.2; V2's has the same layout); offsets are from
+	 * the end of the header. */
+	uint64_t esz = v2 ? SF_V2_FDE_SIZE : SF_FDE_IDX_SIZE;
 	bw_u16(out, SF_MAGIC);
-	bw_u8(out, SF_VERSION_3);
+	bw_u8(out, v2 ? SF_VERSION_2 : SF_VERSION_3);
 	bw_u8(out, SF_F_FDE_SORTED | SF_F_FDE_FUNC_START_PCREL);
 	bw_u8(out, (uint8_t)abi_id(s));
 	bw_u8(out, (uint8_t)(int8_t)(s->abi == CFI_ABI_AMD64 ? SF_AMD64_CFA_FIXED_FP_OFFSET : 0));
 	bw_u8(out, (uint8_t)(int8_t)(s->abi == CFI_ABI_AMD64 ? SF_AMD64_CFA_FIXED_RA_OFFSET : 0));
 	bw_u8(out, 0); /* no auxiliary header */
 	bw_u32(out, (uint32_t)n);
-	bw_u32(out, (uint32_t)nfres);
-	bw_u32(out, (uint32_t)fre_len);
+	bw_u32(out, (uint32_t)p.nfres);
+	bw_u32(out, (uint32_t)p.fre.len);
 	bw_u32(out, 0);
-	bw_u32(out, (uint32_t)(n * SF_FDE_IDX_SIZE));
+	bw_u32(out, (uint32_t)(n * esz));
 
 	/* FDE index: PC-relative starts from the field itself. */
-	uint64_t fre_off = 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && !e; i++) {
 		const sfe_func *fn = selected(s, o, i);
-		uint64_t field = SF_HEADER_SIZE + (uint64_t)i * SF_FDE_IDX_SIZE;
+		uint64_t field = SF_HEADER_SIZE + (uint64_t)i * esz;
+		uint64_t pcrel = fn->start - (o->section_vaddr + field);
 		if (rel) {
-			bw_u64(out, 0);
-			if (rl) {
-				rl[i].offset = field;
-				rl[i].func = o->only ? o->only[i] : (uint32_t)i;
-			}
-		} else {
-			bw_u64(out, fn->start - (o->section_vaddr + field));
+			pcrel = 0;
+			if (rl)
+				rl[i] = (sfe_reloc){field, o->only ? o->only[i] : (uint32_t)i,
+						    (uint8_t)(v2 ? 4 : 8)};
 		}
+		if (!v2) {
+			bw_u64(out, pcrel);
+			bw_u32(out, fn->size);
+			bw_u32(out, p.off[i]);
+			continue;
+		}
+		if ((int64_t)pcrel < INT32_MIN || (int64_t)pcrel > INT32_MAX)
+			e = e2s_fail(diag, E2S_ERR_TOO_LARGE, ".sframe", field,
+				     "function 0x%llx out of V2's 32-bit reach",
+				     (unsigned long long)fn->start);
+		bw_u32(out, (uint32_t)pcrel);
 		bw_u32(out, fn->size);
-		bw_u32(out, (uint32_t)fre_off);
-		fre_off += func_fre_bytes(s, fn);
-	}
-
-	/* Per function: attribute, then its FREs. */
-	for (size_t i = 0; i < n; i++) {
-		const sfe_func *fn = selected(s, o, i);
-		unsigned ft = func_fre_type(s, fn);
-		bool flex = fn->fde_type == SF_FDE_TYPE_FLEX;
-		bw_u16(out, (uint16_t)fn->fre_count);
-		bw_u8(out, (uint8_t)SF_FUNC_INFO(fn->signal, fn->pauth_b,
-						 fn->pc_type, ft));
-		bw_u8(out, fn->fde_type & 0x1f);
+		bw_u32(out, p.off[i]);
+		bw_u32(out, fn->fre_count);
+		bw_u8(out, func_info(fn, func_fre_type(s, fn), true));
 		bw_u8(out, fn->pc_type == SF_FDE_PCTYPE_MASK ? fn->rep_size : 0);
-		for (uint32_t k = 0; k < fn->fre_count; k++)
-			write_fre(out, &s->fres[fn->fre_first + k], flex, ft);
+		bw_u16(out, 0);
 	}
+	bw_bytes(out, p.fre.data, p.fre.len);
+	if (st) {
+		st->fre_bytes = p.fre.len;
+		st->fre_bytes_unshared = p.unshared;
+		st->shared_fdes = p.shared;
+	}
+	plan_free(&p);
 
-	if (out->oom) {
+	if (!e && out->oom)
+		e = e2s_fail(diag, E2S_ERR_NOMEM, ".sframe", 0, NULL);
+	if (!e && out->len - start_len != total)
+		e = e2s_fail(diag, E2S_ERR_BAD_SFRAME, ".sframe", 0,
+			     "encoder wrote %zu bytes, layout said %llu",
+			     out->len - start_len, (unsigned long long)total);
+	if (e) {
 		free(rl);
-		return e2s_fail(diag, E2S_ERR_NOMEM, ".sframe", 0, NULL);
-	}
-	if (out->len - start_len != total) {
-		free(rl);
-		return e2s_fail(diag, E2S_ERR_BAD_SFRAME, ".sframe", 0,
-				"encoder wrote %zu bytes, layout said %llu",
-				out->len - start_len, (unsigned long long)total);
+		return e;
 	}
 	if (relocs)
 		*relocs = rl;
@@ -267,6 +525,12 @@ e2s_err sfe_encode(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 	return E2S_ERR_OK;
 }
 
+e2s_err sfe_encode(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
+		   sfe_reloc **relocs, size_t *nrelocs, e2s_diag *diag)
+{
+	return sfe_encode_ex(s, o, out, relocs, nrelocs, NULL, diag);
+}
+
 e2s_err sfe_build(const cfi_table *t, const sfe_encode_opts *o, bw_t *out,
 		  sfe_set *set_out, sfe_reloc **relocs, size_t *nrelocs,
 		  e2s_diag *diag)
@@ -275,6 +539,7 @@ e2s_err sfe_build(const cfi_table *t, const sfe_encode_opts *o, bw_t *out,
 	e2s_err e = sfe_project(t, &s, diag);
 	if (e)
 		return e;
+	sfe_restrict(&s, o);
 	e = sfe_encode(&s, o, out, relocs, nrelocs, diag);
 	if (set_out)
 		*set_out = s;

@@ -114,6 +114,7 @@ typedef struct {
 	cfi_abi abi;
 	const cfi_abi_regs *regs;
 	int64_t sp_off; /* caller SP - CFA */
+	bool v2;        /* the .sframe is SFrame V2: no flexible FDEs */
 } vabi;
 
 /* Independent judgement of whether SFrame V3 can express a row, used only
@@ -173,6 +174,17 @@ static bool row_expressible(const vabi *v, const cfi_row *row)
 		break;
 	default:
 		return false;
+	}
+	if (need_flex && v->v2) {
+		/* V2 s390x: CFA on SP/FP, RA/FP on the stack or in a register
+		 * (encoded register number); nothing else. */
+		bool plain_ra = ra.kind == SFR_LOC_UNCHANGED || ra_stack ||
+				(!ra.deref && ra.off == 0);
+		bool plain_fp = fp.kind == SFR_LOC_UNCHANGED || fp_stack ||
+				(!fp.deref && fp.off == 0);
+		return v->abi == CFI_ABI_S390X && !deref &&
+		       (reg == v->regs->sp || reg == v->regs->fp) && plain_ra &&
+		       plain_fp && !(ra_stack && ra.off == 0);
 	}
 	return !need_flex || flex_abi;
 }
@@ -388,6 +400,10 @@ e2s_err sfe_verify(const cfi_table *t, const sfr_section *s,
 	v.abi = t->abi;
 	v.regs = cfi_abi_info(t->abi);
 	v.sp_off = t->abi == CFI_ABI_S390X ? SF_S390X_SP_VAL_OFFSET : 0;
+	v.v2 = s->nblocks > 0;
+	for (size_t k = 0; k < s->nblocks; k++)
+		if (s->blocks[k].version != SF_VERSION_2)
+			v.v2 = false;
 	used = calloc(s->nfdes ? s->nfdes : 1, sizeof *used);
 	if (!used)
 		return e2s_fail(diag, E2S_ERR_NOMEM, NULL, 0, NULL);
@@ -448,7 +464,9 @@ e2s_err sfe_verify(const cfi_table *t, const sfr_section *s,
 			continue;
 		}
 		if (ns == 0) {
-			bool expr = fde->row_count > 0;
+			/* V2 has no signal-frame bit */
+			bool expr = fde->row_count > 0 &&
+				    !(v.v2 && t->cies[fde->cie].signal_frame);
 			for (uint32_t r = 0; expr && r < fde->row_count; r++) {
 				const cfi_row *row = &t->rows[fde->row_first + r];
 				if (row->end > row->start &&

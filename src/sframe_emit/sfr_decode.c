@@ -88,6 +88,15 @@ typedef struct {
 	const sfr_relfield *rf; /* ET_REL start fields, or NULL */
 	size_t nrf;
 	e2s_diag *diag;
+	/* Per block: FRE runs already decoded, so FDEs sharing one stored
+	 * copy (sfe share_fres) share the decoded FREs too, and the count
+	 * of decoded FREs stays bounded by the bytes. */
+	struct seen {
+		uint32_t fre_off, nfres, first;
+		uint8_t info, info2, rep, used;
+	} *seen;
+	size_t seen_cap;
+	uint64_t decoded; /* FREs decoded in this block */
 } dctx;
 
 static e2s_err bad(dctx *c, uint64_t off, const char *what)
@@ -97,8 +106,60 @@ static e2s_err bad(dctx *c, uint64_t off, const char *what)
 
 /* One function's FREs inside [lo, hi) of the section; V3 has the
  * attribute in front of them, V2 took it from the FDE already. */
+static e2s_err decode_fres(dctx *c, const uint8_t *data, const sfr_block *b,
+			   sfr_fde *fd, uint64_t lo, uint64_t hi);
+
+/* The FREs of fd: reuse an identical earlier run at the same offset, or
+ * decode them. Either way they must lie inside this function. */
 static e2s_err read_fres(dctx *c, const uint8_t *data, const sfr_block *b,
 			 sfr_fde *fd, uint64_t lo, uint64_t hi)
+{
+	bool v2 = b->version == SF_VERSION_2;
+	size_t i = 0;
+	e2s_err e;
+	if (c->seen_cap) {
+		i = (fd->fre_off * 0x9e3779b1u) & (c->seen_cap - 1);
+		while (c->seen[i].used) {
+			const struct seen *sn = &c->seen[i];
+			if (sn->fre_off == fd->fre_off &&
+			    (!v2 || (sn->nfres == fd->nfres && sn->info == fd->info &&
+				     sn->rep == fd->rep_size)))
+				break;
+			i = (i + 1) & (c->seen_cap - 1);
+		}
+	}
+	if (c->seen_cap && c->seen[i].used) {
+		const struct seen *sn = &c->seen[i];
+		fd->nfres = sn->nfres;
+		fd->info = sn->info;
+		fd->info2 = sn->info2;
+		fd->rep_size = sn->rep;
+		fd->fre_type = SF_FUNC_INFO_FRETYPE(fd->info);
+		fd->pc_type = SF_FUNC_INFO_PCTYPE(fd->info);
+		fd->fde_type = SF_FUNC_INFO2_FDETYPE(fd->info2);
+		fd->signal = !v2 && SF_FUNC_INFO_SIGNAL_P(fd->info);
+		fd->pauth_b = SF_FUNC_INFO_PAUTH_B_P(fd->info);
+		fd->fre_first = sn->first;
+	} else {
+		e = decode_fres(c, data, b, fd, lo, hi);
+		if (e)
+			return e;
+		if (c->seen_cap)
+			c->seen[i] = (struct seen){fd->fre_off, fd->nfres, fd->fre_first,
+						   fd->info, fd->info2, fd->rep_size, 1};
+	}
+	/* Starts increase, so the last one bounds them all. */
+	uint64_t limit = fd->pc_type == SF_FDE_PCTYPE_MASK ? fd->rep_size : fd->size;
+	if (fd->nfres) {
+		const sfr_fre *last = &c->s->fres[fd->fre_first + fd->nfres - 1];
+		if (last->start >= limit && !(limit == 0 && last->start == 0))
+			return bad(c, last->sec_off, "FRE start outside the function");
+	}
+	return E2S_ERR_OK;
+}
+
+static e2s_err decode_fres(dctx *c, const uint8_t *data, const sfr_block *b,
+			   sfr_fde *fd, uint64_t lo, uint64_t hi)
 {
 	br_t r;
 	uint64_t at = lo + fd->fre_off;
@@ -125,13 +186,15 @@ static e2s_err read_fres(dctx *c, const uint8_t *data, const sfr_block *b,
 	if (fd->pc_type == SF_FDE_PCTYPE_MASK && fd->rep_size == 0)
 		return bad(c, v2 ? fd->field_off + 17 : at + 4,
 			   "MASK FDE with repetition size 0");
-	/* Each FRE takes at least 2 bytes: bounds the loop for hostile
-	 * V2 counts (u32) before anything is allocated. */
+	/* Each FRE takes at least 2 bytes, and each stored FRE is decoded
+	 * once: bounds the work for hostile counts and overlapping runs. */
 	if ((uint64_t)fd->nfres * 2 > hi - r.pos)
 		return bad(c, fd->field_off, "FDE's FRE count runs past the FRE sub-section");
+	c->decoded += fd->nfres;
+	if (c->decoded * 2 > hi - lo)
+		return bad(c, fd->field_off, "FDEs' FRE data overlaps");
 	unsigned ab = fd->fre_type == SF_FRE_TYPE_ADDR1 ? 1
 		      : fd->fre_type == SF_FRE_TYPE_ADDR2 ? 2 : 4;
-	uint64_t limit = fd->pc_type == SF_FDE_PCTYPE_MASK ? fd->rep_size : fd->size;
 	fd->fre_first = (uint32_t)c->vr.n;
 	for (uint32_t i = 0; i < fd->nfres; i++) {
 		sfr_fre f;
@@ -154,8 +217,6 @@ static e2s_err read_fres(dctx *c, const uint8_t *data, const sfr_block *b,
 			return bad(c, f.sec_off, "FRE data runs past the FRE sub-section");
 		if (!count_ok(b->abi, fd->fde_type, &f))
 			return bad(c, f.sec_off, "data word count invalid for ABI/FDE type");
-		if (f.start >= limit && !(limit == 0 && f.start == 0))
-			return bad(c, f.sec_off, "FRE start outside the function");
 		if (i > 0 && f.start <= c->s->fres[c->vr.n - 1].start)
 			return bad(c, f.sec_off, "FRE starts not increasing");
 		if (!vgrow((void **)&c->s->fres, &c->vr, sizeof f))
@@ -237,9 +298,18 @@ static e2s_err read_block(dctx *c, const uint8_t *data, size_t size,
 		return bad(c, off + 16, "FRE sub-section past the end");
 	b.size = hdr + b.freoff + b.fre_len;
 	*end = off + b.size;
-	/* Each FRE needs at least 2 bytes; catches absurd counts early. */
-	if ((uint64_t)b.nfres * 2 > b.fre_len)
-		return bad(c, off + 12, "FRE count larger than the FRE sub-section");
+	/* No bound of sfh_num_fres by sfh_fre_len: with shared FRE data the
+	 * referenced FREs may take more bytes than are stored. */
+	free(c->seen);
+	c->seen = NULL;
+	c->decoded = 0;
+	for (c->seen_cap = 16; c->seen_cap < 2 * (uint64_t)b.nfdes;)
+		c->seen_cap *= 2;
+	c->seen = calloc(c->seen_cap, sizeof *c->seen);
+	if (!c->seen) {
+		c->seen_cap = 0;
+		return e2s_fail(c->diag, E2S_ERR_NOMEM, SEC, 0, NULL);
+	}
 
 	uint32_t bi = (uint32_t)c->vb.n;
 	if (!vgrow((void **)&c->s->blocks, &c->vb, sizeof b))
@@ -286,6 +356,8 @@ static e2s_err read_block(dctx *c, const uint8_t *data, size_t size,
 		if (e)
 			return e;
 		total_fres += fd.nfres;
+		if (total_fres > b.nfres)
+			return bad(c, off + 12, "FRE count does not match the FDEs");
 		r.pos = save;
 		if (b.flags & SF_F_FDE_SORTED && i > 0) {
 			const sfr_fde *p = &c->s->fdes[c->vf.n - 1];
@@ -359,8 +431,10 @@ static e2s_err decode(const uint8_t *data, size_t size, uint64_t vaddr,
 	for (size_t i = 0; i < out->nfdes; i++)
 		out->by_pc[i] = (uint32_t)i;
 	qsort_r(out->by_pc, out->nfdes, sizeof *out->by_pc, pc_cmp, out->fdes);
+	free(c.seen);
 	return E2S_ERR_OK;
 fail:
+	free(c.seen);
 	out->nblocks = c.vb.n;
 	out->nfdes = c.vf.n;
 	out->nfres = c.vr.n;

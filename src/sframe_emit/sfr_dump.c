@@ -50,8 +50,8 @@ void sfr_loc_str(const sfr_loc *l, char *buf, size_t len)
 static void dump_header(FILE *out, const sfr_block *b)
 {
 	fprintf(out, "  Header :\n\n");
-	if (b->version == SF_VERSION_3)
-		fprintf(out, "    Version: SFRAME_VERSION_3\n");
+	if (b->version == SF_VERSION_3 || b->version == SF_VERSION_2)
+		fprintf(out, "    Version: SFRAME_VERSION_%u\n", b->version);
 	else
 		fprintf(out, "    Version: %u\n", b->version);
 	if (!b->flags) {
@@ -102,6 +102,10 @@ static void dump_fre(FILE *out, const sfr_section *s, const sfr_fde *fd,
 	else
 		snprintf(cfa, sizeof cfa, "%s%+" PRId64, r, ru.cfa_off);
 	rule_str(b->abi, &ru.fp, fp, sizeof fp);
+	/* V2 s390x register numbers (odd words) print bare, like objdump. */
+	bool v2reg = b->version == SF_VERSION_2 && !ru.flex;
+	if (v2reg && ru.fp.kind == SFR_LOC_RULE && !ru.fp.base_cfa)
+		snprintf(fp, sizeof fp, "r%u", ru.fp.reg);
 	/* A padding RA word (s390x word 2 = 0; flex word 2 = 0) reads "U". */
 	bool ra_pad = ru.flex ? f->ndw >= 3 && f->raw[2] == 0
 			      : b->abi == SF_ABI_S390X_ENDIAN_BIG && f->ndw >= 2 &&
@@ -110,6 +114,8 @@ static void dump_fre(FILE *out, const sfr_section *s, const sfr_fde *fd,
 		snprintf(ra, sizeof ra, "U");
 	else if (ru.ra.fixed)
 		snprintf(ra, sizeof ra, "f");
+	else if (v2reg && ru.ra.kind == SFR_LOC_RULE && !ru.ra.base_cfa)
+		snprintf(ra, sizeof ra, "r%u", ru.ra.reg);
 	else
 		rule_str(b->abi, &ru.ra, ra, sizeof ra);
 	strncat(ra, ru.mangled ? "[s]" : "   ", sizeof ra - strlen(ra) - 1);
@@ -129,7 +135,11 @@ void sfr_dump(FILE *out, const sfr_section *s)
 		if (first == bi)
 			fprintf(out, "%sContents of the SFrame section .sframe:\n",
 				bi ? "\n" : "");
-		if (inpart > 1)
+		/* A section of concatenated blocks (ld.lld output): objdump
+		 * 2.47 prints the first block only, exactly like a one-block
+		 * section, so that one gets no label and the text diffs clean;
+		 * the further blocks follow, labelled. */
+		if (inpart > 1 && bi != first)
 			fprintf(out, "  Block %zu at offset 0x%" PRIx64 ":\n", bi - first,
 				b->off - s->blocks[first].off);
 		dump_header(out, b);

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # A short libFuzzer run of every target (FUZZ_SMOKE_SECONDS in total,
-# default 45, split evenly), then a replay of the committed seeds and
+# default 36, split evenly), then a replay of the committed seeds and
 # regression inputs through the gcc ASan+UBSan drivers (no libFuzzer).
 # Skips (77) when clang is missing.
 set -u
 cd "$(dirname "$0")/../.."
 command -v clang >/dev/null || { echo "clang missing"; exit 77; }
-total=${FUZZ_SMOKE_SECONDS:-45}
+total=${FUZZ_SMOKE_SECONDS:-36}
 make -s fuzz-build replay >/dev/null || { echo "fuzz build failed"; exit 1; }
 rc=0
 bins=(build/fuzz/fuzz_*)

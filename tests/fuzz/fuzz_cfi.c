@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fuzz_check.h"
 #include "cfi/cfi.h"
 #include "sframe_emit/sfe.h"
 #include "sframe_emit/sfe_verify.h"
@@ -51,14 +52,14 @@ static void check_encoding(const cfi_table *t, const uint8_t *bytes,
 	sfr_section s;
 	e2s_diag d;
 	if (sfr_decode(bytes, len, SF_VADDR, &s, &d) != E2S_ERR_OK)
-		__builtin_trap(); /* our encoder wrote what our reader rejects */
+		FUZZ_FAIL_DIAG("our encoder wrote what our reader rejects", &d);
 	for (size_t i = 0; i < s.nfdes; i++) {
 		const sfr_fde *f = &s.fdes[i];
 		for (uint32_t j = 0; j < f->nfres; j++) {
 			sfr_rules r;
 			if (sfr_recover(&s, f, &s.fres[f->fre_first + j], &r,
 					&d) != E2S_ERR_OK)
-				__builtin_trap(); /* undefined word layout */
+				FUZZ_FAIL_DIAG("undefined word layout", &d);
 		}
 	}
 	FILE *null = devnull();
@@ -67,7 +68,7 @@ static void check_encoding(const cfi_table *t, const uint8_t *bytes,
 	sfe_verify_counts c;
 	if (sfe_verify(t, &s, NULL, NULL, &c, &d) == E2S_ERR_OK &&
 	    (c.mismatch || c.extra))
-		__builtin_trap(); /* encoded rules differ from the DWARF rows */
+		FUZZ_FAIL("encoded rules differ from the DWARF rows");
 	sfr_free(&s);
 }
 
@@ -91,6 +92,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sec.read_mem_ctx = &sec;
 	}
 	cfi_abi abi = (cfi_abi)((sel >> 3) & 3);
+	/* SFrame ABI ids fix the byte order of amd64 and s390x. */
+	if (abi == CFI_ABI_AMD64)
+		sec.big_endian = false;
+	else if (abi == CFI_ABI_S390X)
+		sec.big_endian = true;
 
 	cfi_table t;
 	e2s_diag d;
@@ -115,7 +121,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			bw_init(&w, sec.big_endian);
 			if (sfe_encode(&set, &o, &w, NULL, NULL, &d) == E2S_ERR_OK) {
 				if (w.len != sfe_encoded_size(&set, &o))
-					__builtin_trap(); /* layout promise broken */
+					FUZZ_FAIL("layout promise broken");
 				check_encoding(&t, w.data, w.len);
 			}
 			bw_free(&w);

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fuzz_check.h"
 #include "cfi/cfi.h"
 #include "elfpatch/elfpatch.h"
 #include "sframe_emit/sfe_verify.h"
@@ -71,10 +72,10 @@ static bool write_file(const char *path, const uint8_t *p, size_t n)
 /* Parser front ends straight on the bytes. */
 static void in_memory(const uint8_t *data, size_t size, bool debug_frame)
 {
-	elfp_file *ef;
-	cfi_file *cf;
+	elfp_file *ef = NULL;
+	cfi_file *cf = NULL;
 	e2s_diag d;
-	if (elfp_open_mem(data, size, &ef, &d) == E2S_ERR_OK) {
+	if (elfp_open_mem(data, size, &ef, &d) == E2S_ERR_OK && ef) {
 		size_t n = elfp_shnum(ef);
 		for (size_t i = 0; i < n && i < 4096; i++) {
 			const char *name = elfp_section_name(ef, i);
@@ -89,7 +90,7 @@ static void in_memory(const uint8_t *data, size_t size, bool debug_frame)
 		elfp_close(ef);
 	}
 	cfi_load_opts lo = {.prefer_debug_frame = debug_frame};
-	if (cfi_file_open_mem(data, size, &lo, &cf, &d) == E2S_ERR_OK) {
+	if (cfi_file_open_mem(data, size, &lo, &cf, &d) == E2S_ERR_OK && cf) {
 		const cfi_table *t = cfi_file_table(cf);
 		for (size_t i = 0; i < t->nfdes && i < 4096; i++) {
 			const char *name = cfi_file_func_name(cf, &t->fdes[i]);
@@ -105,31 +106,31 @@ static void in_memory(const uint8_t *data, size_t size, bool debug_frame)
 
 static void check_output(const elfp_opts *o, const elfp_result *res)
 {
-	elfp_file *ef;
-	cfi_file *cf;
+	elfp_file *ef = NULL;
+	cfi_file *cf = NULL;
 	e2s_diag d;
 	if (elfp_open(env.out, &ef, &d) != E2S_ERR_OK)
-		__builtin_trap(); /* we wrote what we cannot read back */
+		FUZZ_FAIL_DIAG("we wrote what we cannot read back", &d);
 	cfi_load_opts lo = {.prefer_debug_frame = o->debug_frame};
 	if (cfi_file_open(env.out, &lo, &cf, &d) != E2S_ERR_OK)
-		__builtin_trap(); /* the output lost its CFI */
+		FUZZ_FAIL_DIAG("the output lost its CFI", &d);
 	const cfi_table *t = cfi_file_table(cf);
 	if (t->nfdes != res->nfdes)
-		__builtin_trap();
+		FUZZ_FAIL("FDE count changed");
 	size_t idx = elfp_find_section(ef, ".sframe"), isize;
 	const elfp_shdr *sh = elfp_section(ef, idx);
 	const uint8_t *img = elfp_image(ef, &isize);
 	if (!idx || !sh || sh->offset > isize || isize - sh->offset < sh->size)
-		__builtin_trap(); /* no .sframe, or it lies outside the file */
+		FUZZ_FAIL("no .sframe, or it lies outside the file");
 	sfr_section s;
 	if (sfr_decode(img + sh->offset, sh->size, sh->addr, &s, &d) !=
 	    E2S_ERR_OK)
-		__builtin_trap(); /* our encoder wrote what our reader rejects */
+		FUZZ_FAIL_DIAG("our encoder wrote what our reader rejects", &d);
 	if (!elfp_is_rel(ef)) {
 		sfe_verify_counts c;
 		if (sfe_verify(t, &s, NULL, NULL, &c, &d) == E2S_ERR_OK &&
 		    (c.mismatch || c.extra))
-			__builtin_trap(); /* encoded rules differ from DWARF */
+			FUZZ_FAIL("encoded rules differ from DWARF");
 	}
 	sfr_free(&s);
 	/* libelf's view, relocations resolved: every part must decode when
@@ -146,7 +147,7 @@ static void check_output(const elfp_opts *o, const elfp_result *res)
 		if (sfr_elf_decode(&se, &s, &d) == E2S_ERR_OK)
 			sfr_free(&s);
 		else if (nsf == res->nsections)
-			__builtin_trap();
+			FUZZ_FAIL_DIAG("libelf view of our .sframe does not decode", &d);
 		sfr_elf_free(&se);
 	}
 	cfi_file_close(cf);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fuzz_check.h"
 #include "sframe_emit/sfr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -27,12 +28,12 @@ static void lookup(const sfr_section *s, uint64_t pc)
 	if (!sfr_find_fre(s, pc, &fi, &ri))
 		return;
 	if (fi >= s->nfdes || ri >= s->nfres)
-		__builtin_trap();
+		FUZZ_FAIL("lookup index out of range");
 	const sfr_fde *f = &s->fdes[fi];
 	if (ri < f->fre_first || ri - f->fre_first >= f->nfres)
-		__builtin_trap(); /* FRE of another function */
+		FUZZ_FAIL("FRE of another function");
 	if (pc < f->pc || pc - f->pc >= f->size)
-		__builtin_trap(); /* function does not cover pc */
+		FUZZ_FAIL("function does not cover pc");
 	sfr_rules r;
 	e2s_diag d;
 	(void)sfr_recover(s, f, &s->fres[ri], &r, &d);
@@ -46,7 +47,7 @@ static void lookup_sec(const sfr_section *s, uint32_t shndx, uint64_t pc)
 	const sfr_fde *f = &s->fdes[fi];
 	if (f->shndx != shndx || pc < f->pc || pc - f->pc >= f->size ||
 	    ri < f->fre_first || ri - f->fre_first >= f->nfres)
-		__builtin_trap();
+		FUZZ_FAIL("section lookup returned a wrong FRE");
 }
 
 /* The same bytes as a relocatable section: relocation fields at the
@@ -100,7 +101,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			sfr_rules r;
 			char buf[64];
 			if (f->fre_first + j >= s.nfres)
-				__builtin_trap(); /* FDE names FREs not decoded */
+				FUZZ_FAIL("FDE names FREs not decoded");
 			if (sfr_recover(&s, f, &s.fres[f->fre_first + j], &r,
 					&d) == E2S_ERR_OK) {
 				sfr_loc_str(&r.ra, buf, sizeof buf);

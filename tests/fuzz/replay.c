@@ -33,6 +33,8 @@ static int run_file(const char *path)
 	fclose(f);
 	if (!buf)
 		return 1;
+	/* Names the input a crash report that follows belongs to. */
+	fprintf(stderr, "replay: %s\n", path);
 	LLVMFuzzerTestOneInput(buf, len);
 	free(buf);
 	return 0;

@@ -372,8 +372,183 @@ static void split(void)
 	free(rows);
 }
 
+#include "sframe_emit/sfr.h"
+#include "sframe_emit/sfe_verify.h"
+
+static uint32_t rd32le(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+/* FRE sharing: A and B have identical attribute + FREs, C differs. Each
+ * blob: attr 5 + 2 FREs * (start 1 + info 1 + one 1-byte word) = 11. */
+static void share(void)
+{
+	synth s;
+	cfi_row *r;
+	e2s_diag d;
+	synth_init(&s, CFI_ABI_AMD64, false);
+	for (int k = 0; k < 3; k++) {
+		synth_fde(&s, 0x1000 + 0x1000 * (uint64_t)k, 0x10, 0);
+		r = synth_row(&s, 0x1000 + 0x1000 * (uint64_t)k, 7, 8); r->ra = rule_off(-8);
+		r = synth_row(&s, 0x1001 + 0x1000 * (uint64_t)k, 7, k == 2 ? 24 : 16);
+		r->ra = rule_off(-8);
+	}
+	sfe_set set;
+	CHECK_EQ(sfe_project(&s.t, &set, &d), E2S_ERR_OK);
+	sfe_encode_opts o = {.section_vaddr = 0x8000};
+	sfe_encode_stats st;
+	bw_t plain, sh, again;
+	bw_init(&plain, false);
+	bw_init(&sh, false);
+	bw_init(&again, false);
+	CHECK_EQ(sfe_encode_ex(&set, &o, &plain, NULL, NULL, &st, &d), E2S_ERR_OK);
+	CHECK_EQ(plain.len, 28 + 3 * 16 + 33);
+	CHECK_EQ(st.fre_bytes, 33);
+	o.share_fres = true;
+	CHECK_EQ(sfe_encoded_size(&set, &o), 28 + 3 * 16 + 22);
+	CHECK_EQ(sfe_encode_ex(&set, &o, &sh, NULL, NULL, &st, &d), E2S_ERR_OK);
+	CHECK_EQ(sh.len, 28 + 3 * 16 + 22);
+	CHECK(st.fre_bytes == 22 && st.fre_bytes_unshared == 33 && st.shared_fdes == 1);
+	/* header: num_fres counts every FDE's FREs (3 * 2), fre_len stored */
+	CHECK_EQ(rd32le(sh.data + 12), 6);
+	CHECK_EQ(rd32le(sh.data + 16), 22);
+	/* fre_off: A 0, B 0 (A's copy), C 11 */
+	CHECK_EQ(rd32le(sh.data + 28 + 12), 0);
+	CHECK_EQ(rd32le(sh.data + 28 + 16 + 12), 0);
+	CHECK_EQ(rd32le(sh.data + 28 + 32 + 12), 11);
+	/* the stored bytes are A's: attr 02 00 00 00 00, 00 03 08, 01 03 10 */
+	static const uint8_t blob[] = {2, 0, 0, 0, 0, 0, 3, 8, 1, 3, 16};
+	CHECK(memcmp(sh.data + 28 + 48, blob, sizeof blob) == 0);
+	/* deterministic */
+	CHECK_EQ(sfe_encode(&set, &o, &again, NULL, NULL, &d), E2S_ERR_OK);
+	CHECK(again.len == sh.len && memcmp(again.data, sh.data, sh.len) == 0);
+	/* the reader sees three functions with their own FREs */
+	sfr_section sec;
+	sfe_verify_counts n;
+	CHECK_EQ(sfr_decode(sh.data, sh.len, 0x8000, &sec, &d), E2S_ERR_OK);
+	CHECK_EQ(sec.nfdes, 3);
+	CHECK_EQ(sec.fdes[0].fre_first, sec.fdes[1].fre_first);
+	CHECK_EQ(sfe_verify(&s.t, &sec, NULL, NULL, &n, &d), E2S_ERR_OK);
+	CHECK(n.match == 3 && n.mismatch == 0 && n.extra == 0);
+	sfr_free(&sec);
+	/* a header count of stored FREs (4) is refused */
+	sh.data[12] = 4;
+	CHECK_EQ(sfr_decode(sh.data, sh.len, 0x8000, &sec, &d), E2S_ERR_BAD_SFRAME);
+	/* two FDEs whose runs overlap without being the same run: refused */
+	sh.data[12] = 6;
+	sh.data[28 + 32 + 12] = 5; /* C's fre_off into A's FREs */
+	CHECK_EQ(sfr_decode(sh.data, sh.len, 0x8000, &sec, &d), E2S_ERR_BAD_SFRAME);
+	bw_free(&plain);
+	bw_free(&sh);
+	bw_free(&again);
+	sfe_set_free(&set);
+}
+
+/* SFrame V2 (20-byte FDEs, no attribute in the FRE sub-section): a plain
+ * function is written, a DRAP (flexible) one and a signal frame are
+ * skipped as "not-in-sframe-v2". */
+static void v2_amd64(void)
+{
+	synth s;
+	cfi_row *r;
+	e2s_diag d;
+	synth_init(&s, CFI_ABI_AMD64, false);
+	synth_fde(&s, 0x1000, 0x10, 0);
+	r = synth_row(&s, 0x1000, 7, 8); r->ra = rule_off(-8);
+	r = synth_row(&s, 0x1001, 7, 16); r->ra = rule_off(-8); r->fp = rule_off(-16);
+	synth_fde(&s, 0x2000, 0x20, 0); /* DRAP: CFA in r10 -> flex in V3 */
+	r = synth_row(&s, 0x2000, 10, 0); r->ra = rule_off(-8);
+	synth_fde(&s, 0x3000, 0x10, 1); /* signal frame */
+	r = synth_row(&s, 0x3000, 7, 8); r->ra = rule_off(-8);
+	sfe_encode_opts o = {.section_vaddr = 0x8000, .sframe_version = 2};
+	sfe_set set;
+	bw_t w;
+	bw_init(&w, false);
+	CHECK_EQ(sfe_build(&s.t, &o, &w, &set, NULL, NULL, &d), E2S_ERR_OK);
+	CHECK_EQ(set.nfuncs, 1);
+	CHECK_EQ(set.counts[SFE_SKIP_V2], 2);
+	CHECK_EQ(set.counts[SFE_SKIP_NONE], 1);
+	CHECK_EQ(set.fde_skip[1], SFE_SKIP_V2);
+	CHECK_EQ(set.fde_skip[2], SFE_SKIP_V2);
+	CHECK_STR(sfe_skip_name(SFE_SKIP_V2), "not-in-sframe-v2");
+	/* start = 0x1000 - (0x8000 + 28) = -0x701c */
+	static const uint8_t want[] = {
+		0xe2, 0xde, 2, 0x05, 3, 0, 0xf8, 0, /* magic, V2, SORTED|PCREL, AMD64 */
+		1, 0, 0, 0, 2, 0, 0, 0, 7, 0, 0, 0, /* 1 FDE, 2 FREs, fre_len 7 */
+		0, 0, 0, 0, 20, 0, 0, 0,            /* fdeoff 0, freoff 20 */
+		0xe4, 0x8f, 0xff, 0xff,             /* int32 start */
+		0x10, 0, 0, 0, 0, 0, 0, 0,          /* size, start_fre_off */
+		2, 0, 0, 0, 0, 0, 0, 0,             /* num_fres, info, rep, pad */
+		0, 0x03, 8,                         /* 0: sp+8 */
+		1, 0x05, 16, 0xf0,                  /* 1: sp+16, fp at c-16 */
+	};
+	CHECK(bytes_eq(&w, want, sizeof want));
+	sfr_section sec;
+	sfe_verify_counts n;
+	CHECK_EQ(sfr_decode(w.data, w.len, 0x8000, &sec, &d), E2S_ERR_OK);
+	CHECK(sec.nfdes == 1 && sec.blocks[0].version == 2 && sec.fdes[0].pc == 0x1000);
+	CHECK_EQ(sfe_verify(&s.t, &sec, NULL, NULL, &n, &d), E2S_ERR_OK);
+	CHECK(n.match == 1 && n.skipped == 2 && n.missing == 0 && n.mismatch == 0);
+	sfr_free(&sec);
+	/* sfe_encode refuses an unrestricted set for V2 */
+	sfe_set raw;
+	bw_t w2;
+	bw_init(&w2, false);
+	CHECK_EQ(sfe_project(&s.t, &raw, &d), E2S_ERR_OK);
+	CHECK_EQ(sfe_encode(&raw, &o, &w2, NULL, NULL, &d), E2S_ERR_USAGE);
+	sfe_set_free(&raw);
+	bw_free(&w2);
+	bw_free(&w);
+	sfe_set_free(&set);
+}
+
+/* V2 s390x: RA and FP copied to FPRs (flexible in V3) become default
+ * words holding regnum << 1 | 1 (sframe.h SFRAME_V2_S390X_OFFSET_*). */
+static void v2_s390x(void)
+{
+	synth s;
+	cfi_row *r;
+	e2s_diag d;
+	synth_init(&s, CFI_ABI_S390X, true);
+	synth_fde(&s, 0x2000, 0x10, 0);
+	synth_row(&s, 0x2000, 15, 160);
+	r = synth_row(&s, 0x2004, 15, 160);
+	r->fp = rule_kind(CFI_RULE_REGISTER, 16);
+	r->ra = rule_kind(CFI_RULE_REGISTER, 17);
+	sfe_encode_opts o = {.section_vaddr = 0x1000, .sframe_version = 2};
+	sfe_set set;
+	bw_t w;
+	bw_init(&w, true);
+	CHECK_EQ(sfe_build(&s.t, &o, &w, &set, NULL, NULL, &d), E2S_ERR_OK);
+	CHECK_EQ(set.counts[SFE_SKIP_NONE], 1);
+	CHECK_EQ(w.len, 28 + 20 + 3 + 5);
+	/* FRE 1: start 4, info sp-based count 3 1-byte = 0x07,
+	 * CFA (160-160)/8 = 0, RA 17<<1|1 = 0x23, FP 16<<1|1 = 0x21 */
+	static const uint8_t fre1[] = {4, 0x07, 0, 0x23, 0x21};
+	CHECK(w.len >= 56 && memcmp(w.data + 51, fre1, sizeof fre1) == 0);
+	sfr_section sec;
+	sfe_verify_counts n;
+	CHECK_EQ(sfr_decode(w.data, w.len, 0x1000, &sec, &d), E2S_ERR_OK);
+	size_t fi, ri;
+	sfr_rules ru;
+	CHECK(sfr_find_fre(&sec, 0x2008, &fi, &ri));
+	CHECK_EQ(sfr_recover(&sec, &sec.fdes[fi], &sec.fres[ri], &ru, &d), E2S_ERR_OK);
+	CHECK(!ru.flex && ru.ra.kind == SFR_LOC_RULE && !ru.ra.base_cfa &&
+	      ru.ra.reg == 17 && !ru.ra.deref && ru.fp.reg == 16);
+	CHECK_EQ(sfe_verify(&s.t, &sec, NULL, NULL, &n, &d), E2S_ERR_OK);
+	CHECK(n.match == 1 && n.mismatch == 0);
+	sfr_free(&sec);
+	bw_free(&w);
+	sfe_set_free(&set);
+}
+
 int main(void)
 {
+	share();
+	v2_amd64();
+	v2_s390x();
 	amd64_frame();
 	amd64_flex();
 	s390x_be();

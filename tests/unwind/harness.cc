@@ -48,8 +48,9 @@ enum { MAXF = 160, MAXLOG = 8 };
 struct counts {
 	unsigned long samples, compared_samples, frames, ra_frames, cfa_frames;
 	unsigned long disagree, no_sigframe, sfwalk_only, dwarf_truncated;
-	unsigned long flex_frames, mangled_frames, mask_frames;
+	unsigned long flex_frames, mangled_frames;
 	unsigned long early[SFW_STOP_COUNT], ended[SFW_STOP_COUNT];
+	unsigned long only[SFW_STOP_COUNT]; // ends of sfwalk-only walks
 	unsigned long obj_frames[SFW_MAX_OBJS];
 	sfw_stats st;
 };
@@ -57,7 +58,7 @@ struct counts {
 struct mismatch {
 	int frame, kind; // kind 0 RA, 1 CFA, 2 SFrame stops early (outermost), 3 SFrame longer
 	int ns, nd, reason;
-	uintptr_t pc[MAXF < 8 ? MAXF : 8], dpc[8], sval, dval;
+	uintptr_t pc[8], dpc[8], sval, dval; // first frames of each walk
 };
 
 static sfw_ctx g_sfw;
@@ -70,6 +71,9 @@ static bool g_use_itimer;
 static long g_interval_us = 300;
 
 static thread_local bool t_active;
+static thread_local volatile int t_phase; // 1 sfwalk, 2 DWARF walk
+static thread_local uintptr_t t_cur_pc, t_cur_lr; // sample being walked
+static int g_unwinder_obj = -1, g_loader_obj = -1;
 static thread_local bool t_no_dwarf;
 static thread_local uintptr_t t_lo, t_hi;
 static thread_local counts t_c;
@@ -141,6 +145,16 @@ static void log_mismatch(int frame, int kind, const sfw_frame *sf, int ns,
 	}
 }
 
+static bool risky_for_dwarf(const sfw_frame *sf, int ns)
+{
+	for (int i = 0; i < ns && i < 2; i++) {
+		int o = obj_index(sf[i].pc);
+		if (o >= 0 && (o == g_unwinder_obj || o == g_loader_obj))
+			return true;
+	}
+	return false;
+}
+
 static void on_prof(int, siginfo_t *, void *ucv)
 {
 	if (!t_active)
@@ -153,12 +167,25 @@ static void on_prof(int, siginfo_t *, void *ucv)
 
 	t_c.samples++;
 	sfw_regs_from_ucontext(ucv, &r);
+	t_cur_pc = (uintptr_t)r.pc;
+#if defined(__aarch64__)
+	t_cur_lr = (uintptr_t)r.reg[30];
+#elif defined(__s390x__)
+	t_cur_lr = (uintptr_t)r.reg[14];
+#endif
+	t_phase = 1;
 	int ns = sfw_walk(&g_sfw, &r, t_lo, t_hi, sf, MAXF, &reason, &t_c.st);
-	if (t_no_dwarf) {
+	t_phase = 2;
+	if (t_no_dwarf || risky_for_dwarf(sf, ns)) {
 		// Static libgcc takes a lock in _Unwind_Find_FDE; a throw in
-		// progress on this thread may hold it.
+		// progress on this thread may hold it. And a thread stopped
+		// inside the unwinder (installing a landing pad rewrites saved
+		// registers in place) or the loader gives libgcc transient
+		// garbage it dereferences without checks: seen crashing under
+		// qemu-aarch64. sfwalk still walks these samples.
+		t_phase = 0;
 		t_c.sfwalk_only++;
-		t_c.ended[reason]++;
+		t_c.only[reason]++;
 		errno = saved;
 		return;
 	}
@@ -166,6 +193,7 @@ static void on_prof(int, siginfo_t *, void *ucv)
 	b.found = b.n = b.skipped = 0;
 	b.truncated = false;
 	_Unwind_Backtrace(bt_cb, &b);
+	t_phase = 0;
 	if (!b.found) {
 		t_c.no_sigframe++;
 		errno = saved;
@@ -227,6 +255,14 @@ struct work {
 	std::vector<int> v;
 };
 
+/* gcc keeps the frame pointer per function; clang has no such attribute
+ * (its build variant keeps frame pointers globally instead). */
+#if defined(__clang__)
+#define KEEP_FP
+#else
+#define KEEP_FP __attribute__((optimize("no-omit-frame-pointer")))
+#endif
+
 static volatile long g_sink;
 
 __attribute__((noinline)) static int cmp_int(const void *a, const void *b)
@@ -250,7 +286,7 @@ static long cb_throw_inner(void *arg)
 	return 0;
 }
 
-__attribute__((noinline, optimize("no-omit-frame-pointer"))) static long
+__attribute__((noinline)) KEEP_FP static long
 do_throw(work *w)
 {
 	long r = 0;
@@ -367,6 +403,30 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+static void describe(uintptr_t pc);
+
+// A crash is a test failure; say where it happened (not async-signal-safe,
+// but the process is about to die anyway).
+static void on_crash(int sig, siginfo_t *si, void *ucv)
+{
+	sfw_regs r;
+	static const char *const phases[] = {"workload", "sfwalk", "DWARF unwinder"};
+	sfw_regs_from_ucontext(ucv, &r);
+	printf("CRASH: signal %d at", sig);
+	describe((uintptr_t)r.pc);
+	printf(" addr %p in %s", si->si_addr, phases[t_phase % 3]);
+	if (t_phase) {
+		printf(" walking sample pc");
+		describe(t_cur_pc);
+		printf(" lr");
+		describe(t_cur_lr);
+	}
+	printf("\n");
+	fflush(stdout);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 static _Unwind_Reason_Code warm_cb(struct _Unwind_Context *, void *)
 {
 	return _URC_NO_REASON;
@@ -391,6 +451,7 @@ static void describe(uintptr_t pc)
 
 int main(int argc, char **argv)
 {
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	double secs = argc > 1 ? atof(argv[1]) : 3;
 	int nthreads = argc > 2 ? atoi(argv[2]) : 4;
 	if (argc > 3)
@@ -408,6 +469,12 @@ int main(int argc, char **argv)
 		cb_work(&w);
 	}
 	sfw_init(&g_sfw);
+	g_unwinder_obj = obj_index((uintptr_t)&_Unwind_Backtrace);
+	for (int i = 0; i < g_sfw.nobj; i++)
+		if (strstr(g_sfw.obj[i].name, "/ld-linux") || strstr(g_sfw.obj[i].name, "/ld64.so"))
+			g_loader_obj = i;
+	if (g_unwinder_obj == 0)
+		g_unwinder_obj = -1; // static: libgcc is in the program; see t_no_dwarf
 	printf("unwind[%s]: %d objects, %d with .sframe, %d bad, %d unsorted\n",
 	       kAbi, g_sfw.nobj, g_sfw.nsframe, g_sfw.nbad, g_sfw.nunsorted);
 	for (int i = 0; i < g_sfw.nobj; i++)
@@ -421,6 +488,10 @@ int main(int argc, char **argv)
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGPROF, &sa, NULL);
+	sa.sa_sigaction = on_crash;
+	sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
+	sigaction(SIGSEGV, &sa, NULL);
+	sigaction(SIGBUS, &sa, NULL);
 	// Probe per-thread timers; qemu-user may not forward SIGEV_THREAD_ID.
 	{
 		struct sigevent sev;
@@ -462,7 +533,7 @@ int main(int argc, char **argv)
 	unsigned long nbad_stop = 0, nearly = 0;
 	printf("timer: %s\n", g_use_itimer ? "setitimer(ITIMER_PROF)" :
 					     "timer_create per thread (SIGEV_THREAD_ID)");
-	printf("samples %lu, compared %lu, sfwalk-only %lu, no DWARF signal frame %lu\n",
+	printf("samples %lu, compared %lu, sfwalk-only (no DWARF walk) %lu, no DWARF signal frame %lu\n",
 	       c.samples, c.compared_samples, c.sfwalk_only, c.no_sigframe);
 	printf("frames compared %lu (RA and CFA equal %lu; via flex FDE %lu, mangled RA %lu)\n",
 	       c.frames, c.ra_frames, c.flex_frames, c.mangled_frames);
@@ -483,8 +554,12 @@ int main(int argc, char **argv)
 			printf(" %s=%lu", sfw_stop_name(i), c.early[i]);
 		nearly += c.early[i];
 		if (i >= SFW_STOP_FIRST_BAD)
-			nbad_stop += c.early[i] + c.ended[i];
+			nbad_stop += c.early[i] + c.ended[i] + c.only[i];
 	}
+	printf("\nsfwalk-only walks, by end reason:");
+	for (int i = 0; i < SFW_STOP_COUNT; i++)
+		if (c.only[i])
+			printf(" %s=%lu", sfw_stop_name(i), c.only[i]);
 	printf("\n");
 	for (int i = 0; i < g_nlog; i++) {
 		const mismatch &m = g_log[i];

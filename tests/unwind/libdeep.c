@@ -5,6 +5,14 @@
 
 #include <string.h>
 
+/* gcc keeps the frame pointer per function; clang has no such attribute
+ * (its build variant keeps frame pointers globally instead). */
+#if defined(__clang__)
+#define KEEP_FP
+#else
+#define KEEP_FP __attribute__((optimize("no-omit-frame-pointer")))
+#endif
+
 volatile long deep_sink;
 
 /* A loop long enough that samples land in a leaf with no frame. */
@@ -35,7 +43,7 @@ __attribute__((noinline)) long deep_dispatch(long n, long seed, deep_cb cb,
 	return r + 1;
 }
 
-__attribute__((noinline, optimize("no-omit-frame-pointer"))) long
+__attribute__((noinline)) KEEP_FP long
 deep_fp(long n, long seed, deep_cb cb, void *arg)
 {
 	volatile char buf[40];

@@ -450,7 +450,7 @@ static int find_fre(const sfw_obj *o, uint32_t i, uintptr_t pc, fre_t *f)
 		rel %= rep;
 	}
 	for (k = 0; k < nfres; k++) {
-		uint64_t fs, junk;
+		uint64_t fs;
 		int64_t sjunk;
 		uint8_t fi;
 		unsigned n, w, j;
@@ -479,7 +479,6 @@ static int find_fre(const sfw_obj *o, uint32_t i, uintptr_t pc, fre_t *f)
 			if (!rd_word(o, at + (size_t)j * w, w, &f->u[j], &f->s[j]))
 				return SFW_STOP_BAD_SECTION;
 		at += (size_t)n * w;
-		(void)junk;
 	}
 	return found ? -1 : SFW_STOP_NO_FRE;
 }

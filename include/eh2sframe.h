@@ -1,0 +1,239 @@
+/* eh2sframe — add an SFrame stack-trace section, built from the DWARF
+ * call-frame information (.eh_frame / .debug_frame), to 64-bit ELF files
+ * (x86-64, AArch64, s390x).
+ *
+ * Usage:
+ *
+ *     eh2s_file *f;
+ *     eh2s_error err;
+ *     eh2s_convert_opts o;
+ *     if (eh2s_open("prog", &f, &err) != EH2S_OK) { puts(err.message); ... }
+ *     eh2s_convert_opts_init(&o);
+ *     if (eh2s_convert(f, &o, &err) == EH2S_OK)
+ *             eh2s_write(f, "prog.sframe", &err);
+ *     eh2s_close(f);
+ *
+ * Conventions:
+ * - Every fallible function returns an eh2s_status (EH2S_OK == 0) and,
+ *   when its last argument `err` is not NULL, fills it with the same code
+ *   and a one-line message (for example ".eh_frame+0x40: unknown DW_CFA
+ *   opcode: 0x2f"). The library never prints and never exits.
+ * - A handle (eh2s_file) is opaque and owns everything it returns;
+ *   pointers stay valid until the next call that changes the handle
+ *   (eh2s_convert) or eh2s_close.
+ * - No global state: different handles may be used from different threads
+ *   at the same time; one handle must not be used by two threads at once.
+ * - Link with `pkg-config --cflags --libs eh2sframe`.
+ */
+#ifndef EH2SFRAME_H
+#define EH2SFRAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define EH2S_VERSION_MAJOR 0
+#define EH2S_VERSION_MINOR 1
+#define EH2S_VERSION_PATCH 0
+
+/* "0.1.0": the version of the library actually linked. */
+const char *eh2s_version(void);
+
+/* ---- Errors ---------------------------------------------------------- */
+
+typedef enum {
+	EH2S_OK = 0,
+	EH2S_E_NOMEM,        /* out of memory */
+	EH2S_E_IO,           /* reading or writing a file failed */
+	EH2S_E_NOT_ELF,      /* input is not an ELF file */
+	EH2S_E_BAD_ELF,      /* malformed or truncated ELF file */
+	EH2S_E_UNSUPPORTED,  /* machine, ELF class or option not supported */
+	EH2S_E_NO_CFI,       /* no .eh_frame or .debug_frame */
+	EH2S_E_BAD_CFI,      /* CFI section unreadable as a whole */
+	EH2S_E_BAD_SFRAME,   /* an existing .sframe is malformed */
+	EH2S_E_EXISTS,       /* already has .sframe (see opts.force) */
+	EH2S_E_NO_FUNCS,     /* no function could be converted */
+	EH2S_E_VERIFY,       /* eh2s_verify found mismatching functions */
+	EH2S_E_USAGE,        /* invalid argument or call order */
+	EH2S_E_INTERNAL,     /* a bug in eh2sframe */
+} eh2s_status;
+
+typedef struct {
+	eh2s_status code;
+	char message[320];   /* "" for EH2S_OK */
+} eh2s_error;
+
+/* Short fixed text for a status ("not an ELF file"). */
+const char *eh2s_strerror(eh2s_status code);
+
+/* ---- Opening --------------------------------------------------------- */
+
+typedef struct eh2s_file eh2s_file;
+
+/* Read path whole into memory. Fails with NOT_ELF, BAD_ELF (truncated
+ * too), UNSUPPORTED (32-bit or another machine), IO. The file may change
+ * or disappear afterwards: the handle works on its own copy. */
+eh2s_status eh2s_open(const char *path, eh2s_file **out, eh2s_error *err);
+/* The same from a buffer (copied; the caller keeps ownership). */
+eh2s_status eh2s_open_mem(const void *data, size_t size, eh2s_file **out,
+			  eh2s_error *err);
+void eh2s_close(eh2s_file *f);
+
+/* e_machine (EM_X86_64 62, EM_AARCH64 183, EM_S390 22). */
+unsigned eh2s_machine(const eh2s_file *f);
+/* 1 for relocatable objects (ET_REL), 0 for executables/libraries. */
+int eh2s_is_relocatable(const eh2s_file *f);
+/* 1 if the input already has an .sframe section. */
+int eh2s_has_sframe(const eh2s_file *f);
+
+/* ---- Conversion ------------------------------------------------------ */
+
+/* Why a function is not in the .sframe section. Values below
+ * EH2S_SKIP_NO_RELOCATION are stable; newer libraries may report other
+ * values: always print them with eh2s_skip_name. */
+enum {
+	EH2S_SKIP_NONE = 0,         /* converted */
+	EH2S_SKIP_BAD_CFI,          /* its FDE or CIE is malformed */
+	EH2S_SKIP_EMPTY,            /* zero-length range */
+	EH2S_SKIP_CFA_EXPR,         /* CFA is a DWARF expression */
+	EH2S_SKIP_CFA_INVALID,      /* offset applied to an expression CFA */
+	EH2S_SKIP_CFA_UNSET,        /* some row has no CFA */
+	EH2S_SKIP_CFA_REG,          /* CFA based on a register SFrame lacks */
+	EH2S_SKIP_RA_RULE,          /* return address rule not expressible */
+	EH2S_SKIP_FP_RULE,          /* frame pointer rule not expressible */
+	EH2S_SKIP_OFFSET_RANGE,     /* an offset too wide */
+	EH2S_SKIP_TOO_LARGE,        /* function larger than 4 GiB */
+	EH2S_SKIP_DUPLICATE,        /* overlaps an earlier FDE */
+	EH2S_SKIP_UNSUPPORTED_ABI,
+	EH2S_SKIP_SP_RULE,          /* stack pointer not CFA-derived */
+	EH2S_SKIP_CFA_ALIGN,        /* s390x: misaligned CFA offset */
+	EH2S_SKIP_PLT_SHAPE,        /* PLT expression of an unusable shape */
+	EH2S_SKIP_NO_RELOCATION = 1000, /* ET_REL: FDE start not relocated */
+};
+
+/* "converted", "cfa-expression", "no-relocation", ...; "unknown" for a
+ * value this library does not know. */
+const char *eh2s_skip_name(int reason);
+
+/* One DWARF FDE (function) of the input and what became of it. */
+typedef struct {
+	uint64_t pc;        /* start: vaddr, or section offset for ET_REL */
+	uint64_t size;      /* pc range in bytes */
+	unsigned shndx;     /* ET_REL: section of the function, else 0 */
+	const char *name;   /* symbol name, or NULL when unknown */
+	int reason;         /* EH2S_SKIP_NONE when converted */
+} eh2s_function;
+
+/* Called from eh2s_convert for each skipped function (each function when
+ * opts.report_all), in .eh_frame order, before it returns. */
+typedef void (*eh2s_function_cb)(void *ctx, const eh2s_function *fn);
+
+typedef struct {
+	int sframe_version;  /* 0 (default) or 3: SFrame V3; 2: V2 for older
+	                      * consumers (functions V2 cannot describe are
+	                      * skipped). UNSUPPORTED if this build lacks it. */
+	int share_fres;      /* 1: functions with identical frame rows share
+	                      * one copy. Reserved: UNSUPPORTED until the
+	                      * encoder plumbing lands; keep 0. */
+	int force;           /* rebuild an existing .sframe (linked files) */
+	int debug_frame;     /* read .debug_frame even if .eh_frame exists */
+	int report_all;      /* call on_function for converted ones too */
+	eh2s_function_cb on_function;
+	void *cb_ctx;
+} eh2s_convert_opts;
+
+/* Defaults: V3, no sharing, no force, .eh_frame first, no callback. */
+void eh2s_convert_opts_init(eh2s_convert_opts *o);
+
+/* Build the converted image in memory. EXISTS when the input already has
+ * .sframe and !force (the handle is unchanged); NO_FUNCS when no function
+ * can be converted. Can be called again with other options. */
+eh2s_status eh2s_convert(eh2s_file *f, const eh2s_convert_opts *o,
+			 eh2s_error *err);
+
+/* Totals of the last successful eh2s_convert.
+ * functions == converted + sum(skipped[]) + unrelocated. */
+typedef struct {
+	size_t functions;    /* DWARF FDEs */
+	size_t converted;
+	size_t skipped[32];  /* by reason (index = EH2S_SKIP_*; [0] unused) */
+	size_t unrelocated;  /* EH2S_SKIP_NO_RELOCATION */
+	size_t sframe_bytes; /* size of the .sframe section(s) */
+	size_t sframe_sections;
+} eh2s_summary;
+
+eh2s_status eh2s_get_summary(const eh2s_file *f, eh2s_summary *out,
+			     eh2s_error *err);
+
+/* Per-function results of the last eh2s_convert, in .eh_frame order
+ * (*fns owned by f). */
+eh2s_status eh2s_get_functions(const eh2s_file *f, const eh2s_function **fns,
+			       size_t *n, eh2s_error *err);
+
+/* The whole converted ELF image (after eh2s_convert), or the input
+ * image before. */
+const uint8_t *eh2s_image(const eh2s_file *f, size_t *size);
+
+/* The bytes of .sframe section `index` of the current image (one per
+ * COMDAT group in relocatable files; usually one). *vaddr gets its
+ * address (0 for ET_REL). USAGE when index >= count. */
+size_t eh2s_sframe_count(const eh2s_file *f);
+eh2s_status eh2s_sframe_section(const eh2s_file *f, size_t index,
+				const uint8_t **data, size_t *size,
+				uint64_t *vaddr, eh2s_error *err);
+
+/* ---- Verification and output ----------------------------------------- */
+
+typedef struct {
+	size_t functions;    /* DWARF FDEs */
+	size_t match;        /* in .sframe and equal to DWARF at every row */
+	size_t mismatch;
+	size_t missing;      /* expressible but absent */
+	size_t skipped;      /* not expressible and absent */
+	size_t extra;        /* .sframe functions without DWARF */
+} eh2s_verify_result;
+
+/* Check the current image's .sframe against the input's DWARF CFI at
+ * every row (decoding the section independently of the encoder).
+ * EH2S_E_VERIFY when a function mismatches or is extra; *out is filled
+ * in that case too. */
+eh2s_status eh2s_verify(const eh2s_file *f, eh2s_verify_result *out,
+			eh2s_error *err);
+
+/* Write the current image to path atomically (temporary file in the same
+ * directory, then rename). mode: permission bits, or -1 for those of the
+ * file eh2s_open read (0755 for eh2s_open_mem). */
+eh2s_status eh2s_write(const eh2s_file *f, const char *path, int mode,
+		       eh2s_error *err);
+
+/* ---- Statistics ------------------------------------------------------ */
+
+typedef struct {
+	uint64_t eh_frame_size;     /* 0 when absent */
+	uint64_t eh_frame_hdr_size;
+	uint64_t debug_frame_size;
+	uint64_t sframe_size;       /* existing .sframe section(s) */
+	size_t sframe_fdes;         /* in the existing .sframe */
+	size_t sframe_fres;
+	int sframe_version;         /* of the existing .sframe, 0 if none */
+	/* What a default conversion would give (dry run): */
+	size_t functions, converted, unrelocated;
+	size_t skipped[32];
+	size_t fres;                /* frame row entries */
+	uint64_t projected_sframe_size;
+	uint64_t code_bytes, code_bytes_converted; /* sum of FDE ranges */
+} eh2s_stats;
+
+/* Statistics of the current image. An unreadable CFI section or .sframe
+ * is an error. */
+eh2s_status eh2s_get_stats(const eh2s_file *f, eh2s_stats *out,
+			   eh2s_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

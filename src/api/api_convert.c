@@ -1,0 +1,235 @@
+/* Public API: conversion and its per-function results. The conversion
+ * itself is elfp_convert's (files in, file out): the handle's bytes go
+ * through a private temporary directory. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../cfi/cfi.h"
+#include "../elfpatch/elfpatch.h"
+#include "../sframe_emit/sfe.h"
+#include "api_int.h"
+
+/* The public reason numbers are the encoder's; these never move (its
+ * list is append-only). */
+_Static_assert((int)EH2S_SKIP_BAD_CFI == (int)SFE_SKIP_BAD_CFI, "skip ids");
+_Static_assert((int)EH2S_SKIP_DUPLICATE == (int)SFE_SKIP_DUPLICATE, "skip ids");
+_Static_assert((int)EH2S_SKIP_PLT_SHAPE == (int)SFE_SKIP_PLT_SHAPE, "skip ids");
+_Static_assert(SFE_SKIP_COUNT_ <= 32, "eh2s_summary.skipped too small");
+
+const char *eh2s_skip_name(int reason)
+{
+	if (reason == EH2S_SKIP_NO_RELOCATION)
+		return "no-relocation";
+	if (reason < 0 || reason >= SFE_SKIP_COUNT_)
+		return "unknown";
+	return sfe_skip_name((sfe_skip)reason);
+}
+
+void eh2s_convert_opts_init(eh2s_convert_opts *o)
+{
+	if (o)
+		memset(o, 0, sizeof *o);
+}
+
+void api_free_result(eh2s_file *f)
+{
+	for (size_t i = 0; i < f->nfns; i++)
+		free((char *)f->fns[i].name);
+	free(f->fns);
+	f->fns = NULL;
+	f->nfns = 0;
+	f->have_result = false;
+	memset(&f->sum, 0, sizeof f->sum);
+}
+
+/* Per-FDE outcome, from the same projection elfp_convert runs. */
+static e2s_err project(const eh2s_file *f, const eh2s_convert_opts *o,
+		       eh2s_function **out, size_t *nout, e2s_diag *d)
+{
+	cfi_load_opts lo = {.prefer_debug_frame = o->debug_frame != 0};
+	cfi_file *cf = NULL;
+	sfe_set set;
+	eh2s_function *fns = NULL;
+	e2s_err e;
+
+	memset(&set, 0, sizeof set);
+	e = cfi_file_open_mem(f->in, f->in_size, &lo, &cf, d);
+	if (e)
+		return e;
+	const cfi_table *t = cfi_file_table(cf);
+	e = sfe_project(t, &set, d);
+	if (e)
+		goto out;
+	if (o->sframe_version == 2) {
+		sfe_encode_opts eo = {.relocatable = cfi_file_is_rel(cf),
+				      .sframe_version = 2};
+		sfe_restrict(&set, &eo);
+	}
+	fns = calloc(t->nfdes ? t->nfdes : 1, sizeof *fns);
+	if (!fns) {
+		e = e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+		goto out;
+	}
+	for (size_t i = 0; i < t->nfdes; i++) {
+		const cfi_fde *fde = &t->fdes[i];
+		const char *name = cfi_file_func_name(cf, fde);
+		fns[i].pc = fde->pc_begin;
+		fns[i].size = fde->pc_range;
+		fns[i].shndx = t->relocatable ? fde->reloc.shndx : 0;
+		fns[i].reason = i < set.nfdes ? set.fde_skip[i] : SFE_SKIP_BAD_CFI;
+		if (name && !(fns[i].name = strdup(name))) {
+			e = e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+			goto out;
+		}
+	}
+	/* elfp_convert leaves ET_REL functions without an FDE relocation
+	 * out of .sframe. */
+	for (size_t i = 0; t->relocatable && i < set.nfuncs; i++)
+		if (!set.funcs[i].reloc.present &&
+		    set.funcs[i].src_fde < t->nfdes)
+			fns[set.funcs[i].src_fde].reason = EH2S_SKIP_NO_RELOCATION;
+	*out = fns;
+	*nout = t->nfdes;
+	fns = NULL;
+out:
+	if (fns) {
+		for (size_t i = 0; i < t->nfdes; i++)
+			free((char *)fns[i].name);
+		free(fns);
+	}
+	sfe_set_free(&set);
+	cfi_file_close(cf);
+	return e;
+}
+
+/* Run elfp_convert on a private copy; *img receives the output. */
+static e2s_err run_convert(const eh2s_file *f, const elfp_opts *eo,
+			   elfp_result *res, uint8_t **img, size_t *size,
+			   e2s_diag *d)
+{
+	char dir[4096], in[4200], out[4200];
+	e2s_err e = api_tmpdir(dir, sizeof dir, d);
+	if (e)
+		return e;
+	snprintf(in, sizeof in, "%s/in", dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	e = api_write_file(in, f->in, f->in_size, 0600, d);
+	if (!e)
+		e = elfp_convert(in, out, eo, res, d);
+	if (!e)
+		e = api_read_file(out, img, size, NULL, d);
+	api_tmpdir_remove(dir);
+	return e;
+}
+
+eh2s_status eh2s_convert(eh2s_file *f, const eh2s_convert_opts *opts,
+			 eh2s_error *err)
+{
+	eh2s_convert_opts defaults;
+	const eh2s_convert_opts *o = opts;
+	eh2s_function *fns = NULL;
+	size_t nfns = 0;
+	elfp_result res;
+	e2s_diag d = {0};
+	uint8_t *img = NULL;
+	size_t size = 0;
+	e2s_err e;
+
+	memset(&res, 0, sizeof res);
+	if (!f)
+		return api_usage(err, EH2S_E_USAGE, "NULL handle");
+	if (!o) {
+		eh2s_convert_opts_init(&defaults);
+		o = &defaults;
+	}
+	if (o->sframe_version != 0 && o->sframe_version != 2 &&
+	    o->sframe_version != 3)
+		return api_usage(err, EH2S_E_USAGE,
+				 "SFrame version must be 2 or 3");
+#ifndef E2S_HAVE_ELFP_VERSION
+	if (o->sframe_version == 2)
+		return api_usage(err, EH2S_E_UNSUPPORTED,
+				 "SFrame version 2 output is not available in "
+				 "this build");
+#endif
+#ifndef E2S_HAVE_ELFP_SHARE
+	if (o->share_fres)
+		return api_usage(err, EH2S_E_UNSUPPORTED,
+				 "FRE sharing is not available in this build");
+#endif
+	if (f->had_sframe && !o->force)
+		return api_usage(err, EH2S_E_EXISTS,
+				 "file already has an .sframe section "
+				 "(force rebuilds it)");
+
+	e = project(f, o, &fns, &nfns, &d);
+	if (e)
+		return api_fail(err, &d);
+
+	elfp_opts eo = {.force = o->force != 0,
+			.debug_frame = o->debug_frame != 0};
+#ifdef E2S_HAVE_ELFP_VERSION
+	eo.sframe_version = (uint8_t)o->sframe_version;
+#endif
+#ifdef E2S_HAVE_ELFP_SHARE
+	eo.share_fres = o->share_fres != 0;
+#endif
+	e = run_convert(f, &eo, &res, &img, &size, &d);
+	if (e && e != E2S_ERR_NO_FUNCS) {
+		for (size_t i = 0; i < nfns; i++)
+			free((char *)fns[i].name);
+		free(fns);
+		elfp_result_free(&res);
+		return api_fail(err, &d);
+	}
+	api_free_result(f);
+	f->fns = fns;
+	f->nfns = nfns;
+	f->have_result = true;
+	f->sum.functions = res.nfdes;
+	f->sum.converted = res.converted;
+	f->sum.unrelocated = res.unrelocated;
+	for (size_t i = 1; i < res.ncounts && i < 32; i++)
+		f->sum.skipped[i] = res.counts[i];
+	f->sum.sframe_bytes = res.sframe_size;
+	f->sum.sframe_sections = res.nsections;
+	elfp_result_free(&res);
+	if (o->on_function)
+		for (size_t i = 0; i < nfns; i++)
+			if (o->report_all || fns[i].reason != EH2S_SKIP_NONE)
+				o->on_function(o->cb_ctx, &fns[i]);
+	if (e)
+		return api_fail(err, &d);
+
+	free(f->out);
+	f->out = img;
+	f->out_size = size;
+	f->debug_frame = o->debug_frame != 0;
+	if (api_scan(f, &d) != E2S_ERR_OK)
+		return api_fail(err, &d);
+	return api_ok(err);
+}
+
+eh2s_status eh2s_get_summary(const eh2s_file *f, eh2s_summary *out,
+			     eh2s_error *err)
+{
+	if (!f || !out)
+		return api_usage(err, EH2S_E_USAGE, "NULL argument");
+	if (!f->have_result)
+		return api_usage(err, EH2S_E_USAGE, "no conversion yet");
+	*out = f->sum;
+	return api_ok(err);
+}
+
+eh2s_status eh2s_get_functions(const eh2s_file *f, const eh2s_function **fns,
+			       size_t *n, eh2s_error *err)
+{
+	if (!f || !fns || !n)
+		return api_usage(err, EH2S_E_USAGE, "NULL argument");
+	if (!f->have_result)
+		return api_usage(err, EH2S_E_USAGE, "no conversion yet");
+	*fns = f->fns;
+	*n = f->nfns;
+	return api_ok(err);
+}

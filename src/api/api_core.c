@@ -1,0 +1,391 @@
+/* Public API: handles, errors, file I/O (include/eh2sframe.h). */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../elfpatch/elfpatch.h"
+#include "../sframe_emit/sframe_fmt.h"
+#include "api_int.h"
+
+const char *eh2s_version(void)
+{
+	return "0.1.0";
+}
+
+static const char *const status_text[] = {
+	[EH2S_OK] = "success",
+	[EH2S_E_NOMEM] = "out of memory",
+	[EH2S_E_IO] = "input/output error",
+	[EH2S_E_NOT_ELF] = "not an ELF file",
+	[EH2S_E_BAD_ELF] = "malformed ELF file",
+	[EH2S_E_UNSUPPORTED] = "not supported",
+	[EH2S_E_NO_CFI] = "no .eh_frame or .debug_frame",
+	[EH2S_E_BAD_CFI] = "malformed call-frame information",
+	[EH2S_E_BAD_SFRAME] = "malformed .sframe section",
+	[EH2S_E_EXISTS] = "file already has an .sframe section",
+	[EH2S_E_NO_FUNCS] = "no function could be converted to SFrame",
+	[EH2S_E_VERIFY] = ".sframe does not match the DWARF CFI",
+	[EH2S_E_USAGE] = "invalid argument",
+	[EH2S_E_INTERNAL] = "internal error",
+};
+
+const char *eh2s_strerror(eh2s_status code)
+{
+	if ((unsigned)code >= sizeof status_text / sizeof status_text[0])
+		return "unknown error";
+	return status_text[code];
+}
+
+eh2s_status api_status(e2s_err e)
+{
+	switch (e) {
+	case E2S_ERR_OK: return EH2S_OK;
+	case E2S_ERR_NOMEM: return EH2S_E_NOMEM;
+	case E2S_ERR_IO: return EH2S_E_IO;
+	case E2S_ERR_NOT_ELF: return EH2S_E_NOT_ELF;
+	case E2S_ERR_TRUNCATED:
+	case E2S_ERR_BAD_ELF:
+	case E2S_ERR_LIBELF:
+	case E2S_ERR_BAD_RELOC: return EH2S_E_BAD_ELF;
+	case E2S_ERR_UNSUPPORTED_MACHINE:
+	case E2S_ERR_TOO_LARGE: return EH2S_E_UNSUPPORTED;
+	case E2S_ERR_NO_CFI: return EH2S_E_NO_CFI;
+	case E2S_ERR_LEB_OVERLONG:
+	case E2S_ERR_BAD_LENGTH:
+	case E2S_ERR_BAD_CIE_ID:
+	case E2S_ERR_BAD_CIE_VERSION:
+	case E2S_ERR_BAD_AUGMENTATION:
+	case E2S_ERR_BAD_POINTER_ENCODING:
+	case E2S_ERR_BAD_ADDRESS_SIZE:
+	case E2S_ERR_BAD_OPCODE:
+	case E2S_ERR_BAD_REGISTER:
+	case E2S_ERR_PC_BACKWARDS:
+	case E2S_ERR_STACK_UNDERFLOW:
+	case E2S_ERR_STACK_OVERFLOW:
+	case E2S_ERR_CFA_NOT_REG: return EH2S_E_BAD_CFI;
+	case E2S_ERR_BAD_SFRAME:
+	case E2S_ERR_SFRAME_VERSION: return EH2S_E_BAD_SFRAME;
+	case E2S_ERR_EXISTS: return EH2S_E_EXISTS;
+	case E2S_ERR_NO_FUNCS: return EH2S_E_NO_FUNCS;
+	case E2S_ERR_USAGE: return EH2S_E_USAGE;
+	default: return EH2S_E_INTERNAL;
+	}
+}
+
+eh2s_status api_fail(eh2s_error *err, const e2s_diag *d)
+{
+	eh2s_status s = api_status(d->code);
+	if (s == EH2S_OK)
+		s = EH2S_E_INTERNAL; /* a failure path without a code */
+	if (err) {
+		err->code = s;
+		e2s_diag_format(d, err->message, sizeof err->message);
+	}
+	return s;
+}
+
+eh2s_status api_usage(eh2s_error *err, eh2s_status code, const char *msg)
+{
+	if (err) {
+		err->code = code;
+		snprintf(err->message, sizeof err->message, "%s", msg);
+	}
+	return code;
+}
+
+eh2s_status api_ok(eh2s_error *err)
+{
+	if (err) {
+		err->code = EH2S_OK;
+		err->message[0] = '\0';
+	}
+	return EH2S_OK;
+}
+
+/* ---- Files ----------------------------------------------------------- */
+
+e2s_err api_read_file(const char *path, uint8_t **data, size_t *size,
+		      int *mode, e2s_diag *d)
+{
+	struct stat st;
+	uint8_t *buf = NULL;
+	size_t got = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s", strerror(errno));
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		int er = errno;
+		close(fd);
+		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s",
+				S_ISREG(st.st_mode) ? strerror(er)
+						    : "not a regular file");
+	}
+	buf = malloc(st.st_size ? (size_t)st.st_size : 1);
+	if (!buf) {
+		close(fd);
+		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int er = errno;
+			free(buf);
+			close(fd);
+			return e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s",
+					n ? strerror(er) : "file shrank");
+		}
+		got += (size_t)n;
+	}
+	close(fd);
+	*data = buf;
+	*size = got;
+	if (mode)
+		*mode = (int)(st.st_mode & 07777);
+	return E2S_ERR_OK;
+}
+
+static e2s_err write_all(int fd, const uint8_t *p, size_t n, e2s_diag *d)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return e2s_fail(d, E2S_ERR_IO, NULL, 0, "write: %s",
+					w ? strerror(errno) : "no progress");
+		p += w;
+		n -= (size_t)w;
+	}
+	return E2S_ERR_OK;
+}
+
+e2s_err api_write_file(const char *path, const void *data, size_t size,
+		       int mode, e2s_diag *d)
+{
+	char tmp[PATH_MAX], dcopy[PATH_MAX], bcopy[PATH_MAX];
+	e2s_err e;
+	int fd;
+
+	if (strlen(path) >= sizeof dcopy - 32)
+		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0, "path too long");
+	strcpy(dcopy, path);
+	strcpy(bcopy, path);
+	snprintf(tmp, sizeof tmp, "%s/.%s.e2sXXXXXX", dirname(dcopy),
+		 basename(bcopy));
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "cannot create %s: %s",
+				tmp, strerror(errno));
+	e = write_all(fd, data, size, d);
+	if (!e && fchmod(fd, (mode_t)mode) != 0)
+		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "fchmod: %s",
+			     strerror(errno));
+	if (!e && fsync(fd) != 0)
+		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "fsync: %s",
+			     strerror(errno));
+	if (close(fd) != 0 && !e)
+		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "close: %s",
+			     strerror(errno));
+	if (!e && rename(tmp, path) != 0)
+		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "rename: %s",
+			     strerror(errno));
+	if (e)
+		unlink(tmp);
+	return e;
+}
+
+e2s_err api_tmpdir(char *dir, size_t len, e2s_diag *d)
+{
+	const char *base = getenv("TMPDIR");
+	if (!base || !*base)
+		base = "/tmp";
+	if ((size_t)snprintf(dir, len, "%s/eh2sframe.XXXXXX", base) >= len)
+		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "TMPDIR too long");
+	if (!mkdtemp(dir))
+		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "mkdtemp %s: %s", dir,
+				strerror(errno));
+	return E2S_ERR_OK;
+}
+
+/* Remove the files the API puts in its temporary directories (elfpatch's
+ * own temporary files are renamed or removed by it). */
+void api_tmpdir_remove(const char *dir)
+{
+	static const char *const names[] = {"in", "out", "cur"};
+	char p[PATH_MAX];
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+		unlink(p);
+	}
+	rmdir(dir);
+}
+
+/* ---- Handles --------------------------------------------------------- */
+
+e2s_err api_scan(eh2s_file *f, e2s_diag *d)
+{
+	size_t size;
+	const uint8_t *img = api_cur(f, &size);
+	elfp_file *ef = NULL;
+	e2s_err e = elfp_open_mem(img, size, &ef, d);
+	if (e)
+		return e;
+	free(f->secs);
+	f->secs = NULL;
+	f->nsecs = 0;
+	f->machine = elfp_machine(ef);
+	f->rel = elfp_is_rel(ef);
+	size_t n = elfp_shnum(ef);
+	f->secs = calloc(n ? n : 1, sizeof *f->secs);
+	if (!f->secs) {
+		elfp_close(ef);
+		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+	}
+	for (size_t i = 1; i < n; i++) {
+		const elfp_shdr *sh = elfp_section(ef, i);
+		const char *name = elfp_section_name(ef, i);
+		if (sh->type != SHT_GNU_SFRAME &&
+		    !(name && strcmp(name, ".sframe") == 0))
+			continue;
+		if (sh->type == SHT_NOBITS || sh->offset > size ||
+		    sh->size > size - sh->offset) {
+			elfp_close(ef);
+			return e2s_fail(d, E2S_ERR_BAD_ELF, ".sframe", 0,
+					"section outside the file");
+		}
+		f->secs[f->nsecs++] = (api_sec){sh->offset, sh->size, sh->addr};
+	}
+	elfp_close(ef);
+	return E2S_ERR_OK;
+}
+
+static eh2s_status open_common(eh2s_file *f, eh2s_file **out,
+			       eh2s_error *err)
+{
+	e2s_diag d = {0};
+	if (api_scan(f, &d) != E2S_ERR_OK) {
+		eh2s_close(f);
+		return api_fail(err, &d);
+	}
+	f->had_sframe = f->nsecs > 0;
+	*out = f;
+	return api_ok(err);
+}
+
+eh2s_status eh2s_open(const char *path, eh2s_file **out, eh2s_error *err)
+{
+	e2s_diag d = {0};
+	eh2s_file *f;
+	if (!path || !out)
+		return api_usage(err, EH2S_E_USAGE, "NULL argument");
+	*out = NULL;
+	f = calloc(1, sizeof *f);
+	if (!f)
+		return api_usage(err, EH2S_E_NOMEM, "out of memory");
+	if (api_read_file(path, &f->in, &f->in_size, &f->mode, &d)) {
+		free(f);
+		return api_fail(err, &d);
+	}
+	return open_common(f, out, err);
+}
+
+eh2s_status eh2s_open_mem(const void *data, size_t size, eh2s_file **out,
+			  eh2s_error *err)
+{
+	eh2s_file *f;
+	if (!out || (!data && size))
+		return api_usage(err, EH2S_E_USAGE, "NULL argument");
+	*out = NULL;
+	f = calloc(1, sizeof *f);
+	if (!f || !(f->in = malloc(size ? size : 1))) {
+		free(f);
+		return api_usage(err, EH2S_E_NOMEM, "out of memory");
+	}
+	if (size)
+		memcpy(f->in, data, size);
+	f->in_size = size;
+	f->mode = 0755;
+	return open_common(f, out, err);
+}
+
+void eh2s_close(eh2s_file *f)
+{
+	if (!f)
+		return;
+	api_free_result(f);
+	free(f->secs);
+	free(f->out);
+	free(f->in);
+	free(f);
+}
+
+unsigned eh2s_machine(const eh2s_file *f)
+{
+	return f ? f->machine : 0;
+}
+
+int eh2s_is_relocatable(const eh2s_file *f)
+{
+	return f && f->rel;
+}
+
+int eh2s_has_sframe(const eh2s_file *f)
+{
+	return f && f->had_sframe;
+}
+
+const uint8_t *eh2s_image(const eh2s_file *f, size_t *size)
+{
+	size_t n = 0;
+	const uint8_t *p = f ? api_cur(f, &n) : NULL;
+	if (size)
+		*size = n;
+	return p;
+}
+
+size_t eh2s_sframe_count(const eh2s_file *f)
+{
+	return f ? f->nsecs : 0;
+}
+
+eh2s_status eh2s_sframe_section(const eh2s_file *f, size_t index,
+				const uint8_t **data, size_t *size,
+				uint64_t *vaddr, eh2s_error *err)
+{
+	size_t n;
+	if (!f || !data || !size)
+		return api_usage(err, EH2S_E_USAGE, "NULL argument");
+	if (index >= f->nsecs)
+		return api_usage(err, EH2S_E_USAGE,
+				 "no .sframe section with that index");
+	*data = api_cur(f, &n) + f->secs[index].off;
+	*size = f->secs[index].size;
+	if (vaddr)
+		*vaddr = f->rel ? 0 : f->secs[index].addr;
+	return api_ok(err);
+}
+
+eh2s_status eh2s_write(const eh2s_file *f, const char *path, int mode,
+		       eh2s_error *err)
+{
+	e2s_diag d = {0};
+	size_t n;
+	const uint8_t *img;
+	if (!f || !path)
+		return api_usage(err, EH2S_E_USAGE, "NULL argument");
+	if (mode < -1 || mode > 07777)
+		return api_usage(err, EH2S_E_USAGE, "bad mode");
+	img = api_cur(f, &n);
+	if (api_write_file(path, img, n, mode < 0 ? f->mode : mode, &d))
+		return api_fail(err, &d);
+	return api_ok(err);
+}

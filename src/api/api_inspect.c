@@ -1,0 +1,193 @@
+/* Public API: verification and statistics of the current image. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../cfi/cfi.h"
+#include "../elfpatch/elfpatch.h"
+#include "../sframe_emit/sfe.h"
+#include "../sframe_emit/sfe_verify.h"
+#include "api_int.h"
+
+e2s_err api_decode(const eh2s_file *f, sfr_section *s, e2s_diag *d)
+{
+	size_t size;
+	const uint8_t *img = api_cur(f, &size);
+	char dir[4096], path[4200];
+	sfr_elf el;
+	e2s_err e;
+
+	memset(s, 0, sizeof *s);
+	if (!f->nsecs)
+		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0, "no .sframe section");
+	if (!f->rel)
+		return sfr_decode(img + f->secs[0].off, f->secs[0].size,
+				  f->secs[0].addr, s, d);
+	/* Relocatable: the start fields need .rela.sframe, which only
+	 * sfr_elf_read resolves (it reads files). */
+	e = api_tmpdir(dir, sizeof dir, d);
+	if (e)
+		return e;
+	snprintf(path, sizeof path, "%s/cur", dir);
+	e = api_write_file(path, img, size, 0600, d);
+	if (!e) {
+		e = sfr_elf_read(path, &el, d);
+		if (!e) {
+			e = sfr_elf_decode(&el, s, d);
+			sfr_elf_free(&el);
+		}
+	}
+	api_tmpdir_remove(dir);
+	return e;
+}
+
+eh2s_status eh2s_verify(const eh2s_file *f, eh2s_verify_result *out,
+			eh2s_error *err)
+{
+	cfi_load_opts lo;
+	cfi_file *cf = NULL;
+	sfr_section s;
+	sfe_verify_counts n;
+	e2s_diag d = {0};
+	size_t size;
+	const uint8_t *img;
+	eh2s_status st;
+
+	if (!f)
+		return api_usage(err, EH2S_E_USAGE, "NULL handle");
+	if (!f->nsecs)
+		return api_usage(err, EH2S_E_USAGE,
+				 "no .sframe section to verify");
+	memset(&n, 0, sizeof n);
+	if (api_decode(f, &s, &d))
+		return api_fail(err, &d);
+	img = api_cur(f, &size);
+	lo.prefer_debug_frame = f->debug_frame;
+	if (cfi_file_open_mem(img, size, &lo, &cf, &d) ||
+	    sfe_verify(cfi_file_table(cf), &s, NULL, NULL, &n, &d)) {
+		st = api_fail(err, &d);
+		goto out;
+	}
+	if (out) {
+		out->functions = n.functions;
+		out->match = n.match;
+		out->mismatch = n.mismatch;
+		out->missing = n.missing;
+		out->skipped = n.skipped;
+		out->extra = n.extra;
+	}
+	if (n.mismatch || n.extra) {
+		char msg[128];
+		snprintf(msg, sizeof msg, "%zu mismatching and %zu extra functions",
+			 n.mismatch, n.extra);
+		st = api_usage(err, EH2S_E_VERIFY, msg);
+	} else {
+		st = api_ok(err);
+	}
+out:
+	if (cf)
+		cfi_file_close(cf);
+	sfr_free(&s);
+	return st;
+}
+
+/* Sizes of the CFI sections, by name (every section of that name). */
+static e2s_err section_sizes(const uint8_t *img, size_t size, eh2s_stats *o,
+			     e2s_diag *d)
+{
+	elfp_file *ef = NULL;
+	e2s_err e = elfp_open_mem(img, size, &ef, d);
+	if (e)
+		return e;
+	for (size_t i = 1; i < elfp_shnum(ef); i++) {
+		const char *name = elfp_section_name(ef, i);
+		uint64_t sz = elfp_section(ef, i)->size;
+		if (!name)
+			continue;
+		if (strcmp(name, ".eh_frame") == 0)
+			o->eh_frame_size += sz;
+		else if (strcmp(name, ".eh_frame_hdr") == 0)
+			o->eh_frame_hdr_size += sz;
+		else if (strcmp(name, ".debug_frame") == 0)
+			o->debug_frame_size += sz;
+	}
+	elfp_close(ef);
+	return E2S_ERR_OK;
+}
+
+/* What a default conversion would do. No CFI is not an error here. */
+static e2s_err dry_run(const eh2s_file *f, const uint8_t *img, size_t size,
+		       eh2s_stats *o, e2s_diag *d)
+{
+	cfi_load_opts lo = {.prefer_debug_frame = f->debug_frame};
+	cfi_file *cf = NULL;
+	sfe_set set;
+	e2s_err e = cfi_file_open_mem(img, size, &lo, &cf, d);
+	uint8_t *unrel = NULL;
+
+	if (e == E2S_ERR_NO_CFI)
+		return E2S_ERR_OK;
+	if (e)
+		return e;
+	memset(&set, 0, sizeof set);
+	const cfi_table *t = cfi_file_table(cf);
+	e = sfe_project(t, &set, d);
+	if (e)
+		goto out;
+	unrel = calloc(t->nfdes ? t->nfdes : 1, 1);
+	if (!unrel) {
+		e = e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+		goto out;
+	}
+	for (size_t i = 0; t->relocatable && i < set.nfuncs; i++)
+		if (!set.funcs[i].reloc.present && set.funcs[i].src_fde < t->nfdes)
+			unrel[set.funcs[i].src_fde] = 1;
+	o->functions = t->nfdes;
+	for (size_t i = 0; i < t->nfdes; i++) {
+		uint8_t why = i < set.nfdes ? set.fde_skip[i] : SFE_SKIP_BAD_CFI;
+		o->code_bytes += t->fdes[i].pc_range;
+		if (why != SFE_SKIP_NONE)
+			o->skipped[why < 32 ? why : 0]++;
+		else if (unrel[i])
+			o->unrelocated++;
+		else {
+			o->converted++;
+			o->code_bytes_converted += t->fdes[i].pc_range;
+		}
+	}
+	o->fres = set.nfres;
+	sfe_encode_opts eo = {.relocatable = t->relocatable};
+	o->projected_sframe_size = sfe_encoded_size(&set, &eo);
+out:
+	free(unrel);
+	sfe_set_free(&set);
+	cfi_file_close(cf);
+	return e;
+}
+
+eh2s_status eh2s_get_stats(const eh2s_file *f, eh2s_stats *out,
+			   eh2s_error *err)
+{
+	e2s_diag d = {0};
+	size_t size;
+	const uint8_t *img;
+
+	if (!f || !out)
+		return api_usage(err, EH2S_E_USAGE, "NULL argument");
+	memset(out, 0, sizeof *out);
+	img = api_cur(f, &size);
+	if (section_sizes(img, size, out, &d) || dry_run(f, img, size, out, &d))
+		return api_fail(err, &d);
+	for (size_t i = 0; i < f->nsecs; i++)
+		out->sframe_size += f->secs[i].size;
+	if (f->nsecs) {
+		sfr_section s;
+		if (api_decode(f, &s, &d))
+			return api_fail(err, &d);
+		out->sframe_fdes = s.nfdes;
+		out->sframe_fres = s.nfres;
+		out->sframe_version = s.nblocks ? s.blocks[0].version : 0;
+		sfr_free(&s);
+	}
+	return api_ok(err);
+}

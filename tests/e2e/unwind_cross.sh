@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# AArch64 and s390x unwind test under qemu-user: cross-compile the harness
+# of tests/unwind (SFrame walker vs libgcc's DWARF unwinder at timer
+# interrupts), convert it with ./eh2sframe and run it briefly.
+#   dyn:    PIE + libdeep.so (PLT calls) + patched copies of the sysroot's
+#           libc/libstdc++/libgcc_s/libm via LD_LIBRARY_PATH; on AArch64
+#           libdeep is built with -mbranch-protection=pac-ret (signed RAs).
+#   static: one static executable (it contains libc), patched as a whole.
+#           Static libgcc locks a mutex per FDE lookup, so samples taken
+#           during a throw are walked by sfwalk only (see harness.cc).
+# Exit 77 when no cross toolchain/qemu is installed. UNWIND_SECS (default
+# 3) sets the run time of each run.
+set -u
+cd "$(dirname "$0")/../.."
+E2S=${E2S:-$PWD/eh2sframe}
+SECS=${UNWIND_SECS:-3}
+[ -x "$E2S" ] || { echo "skip: no eh2sframe binary (make all)"; exit 77; }
+S=tests/unwind
+fails=0 ran=0 summary=()
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# run_one ARCH VARIANT DIR QEMU-ARGS...: run DIR/harness.sf, check output.
+run_one() {
+  local a=$1 v=$2 d=$3; shift 3
+  timeout 90 qemu-$a "$@" "$d/harness.sf" "$SECS" 4 1000 >"$d/out.txt" 2>&1
+  local rc=$?
+  sed "s/^/  [$a $v] /" "$d/out.txt" | grep -v '^  \[[a-z0-9 ]*\]   object'
+  [ $rc = 0 ] || fail "$a $v: harness exit $rc"
+  if grep -F '   object ' "$d/out.txt" | grep -v -e ld-linux -e ld64 | grep -qv ' .sframe$'; then
+    fail "$a $v: an object other than the loader has no .sframe"
+  fi
+  summary+=("$a $v: $(grep '^summary:' "$d/out.txt" || echo 'no summary (crash?)')")
+  ran=$((ran + 1))
+}
+
+for a in aarch64 s390x; do
+  cc=$a-linux-gnu-gcc cxx=$a-linux-gnu-g++ sys=/usr/$a-linux-gnu
+  if ! command -v $cc >/dev/null || ! command -v $cxx >/dev/null || ! command -v qemu-$a >/dev/null; then
+    summary+=("$a: skipped (no $cxx or qemu-$a)"); continue
+  fi
+  B=build/unwind/$a
+  rm -rf "$B"
+  mkdir -p "$B/dyn/lib" "$B/static"
+  cp "$E2S" "$B/eh2sframe" # snapshot: the tree may be rebuilt meanwhile
+  E=$B/eh2sframe
+  W="-Wall -Wextra -Werror -Wshadow"
+  pac=
+  [ $a = aarch64 ] && pac=-mbranch-protection=pac-ret
+
+  # dyn
+  d=$B/dyn
+  if $cc -O2 -fPIC -shared -fexceptions -fomit-frame-pointer $pac $W -o "$d/libdeep.so" $S/libdeep.c &&
+     $cc -O2 -std=c11 $W -c -o "$d/sfwalk.o" $S/sfwalk.c &&
+     $cxx -O2 -pthread -fomit-frame-pointer $W -o "$d/harness" $S/harness.cc "$d/sfwalk.o" -L"$d" -ldeep; then
+    ok=1
+    "$E" -q "$d/harness" -o "$d/harness.sf" || { fail "$a dyn: convert harness"; ok=0; }
+    "$E" -q "$d/libdeep.so" -o "$d/lib/libdeep.so" || { fail "$a dyn: convert libdeep.so"; ok=0; }
+    for l in libc.so.6 libstdc++.so.6 libgcc_s.so.1 libm.so.6; do
+      [ -e "$sys/lib/$l" ] || { fail "$a dyn: no $sys/lib/$l"; ok=0; continue; }
+      "$E" -q "$(readlink -f "$sys/lib/$l")" -o "$d/lib/$l" || { fail "$a dyn: convert $l"; ok=0; }
+    done
+    [ $ok = 1 ] && run_one $a dyn "$d" -L "$sys" -E LD_LIBRARY_PATH="$PWD/$d/lib"
+  else
+    fail "$a dyn: build"
+  fi
+
+  # static
+  d=$B/static
+  if $cc -O2 -fexceptions -fomit-frame-pointer $W -c -o "$d/libdeep.o" $S/libdeep.c &&
+     $cc -O2 -std=c11 $W -c -o "$d/sfwalk.o" $S/sfwalk.c &&
+     $cxx -O2 -pthread -fomit-frame-pointer -DHARNESS_STATIC -static $W -o "$d/harness" \
+       $S/harness.cc "$d/sfwalk.o" "$d/libdeep.o"; then
+    "$E" -q "$d/harness" -o "$d/harness.sf" && run_one $a static "$d" ||
+      fail "$a static: convert"
+  else
+    fail "$a static: build"
+  fi
+done
+printf '%s\n' "${summary[@]}"
+echo "failures: $fails"
+[ $ran = 0 ] && [ $fails = 0 ] && exit 77
+[ $fails = 0 ]

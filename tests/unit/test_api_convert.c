@@ -1,0 +1,240 @@
+/* Public API (include/eh2sframe.h): convert /bin/ls from memory; the
+ * per-function results add up to readelf's FDE count; the written
+ * section is a V3 SFrame whose FDE count is the converted count; verify
+ * passes; error paths return codes with messages. */
+#include <elf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "eh2sframe.h"
+#include "t.h"
+
+static unsigned char *slurp(const char *path, size_t *n)
+{
+	FILE *fp = fopen(path, "rb");
+	unsigned char *b = NULL;
+	long sz;
+	if (!fp)
+		return NULL;
+	if (fseek(fp, 0, SEEK_END) == 0 && (sz = ftell(fp)) > 0) {
+		rewind(fp);
+		b = malloc((size_t)sz);
+		if (b && fread(b, 1, (size_t)sz, fp) != (size_t)sz) {
+			free(b);
+			b = NULL;
+		}
+		*n = (size_t)sz;
+	}
+	fclose(fp);
+	return b;
+}
+
+/* Independent truth: readelf's count of FDEs in .eh_frame. */
+static long readelf_fdes(const char *path)
+{
+	char cmd[512], line[512];
+	long n = 0;
+	snprintf(cmd, sizeof cmd, "readelf --debug-dump=frames %s 2>/dev/null",
+		 path);
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while (fgets(line, sizeof line, p))
+		if (strstr(line, " FDE cie="))
+			n++;
+	pclose(p);
+	return n;
+}
+
+typedef struct {
+	size_t calls, converted;
+} cbstat;
+
+static void on_fn(void *ctx, const eh2s_function *fn)
+{
+	cbstat *c = ctx;
+	c->calls++;
+	if (fn->reason == EH2S_SKIP_NONE)
+		c->converted++;
+}
+
+static unsigned get32(const unsigned char *p)
+{
+	return (unsigned)p[0] | (unsigned)p[1] << 8 | (unsigned)p[2] << 16 |
+	       (unsigned)p[3] << 24;
+}
+
+static void test_ls(void)
+{
+	const char *path = "/bin/ls";
+	size_t n = 0;
+	unsigned char *img = slurp(path, &n);
+	eh2s_file *f = NULL;
+	eh2s_error err;
+	eh2s_convert_opts o;
+	eh2s_summary sum;
+	eh2s_verify_result vr;
+	const eh2s_function *fns;
+	size_t nfns = 0;
+	cbstat cb = {0, 0};
+
+	CHECK(img != NULL);
+	if (!img)
+		return;
+	CHECK_EQ(eh2s_open_mem(img, n, &f, &err), EH2S_OK);
+	CHECK_EQ(err.code, EH2S_OK);
+	free(img); /* the handle has its own copy */
+	if (!f)
+		return;
+	CHECK_EQ(eh2s_machine(f), EM_X86_64);
+	CHECK_EQ(eh2s_is_relocatable(f), 0);
+	CHECK_EQ(eh2s_has_sframe(f), 0);
+	CHECK_EQ(eh2s_sframe_count(f), 0);
+	/* Results before a conversion are a usage error. */
+	CHECK_EQ(eh2s_get_summary(f, &sum, &err), EH2S_E_USAGE);
+	CHECK(err.message[0] != '\0');
+	CHECK_EQ(eh2s_verify(f, &vr, &err), EH2S_E_USAGE);
+
+	eh2s_convert_opts_init(&o);
+	o.on_function = on_fn;
+	o.cb_ctx = &cb;
+	o.report_all = 1;
+	CHECK_EQ(eh2s_convert(f, &o, &err), EH2S_OK);
+	CHECK_EQ(eh2s_get_summary(f, &sum, &err), EH2S_OK);
+	CHECK_EQ(eh2s_get_functions(f, &fns, &nfns, &err), EH2S_OK);
+
+	long fdes = readelf_fdes(path);
+	CHECK(fdes > 100);
+	CHECK_EQ(sum.functions, fdes);
+	CHECK_EQ(nfns, fdes);
+	CHECK_EQ(cb.calls, nfns);
+	size_t total = sum.converted + sum.unrelocated, conv = 0;
+	for (int i = 1; i < 32; i++)
+		total += sum.skipped[i];
+	CHECK_EQ(total, sum.functions);
+	size_t by_reason[32] = {0};
+	for (size_t i = 0; i < nfns; i++) {
+		if (fns[i].reason == EH2S_SKIP_NONE)
+			conv++;
+		else if (fns[i].reason > 0 && fns[i].reason < 32)
+			by_reason[fns[i].reason]++;
+		CHECK(fns[i].size > 0 || fns[i].reason == EH2S_SKIP_EMPTY);
+	}
+	CHECK_EQ(conv, sum.converted);
+	CHECK_EQ(cb.converted, sum.converted);
+	for (int i = 1; i < 32; i++)
+		CHECK_EQ(by_reason[i], sum.skipped[i]);
+	CHECK(sum.converted * 10 > sum.functions * 9); /* ls: nearly all */
+
+	/* The section: V3 preamble (magic 0xdee2, version 3) and a header
+	 * FDE count covering every converted function (PLT entries may be
+	 * split in two). */
+	const uint8_t *sec = NULL;
+	size_t secsize = 0;
+	uint64_t vaddr = 0;
+	CHECK_EQ(eh2s_sframe_count(f), 1);
+	CHECK_EQ(eh2s_sframe_section(f, 0, &sec, &secsize, &vaddr, &err),
+		 EH2S_OK);
+	CHECK_EQ(eh2s_sframe_section(f, 1, &sec, &secsize, &vaddr, &err),
+		 EH2S_E_USAGE);
+	CHECK_EQ(eh2s_sframe_section(f, 0, &sec, &secsize, &vaddr, &err),
+		 EH2S_OK);
+	CHECK(secsize > 28 && secsize == sum.sframe_bytes);
+	CHECK(vaddr != 0);
+	if (sec && secsize > 28) {
+		CHECK_EQ(sec[0] | sec[1] << 8, 0xdee2);
+		CHECK_EQ(sec[2], 3);
+		CHECK(get32(sec + 8) >= sum.converted);
+		CHECK(get32(sec + 8) <= sum.converted + 4);
+	}
+
+	CHECK_EQ(eh2s_verify(f, &vr, &err), EH2S_OK);
+	CHECK_EQ(vr.functions, sum.functions);
+	CHECK_EQ(vr.match, sum.converted);
+	CHECK_EQ(vr.mismatch, 0);
+	CHECK_EQ(vr.extra, 0);
+
+	/* Write, read back, same bytes; mode as asked. */
+	char tmpl[] = "/tmp/test_api_XXXXXX", out[64];
+	CHECK(mkdtemp(tmpl) != NULL);
+	snprintf(out, sizeof out, "%s/ls", tmpl);
+	CHECK_EQ(eh2s_write(f, out, 0750, &err), EH2S_OK);
+	struct stat st;
+	CHECK(stat(out, &st) == 0 && (st.st_mode & 07777) == 0750);
+	size_t wn = 0, in;
+	unsigned char *w = slurp(out, &wn);
+	const uint8_t *cur = eh2s_image(f, &in);
+	CHECK(w && wn == in && memcmp(w, cur, in) == 0);
+	free(w);
+
+	/* The converted file again: it has .sframe now. */
+	eh2s_file *g = NULL;
+	CHECK_EQ(eh2s_open(out, &g, &err), EH2S_OK);
+	if (g) {
+		CHECK_EQ(eh2s_has_sframe(g), 1);
+		CHECK_EQ(eh2s_verify(g, &vr, &err), EH2S_OK);
+		CHECK_EQ(vr.match, sum.converted);
+		CHECK_EQ(eh2s_convert(g, NULL, &err), EH2S_E_EXISTS);
+		CHECK(strstr(err.message, "sframe") != NULL);
+		eh2s_close(g);
+	}
+	unlink(out);
+	CHECK_EQ(eh2s_write(f, "/nonexistent-dir/x", -1, &err), EH2S_E_IO);
+	CHECK(err.message[0] != '\0');
+	rmdir(tmpl);
+
+	/* Bad options. */
+	o.sframe_version = 5;
+	CHECK_EQ(eh2s_convert(f, &o, &err), EH2S_E_USAGE);
+	CHECK(err.message[0] != '\0');
+	eh2s_close(f);
+}
+
+static void test_errors(void)
+{
+	eh2s_file *f = (eh2s_file *)&f;
+	eh2s_error err;
+	static const char text[] = "#!/bin/sh\necho not an ELF file\n";
+	size_t n = 0;
+	unsigned char *img = slurp("/bin/ls", &n);
+
+	CHECK_EQ(eh2s_open_mem(text, sizeof text, &f, &err), EH2S_E_NOT_ELF);
+	CHECK(f == NULL);
+	CHECK_EQ(err.code, EH2S_E_NOT_ELF);
+	CHECK_STR(err.message, "not an ELF file");
+	CHECK_EQ(eh2s_open_mem(text, 0, &f, &err), EH2S_E_NOT_ELF);
+	/* Cut inside the ELF header, then inside the section headers. */
+	if (img) {
+		CHECK_EQ(eh2s_open_mem(img, 40, &f, &err), EH2S_E_BAD_ELF);
+		CHECK(strlen(err.message) > 0);
+		CHECK_EQ(eh2s_open_mem(img, n - 100, &f, &err), EH2S_E_BAD_ELF);
+		CHECK(strlen(err.message) > 0);
+		/* A 32-bit ELF: not supported. */
+		img[EI_CLASS] = ELFCLASS32;
+		CHECK_EQ(eh2s_open_mem(img, n, &f, &err), EH2S_E_UNSUPPORTED);
+		CHECK(strstr(err.message, "64-bit") != NULL);
+		free(img);
+	}
+	CHECK_EQ(eh2s_open("/nonexistent/file", &f, &err), EH2S_E_IO);
+	CHECK(strstr(err.message, "No such file") != NULL);
+	CHECK_EQ(eh2s_open("/tmp", &f, &err), EH2S_E_IO);
+	CHECK_EQ(eh2s_open(NULL, &f, NULL), EH2S_E_USAGE);
+	CHECK_STR(eh2s_strerror(EH2S_E_NOT_ELF), "not an ELF file");
+	CHECK_STR(eh2s_strerror((eh2s_status)999), "unknown error");
+	CHECK_STR(eh2s_skip_name(EH2S_SKIP_NONE), "converted");
+	CHECK_STR(eh2s_skip_name(EH2S_SKIP_CFA_EXPR), "cfa-expression");
+	CHECK_STR(eh2s_skip_name(EH2S_SKIP_NO_RELOCATION), "no-relocation");
+	CHECK_STR(eh2s_skip_name(-3), "unknown");
+	CHECK_STR(eh2s_version(), "0.1.0");
+	eh2s_close(NULL);
+}
+
+int main(void)
+{
+	test_errors();
+	test_ls();
+	return t_done("test_api_convert");
+}
