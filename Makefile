@@ -131,8 +131,9 @@ SONAME := libeh2sframe.so.$(SOVERSION)
 SOLIB := $(BUILD)/libeh2sframe.so.$(LIBVERSION)
 # Encoder options the conversion driver (elfp_opts) may not pass yet; the
 # API reports them unsupported until it does.
-E2S_FEATURES := $(if $(shell grep -s 'sframe_version' src/elfpatch/elfpatch.h),-DE2S_HAVE_ELFP_VERSION) \
-	$(if $(shell grep -s 'share_fres' src/elfpatch/elfpatch.h),-DE2S_HAVE_ELFP_SHARE)
+# Remove once elfp_opts has both fields (then always pass them).
+E2S_FEATURES := $(if $(shell grep -sE '^\s+[a-z0-9_]+\s+sframe_version;' src/elfpatch/elfpatch.h),-DE2S_HAVE_ELFP_VERSION) \
+	$(if $(shell grep -sE '^\s+bool\s+share_fres;' src/elfpatch/elfpatch.h),-DE2S_HAVE_ELFP_SHARE)
 BASE_CFLAGS += $(E2S_FEATURES)
 
 all: $(BUILD)/libeh2sframe.so

@@ -120,12 +120,14 @@ e2s_err api_read_file(const char *path, uint8_t **data, size_t *size,
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s", strerror(errno));
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) != 0) {
 		int er = errno;
 		close(fd);
-		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s",
-				S_ISREG(st.st_mode) ? strerror(er)
-						    : "not a regular file");
+		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s", strerror(er));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "not a regular file");
 	}
 	buf = malloc(st.st_size ? (size_t)st.st_size : 1);
 	if (!buf) {

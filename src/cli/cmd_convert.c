@@ -32,11 +32,15 @@ static void report(const char *file, const elfp_result *r, const cli_opts *o)
 	if (o->verbose <= 0)
 		return;
 	fprintf(stderr, "%s:   %zu .sframe section(s), %zu bytes; padding %llu"
-		"; program headers %s\n", file, r->nsections, r->sframe_size,
-		(unsigned long long)r->layout.pad,
-		!r->layout.phdrs_moved ? "in place"
-		: r->layout.phdrs_tied ? "moved (old-loader address kept)"
-				       : "moved (old-loader address lost)");
+		"; program headers ", file, r->nsections, r->sframe_size,
+		(unsigned long long)r->layout.pad);
+	if (r->layout.shift)
+		fprintf(stderr, "at the file start (contents moved %llu bytes)\n",
+			(unsigned long long)r->layout.shift);
+	else
+		fprintf(stderr, "%s\n", !r->layout.phdrs_moved ? "in place"
+			: r->layout.phdrs_tied ? "moved (old-loader address kept)"
+					       : "moved (old-loader address lost)");
 	for (size_t i = 0; i < r->nskipped; i++) {
 		const elfp_skipped *s = &r->skipped[i];
 		fprintf(stderr, "%s:   skipped %s at 0x%llx: %s\n", file,

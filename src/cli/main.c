@@ -1,6 +1,5 @@
 /* eh2sframe command line: option parsing and dispatch. */
 #include <getopt.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

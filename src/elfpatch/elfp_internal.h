@@ -9,6 +9,8 @@
 #define ELFP_EHDR_SIZE 64
 #define ELFP_PHDR_SIZE 56
 #define ELFP_SHDR_SIZE 64
+/* Section holding the ELF header copy of layout 1 (elfp_layout.c). */
+#define ELFP_EHDR_COPY ".eh2sframe.ehdr"
 
 /* Where a section's bytes end up in the output. */
 typedef enum {

@@ -2,26 +2,46 @@
  *
  * Output file = the input image (only the ELF header, an in-place program
  * header table and in-place rewritten sections change) followed by:
- *   [zero padding][new segment: moved program header table, new allocated
- *   sections][tail: rewritten non-allocated sections][section headers].
+ *   [zero padding][new segment: new allocated sections][tail: rewritten
+ *   non-allocated sections][section headers].
  *
- * Why the moved program header table sits where it does: the kernel since
- * 5.18 finds it through the PT_LOAD covering e_phoff, and glibc through
- * PT_PHDR, but older kernels and the qemu-user loader in Debian 12 take
- * AT_PHDR = load bias + e_phoff, the bias being the first PT_LOAD's
- * p_vaddr - p_offset. So the new segment keeps that same offset-to-address
- * distance, which puts its file offset at (first free page above every
- * segment) - bias. For usual files that costs at most the .bss size plus a
- * page of zeros, because non-allocated sections (symbols, debug info)
- * already push the end of the file past it. Padding measured on Debian 12
- * (x86-64): ls 4.2 KiB, bash 44 KiB, gdb 121 KiB, python3.11 280 KiB,
- * libc.so.6 47 KiB, libstdc++.so.6 13 KiB; shared objects pay it too
- * because a static-pie (ET_DYN, started by the kernel) cannot be told
- * apart from a library reliably. A file with a huge
- * .bss would grow by that much; beyond ELFP_MAX_PAD we give up the old
- * loaders and place the segment right after the file's end (modern kernels
- * and glibc still work; an old-style loader would read the table from the
- * wrong place). */
+ * When the program header table must grow and has no room where it is,
+ * two layouts exist.
+ *
+ * 1. Table at the file start ("shift"; used whenever the first PT_LOAD maps
+ *    offset 0 and has free address space below it, i.e. non-PIE programs):
+ *    every byte of the input moves k pages down the file, the new table
+ *    goes right after the ELF header, and the first PT_LOAD grows downwards
+ *    by k pages (p_vaddr, p_paddr -= k pages; sizes += k pages). No address
+ *    changes and vaddr - offset is the same for every PT_LOAD, so all three
+ *    loader conditions of NOTES-elf.md hold. This is also the only place
+ *    where strip tools keep a table intact: binutils places the table right
+ *    after the ELF header whenever the segment holding it maps the header
+ *    (bfd/elf.c assign_file_positions_for_load_sections), and libelf's
+ *    writer (used by eu-strip) writes the table first, then zero-fills every
+ *    gap between section contents (elf64_updatemmap), which wipes a table
+ *    lying between sections. Cost: k pages (4 KiB; 64 KiB for files linked
+ *    with 64 KiB p_align) instead of the padding of layout 2.
+ *
+ * 2. Table in the new segment (first PT_LOAD at address 0: PIE, shared
+ *    objects, static-pie). The kernel since 5.18 finds it through the
+ *    PT_LOAD covering e_phoff, and glibc through PT_PHDR, but older kernels
+ *    and the qemu-user loader in Debian 12 take AT_PHDR = load bias +
+ *    e_phoff, the bias being the first PT_LOAD's p_vaddr - p_offset. So the
+ *    new segment keeps that same offset-to-address distance, which puts its
+ *    file offset at (first free page above every segment) - bias. It starts
+ *    one alignment unit above that page: binutils 2.40 strip moves a table
+ *    that is not at the file start to the end of the previous segment's
+ *    data and pulls the segment's p_vaddr down by up to p_align to keep it
+ *    congruent; without the gap that lands in the last page of .bss and the
+ *    program crashes. For usual files this costs at most the .bss size plus
+ *    two pages of zeros, because non-allocated sections (symbols, debug
+ *    info) already push the end of the file past it. A file with a huge .bss
+ *    would grow by that much; beyond ELFP_MAX_PAD we give up the old
+ *    loaders and place the segment right after the file's end (modern
+ *    kernels and glibc still work; an old-style loader would read the
+ *    table from the wrong place). eu-strip (any libelf so far) still zeroes
+ *    this table: nothing but a table at the file start survives it. */
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -53,9 +73,10 @@ void elfp_place_segment(const elfp_seg_in *in, elfp_seg_out *out)
 		while (align > 4096 && in->bias % align)
 			align /= 2;
 		if (in->bias % align == 0) {
+			uint64_t lo = fresh + (in->lead_gap ? align : 0);
 			uint64_t off = off0;
-			if (fresh >= in->bias && fresh - in->bias > off)
-				off = fresh - in->bias;
+			if (lo >= in->bias && lo - in->bias > off)
+				off = lo - in->bias;
 			if (off - in->file_end <= in->max_pad) {
 				out->offset = off;
 				out->vaddr = off + in->bias;
@@ -66,9 +87,119 @@ void elfp_place_segment(const elfp_seg_in *in, elfp_seg_out *out)
 		}
 	}
 	out->offset = off0;
-	out->vaddr = fresh + off0 % page;
+	out->vaddr = fresh + (in->lead_gap ? page : 0) + off0 % page;
 	out->align = page;
 	out->tied = false;
+}
+
+/* Lowest address layout 1 may give the first PT_LOAD: Linux refuses to
+ * map below vm.mmap_min_addr (64 KiB by default). */
+#define ELFP_MIN_VADDR ((uint64_t)0x10000)
+
+/* Layout 1: how far to move the old contents down the file so that a
+ * table of n entries fits right after the ELF header; 0 when the first
+ * PT_LOAD cannot grow downwards. */
+static uint64_t shift_for(const elfp_file *f, size_t n, uint64_t page)
+{
+	const elfp_phdr *first = NULL;
+	uint64_t s = align_up(ELFP_EHDR_SIZE + (uint64_t)n * ELFP_PHDR_SIZE, page);
+	for (size_t i = 0; i < f->old_nsegs && !first; i++)
+		if (f->segs[i].ph.type == PT_LOAD)
+			first = &f->segs[i].ph;
+	if (!first || first->offset != 0 || first->filesz < ELFP_EHDR_SIZE ||
+	    first->vaddr < s || first->vaddr - s < ELFP_MIN_VADDR ||
+	    first->paddr < s || first->vaddr % page)
+		return 0;
+	for (size_t i = 0; i < f->old_nsegs; i++) {
+		const elfp_phdr *p = &f->segs[i].ph;
+		if (p == first || p->type == PT_PHDR)
+			continue;
+		/* Something else mapped below the first PT_LOAD, or a second
+		 * segment starting at the ELF header: leave such files alone. */
+		if (p->memsz && p->vaddr < first->vaddr)
+			return 0;
+		if (p->filesz && p->offset < ELFP_EHDR_SIZE)
+			return 0;
+	}
+	return s;
+}
+
+/* Apply layout 1: every old offset moves down by s, the first PT_LOAD
+ * grows downwards, PT_PHDR describes the table after the ELF header. */
+static void apply_shift(elfp_file *f, uint64_t s, size_t total)
+{
+	elfp_phdr *first = NULL;
+	f->shift = s;
+	for (size_t i = 1; i < f->old_nsecs; i++)
+		if (f->secs[i].sh.type != SHT_NULL)
+			f->secs[i].sh.offset += s;
+	for (size_t i = 0; i < f->old_nsegs; i++) {
+		elfp_phdr *p = &f->segs[i].ph;
+		if (p->type == PT_LOAD && !first) {
+			first = p;
+			p->vaddr -= s;
+			p->paddr -= s;
+			p->filesz += s;
+			p->memsz += s;
+		} else if (p->type != PT_PHDR && (p->offset || p->filesz)) {
+			p->offset += s;
+		}
+	}
+	for (size_t i = 0; i < f->old_nsegs; i++) {
+		elfp_phdr *p = &f->segs[i].ph;
+		if (p->type != PT_PHDR)
+			continue;
+		p->offset = ELFP_EHDR_SIZE;
+		p->vaddr = first->vaddr + ELFP_EHDR_SIZE;
+		p->paddr = first->paddr + ELFP_EHDR_SIZE;
+		p->filesz = p->memsz = (uint64_t)total * ELFP_PHDR_SIZE;
+	}
+	f->new_phoff = ELFP_EHDR_SIZE;
+}
+
+/* Layout 1 leaves the old ELF header where it was (base, the first
+ * PT_LOAD's old address), and programs read their own program headers
+ * through the link-time symbol __ehdr_start = base + e_phoff (static
+ * glibc on AArch64 and s390x ignores AT_PHDR). So that address keeps an
+ * ELF header whose e_phoff leads to the new table at the file start:
+ * negative, as a 64-bit wrap-around (the consumers add it to a pointer).
+ * It is a section so that strip tools keep it: they do not copy bytes
+ * that belong to no section. */
+static e2s_err add_ehdr_copy(elfp_file *f, uint64_t base, size_t total,
+			     e2s_diag *d)
+{
+	elfp_shdr sh = {0};
+	size_t idx = 0;
+	e2s_err e;
+	uint8_t *p;
+
+	if (total >= PN_XNUM)
+		return E2S_ERR_OK;
+	sh.type = SHT_PROGBITS;
+	sh.flags = SHF_ALLOC;
+	sh.addralign = 8;
+	sh.size = ELFP_EHDR_SIZE;
+	e = elfp_add_section(f, ELFP_EHDR_COPY, &sh, &idx, d);
+	if (e)
+		return e;
+	p = malloc(ELFP_EHDR_SIZE);
+	if (!p)
+		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+	memcpy(p, f->img, ELFP_EHDR_SIZE);
+	elfp_put(p + 32, ELFP_EHDR_SIZE - f->shift, 8, f->be);
+	elfp_put(p + 40, 0, 8, f->be);
+	elfp_put(p + 56, total, 2, f->be);
+	elfp_put(p + 60, 0, 2, f->be);
+	elfp_put(p + 62, 0, 2, f->be);
+	elfp_sec *c = &f->secs[idx];
+	c->place = ELFP_INPLACE;
+	c->old_offset = 0;
+	c->old_size = ELFP_EHDR_SIZE;
+	c->sh.offset = f->shift;
+	c->sh.addr = base;
+	c->content = p;
+	c->has_content = true;
+	return E2S_ERR_OK;
 }
 
 /* Can the table grow to n entries where it is? Only if the bytes after it
@@ -112,18 +243,7 @@ e2s_err elfp_layout(elfp_file *f, e2s_diag *d)
 		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0, "layout done twice");
 	memset(li, 0, sizeof *li);
 	f->new_phoff = f->phoff;
-	if (f->strtab_changed) {
-		elfp_sec *s = &f->secs[f->shstrndx];
-		uint8_t *p = malloc(f->strtab.len ? f->strtab.len : 1);
-		if (!p)
-			return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
-		memcpy(p, f->strtab.data, f->strtab.len);
-		free(s->content);
-		s->content = p;
-		s->has_content = true;
-		s->sh.size = f->strtab.len;
-		s->place = ELFP_TAIL;
-	}
+	f->shift = 0;
 	for (size_t i = 0; i < f->nsecs; i++)
 		if (f->secs[i].place == ELFP_SEG)
 			need_load = true;
@@ -132,41 +252,59 @@ e2s_err elfp_layout(elfp_file *f, e2s_diag *d)
 		size_t total = f->nsegs + (need_load ? 1 : 0);
 		uint64_t bias = 0, max_end = 0, page = 4096;
 		bool have_load = false;
-		if (!room_in_place(f, total)) {
-			moved = true;
-			if (!need_load)
-				total++;
-			need_load = true;
-		}
 		for (size_t i = 0; i < f->old_nsegs; i++) {
 			const elfp_phdr *p = &f->segs[i].ph;
-			if (p->type == PT_LOAD) {
-				if (!have_load)
-					bias = p->vaddr - p->offset;
-				have_load = true;
-				if (p->align > page)
-					page = p->align;
-			}
-			if (p->vaddr > UINT64_MAX - p->memsz - 2 * page)
+			if (p->type != PT_LOAD)
+				continue;
+			if (!have_load)
+				bias = p->vaddr - p->offset;
+			have_load = true;
+			if (p->align > page)
+				page = p->align;
+		}
+		if (!have_load)
+			return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
+					"no PT_LOAD segment");
+		if (page & (page - 1) || page > ((uint64_t)1 << 32))
+			return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
+					"p_align %llu is not a usable power of two",
+					(unsigned long long)page);
+		/* Room for the new segment, its lead gap and rounding. */
+		uint64_t room = UINT64_MAX - 4 * page;
+		for (size_t i = 0; i < f->old_nsegs; i++) {
+			const elfp_phdr *p = &f->segs[i].ph;
+			if (p->memsz > room || p->vaddr > room - p->memsz)
 				return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
 						"segment %zu ends past the address space", i);
 			if (p->vaddr + p->memsz > max_end)
 				max_end = p->vaddr + p->memsz;
 		}
-		if (!have_load)
-			return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
-					"no PT_LOAD segment");
-		if (page & (page - 1))
-			return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
-					"p_align %llu is not a power of two",
-					(unsigned long long)page);
+		if (!room_in_place(f, total)) {
+			uint64_t s = shift_for(f, total, page);
+			moved = true;
+			if (s) {
+				uint64_t base = bias;
+				apply_shift(f, s, total);
+				bias -= s;
+				e2s_err e = add_ehdr_copy(f, base, total, d);
+				if (e)
+					return e;
+			} else {
+				/* Layout 2: the table leads the new segment. */
+				if (!need_load)
+					total++;
+				need_load = true;
+			}
+		}
+		end = f->size + f->shift;
+		bool lead = moved && !f->shift;
 		if (need_load) {
-			elfp_seg_in in = {f->size, bias, max_end, page, moved,
-					  ELFP_MAX_PAD};
+			elfp_seg_in in = {end, bias, max_end, page, lead,
+					  ELFP_MAX_PAD, lead};
 			elfp_seg_out so;
 			uint64_t cur = 0;
 			elfp_place_segment(&in, &so);
-			if (moved) {
+			if (lead) {
 				f->new_phoff = so.offset;
 				cur = (uint64_t)total * ELFP_PHDR_SIZE;
 			}
@@ -205,19 +343,22 @@ e2s_err elfp_layout(elfp_file *f, e2s_diag *d)
 			ns->ph.align = so.align;
 			ns->track = ELFP_TRACK_NEWSEG;
 			li->new_segment = true;
-			li->phdrs_tied = moved && so.tied;
+			li->phdrs_tied = lead && so.tied;
 			li->seg_offset = so.offset;
 			li->seg_vaddr = so.vaddr;
 			li->seg_size = cur;
-			li->pad = so.offset - f->size;
+			li->pad = so.offset - end;
 			end = so.offset + cur;
 		}
 		li->phdrs_moved = moved;
+		li->shift = f->shift;
+		if (f->shift)
+			li->phdrs_tied = true;
 		for (size_t i = 0; i < f->nsegs; i++) {
 			elfp_phdr *p = &f->segs[i].ph;
 			if (p->type != PT_PHDR)
 				continue;
-			if (moved) {
+			if (lead) {
 				uint64_t v = li->seg_vaddr;
 				p->paddr = p->paddr - p->vaddr + v;
 				p->vaddr = v;
@@ -236,6 +377,19 @@ e2s_err elfp_layout(elfp_file *f, e2s_diag *d)
 		s->ph.paddr = s->ph.vaddr = sh->addr;
 		s->ph.filesz = s->ph.memsz = sh->size;
 	}
+	/* Last edit: layout 1 may have added a section name. */
+	if (f->strtab_changed) {
+		elfp_sec *s = &f->secs[f->shstrndx];
+		uint8_t *p = malloc(f->strtab.len ? f->strtab.len : 1);
+		if (!p)
+			return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+		memcpy(p, f->strtab.data, f->strtab.len);
+		free(s->content);
+		s->content = p;
+		s->has_content = true;
+		s->sh.size = f->strtab.len;
+		s->place = ELFP_TAIL;
+	}
 	for (size_t i = 0; i < f->nsecs; i++) {
 		elfp_sec *s = &f->secs[i];
 		if (s->place != ELFP_TAIL)
@@ -249,14 +403,13 @@ e2s_err elfp_layout(elfp_file *f, e2s_diag *d)
 	bool tail = false;
 	for (size_t i = 0; i < f->nsecs; i++)
 		tail |= f->secs[i].place == ELFP_TAIL || f->secs[i].place == ELFP_SEG;
-	if (!tail && f->nsecs == f->old_nsecs) {
+	if ((!tail && f->nsecs == f->old_nsecs) ||
+	    !(f->edited || f->strtab_changed)) {
 		/* Only in-place changes: the section header table stays. */
-		f->new_shoff = f->shoff;
-	} else if (f->edited || f->strtab_changed) {
+		f->new_shoff = f->shoff ? f->shoff + f->shift : 0;
+	} else {
 		f->new_shoff = align_up(end, 8);
 		end = f->new_shoff + (uint64_t)f->nsecs * ELFP_SHDR_SIZE;
-	} else {
-		f->new_shoff = f->shoff;
 	}
 	li->out_size = end;
 	f->laid_out = true;
@@ -309,10 +462,24 @@ static e2s_err write_all(int fd, const uint8_t *p, size_t n, e2s_diag *d)
 	return E2S_ERR_OK;
 }
 
+/* Where output offset off (inside the file) lives: the head (new ELF
+ * header and table of layout 1), the input image, or the new bytes. */
+static uint8_t *out_at(elfp_file *f, uint8_t *head, uint8_t *ext,
+		       uint64_t off)
+{
+	if (off < f->shift)
+		return head + off;
+	if (off - f->shift < f->size)
+		return f->img + (off - f->shift);
+	return ext + (off - f->shift - f->size);
+}
+
 e2s_err elfp_write(elfp_file *f, int fd, e2s_diag *d)
 {
 	e2s_err e = E2S_ERR_OK;
-	uint8_t *ext = NULL;
+	uint8_t *ext = NULL, *head = NULL;
+	uint8_t eh[ELFP_EHDR_SIZE];
+	uint64_t base;
 	size_t next;
 	bool be = f->be;
 
@@ -320,13 +487,18 @@ e2s_err elfp_write(elfp_file *f, int fd, e2s_diag *d)
 		return write_all(fd, f->img, f->size, d);
 	if (!f->laid_out)
 		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0, "write before layout");
-	if (f->info.out_size < f->size ||
-	    f->info.out_size - f->size > SIZE_MAX - 1)
+	base = f->size + f->shift;
+	if (f->info.out_size < base || f->info.out_size - base > SIZE_MAX - 1 ||
+	    f->shift > SIZE_MAX - 1)
 		return e2s_fail(d, E2S_ERR_TOO_LARGE, NULL, 0, "output size");
-	next = (size_t)(f->info.out_size - f->size);
+	next = (size_t)(f->info.out_size - base);
 	ext = calloc(next ? next : 1, 1);
-	if (!ext)
-		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+	head = calloc(f->shift ? (size_t)f->shift : 1, 1);
+	if (!ext || !head) {
+		e = e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+		goto out;
+	}
+	memcpy(eh, f->img, sizeof eh);
 	for (size_t i = 0; i < f->nsecs; i++) {
 		elfp_sec *s = &f->secs[i];
 		if (s->place == ELFP_ORIG)
@@ -341,22 +513,20 @@ e2s_err elfp_write(elfp_file *f, int fd, e2s_diag *d)
 			memset(f->img + s->old_offset + s->sh.size, 0,
 			       s->old_size - s->sh.size);
 		} else {
-			memcpy(ext + (s->sh.offset - f->size), s->content,
+			memcpy(ext + (s->sh.offset - base), s->content,
 			       s->sh.size);
 		}
 	}
 	/* Program header table. */
 	if (f->nsegs) {
-		uint8_t *p = f->info.phdrs_moved ? ext + (f->new_phoff - f->size)
-						 : f->img + f->phoff;
+		uint8_t *p = out_at(f, head, ext, f->new_phoff);
 		for (size_t i = 0; i < f->nsegs; i++)
 			put_phdr(p + i * ELFP_PHDR_SIZE, &f->segs[i].ph, be);
 	}
 	/* Section header table; section 0 carries the extended counts. */
 	if (f->nsecs) {
 		elfp_shdr s0 = f->secs[0].sh;
-		uint8_t *p = f->new_shoff < f->size ? f->img + f->new_shoff
-						    : ext + (f->new_shoff - f->size);
+		uint8_t *p = out_at(f, head, ext, f->new_shoff);
 		if (f->nsecs >= SHN_LORESERVE)
 			s0.size = f->nsecs;
 		if (f->shstrndx >= SHN_LORESERVE)
@@ -367,18 +537,24 @@ e2s_err elfp_write(elfp_file *f, int fd, e2s_diag *d)
 		for (size_t i = 1; i < f->nsecs; i++)
 			put_shdr(p + i * ELFP_SHDR_SIZE, &f->secs[i].sh, be);
 	}
-	/* ELF header fields that move. */
-	elfp_put(f->img + 32, f->new_phoff, 8, be);
-	elfp_put(f->img + 40, f->nsecs ? f->new_shoff : 0, 8, be);
-	elfp_put(f->img + 56, f->nsegs >= PN_XNUM ? PN_XNUM : f->nsegs, 2, be);
-	elfp_put(f->img + 60, f->nsecs >= SHN_LORESERVE ? 0 : f->nsecs, 2, be);
-	elfp_put(f->img + 62,
+	/* ELF header fields that move (layout 1: the old header's place
+	 * holds the copy add_ehdr_copy made). */
+	elfp_put(eh + 32, f->new_phoff, 8, be);
+	elfp_put(eh + 40, f->nsecs ? f->new_shoff : 0, 8, be);
+	elfp_put(eh + 56, f->nsegs >= PN_XNUM ? PN_XNUM : f->nsegs, 2, be);
+	elfp_put(eh + 60, f->nsecs >= SHN_LORESERVE ? 0 : f->nsecs, 2, be);
+	elfp_put(eh + 62,
 		 f->shstrndx >= SHN_LORESERVE ? SHN_XINDEX : f->shstrndx, 2, be);
-	e = write_all(fd, f->img, f->size, d);
+	memcpy(f->shift ? head : f->img, eh, sizeof eh);
+	if (f->shift)
+		e = write_all(fd, head, (size_t)f->shift, d);
+	if (!e)
+		e = write_all(fd, f->img, f->size, d);
 	if (!e)
 		e = write_all(fd, ext, next, d);
 out:
 	free(ext);
+	free(head);
 	return e;
 }
 

@@ -4,11 +4,14 @@
  * DWARF CFI.
  *
  * Editing model: the whole input file is held in memory. Existing section
- * contents keep their offsets; new or rewritten contents go after the old
- * end of the file: allocated ones of linked files into one new read-only
- * PT_LOAD (together with the program header table when it has to grow),
- * everything else (section contents of ET_REL files, .shstrtab, group
- * sections, the section header table) at the tail.
+ * contents keep their offsets (or, when a growing program header table
+ * moves to the file start, all move down by the same whole pages; see
+ * elfp_layout.c); new or rewritten contents go after the old end of the
+ * file: allocated ones of linked files into one new read-only PT_LOAD
+ * (together with the program header table when it has to grow and cannot
+ * go to the file start), everything else (section contents of ET_REL
+ * files, .shstrtab, group sections, the section header table) at the
+ * tail. No address of existing code or data changes.
  *
  * Use: elfp_open -> elfp_add_section / elfp_add_phdr / ... ->
  * elfp_layout -> elfp_section / elfp_set_content -> elfp_write ->

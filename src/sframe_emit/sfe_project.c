@@ -599,7 +599,10 @@ static sfe_skip convert_plt(pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 	}
 	fn->pc_type = SF_FDE_PCTYPE_MASK;
 	fn->rep_size = 16;
-	for (int k = 0; k < 2; k++) {
+	/* A stub shorter than K never reaches the second row; consumers
+	 * (libsframe asserts it) want FRE starts within the function. */
+	int nfres = e0->plt_k < end - pstart ? 2 : 1;
+	for (int k = 0; k < nfres; k++) {
 		size_t fi = (size_t)(fn - c->set->funcs);
 		sfe_fre *f = new_fre(c);
 		if (!f) {

@@ -154,6 +154,11 @@ static e2s_err read_fres(dctx *c, const uint8_t *data, const sfr_block *b,
 		const sfr_fre *last = &c->s->fres[fd->fre_first + fd->nfres - 1];
 		if (last->start >= limit && !(limit == 0 && last->start == 0))
 			return bad(c, last->sec_off, "FRE start outside the function");
+		/* MASK rows repeat per block, but a start past the function's
+		 * end is never reached; libsframe rejects it too. */
+		if (fd->pc_type == SF_FDE_PCTYPE_MASK && last->start > fd->size)
+			return bad(c, last->sec_off,
+				   "MASK FRE start past the function end");
 	}
 	return E2S_ERR_OK;
 }

@@ -3,7 +3,7 @@
 # leaves the input unchanged (sha256) and leaves no temporary file.
 set -u
 cd "$(dirname "$0")/../.."
-. tests/e2e/elfpatch_lib.sh
+. tests/e2e/lib/elfpatch_lib.sh
 [ -x "$E2S" ] || { echo "no eh2sframe binary"; exit 77; }
 T=$(mktemp -d /tmp/elfpatch_bad.XXXXXX)
 trap 'chmod -R u+w "$T"; rm -rf "$T"' EXIT

@@ -5,7 +5,7 @@
 # static self-check program must find its own PT_GNU_SFRAME.
 set -u
 cd "$(dirname "$0")/../.."
-. tests/e2e/elfpatch_lib.sh
+. tests/e2e/lib/elfpatch_lib.sh
 [ -x "$E2S" ] || { echo "no eh2sframe binary"; exit 77; }
 T=$(mktemp -d /tmp/elfpatch_cross.XXXXXX)
 trap 'rm -rf "$T"' EXIT

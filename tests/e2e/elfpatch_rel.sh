@@ -7,7 +7,7 @@
 # sharing an inline function keep exactly one SFrame FDE for it.
 set -u
 cd "$(dirname "$0")/../.."
-. tests/e2e/elfpatch_lib.sh
+. tests/e2e/lib/elfpatch_lib.sh
 [ -x "$E2S" ] || { echo "no eh2sframe binary"; exit 77; }
 T=$(mktemp -d /tmp/elfpatch_rel.XXXXXX)
 trap 'rm -rf "$T"' EXIT

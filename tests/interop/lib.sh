@@ -84,6 +84,22 @@ convert_all() {
       fail "eh2sframe $n: $(head -n 3 "$work/$n.conv.log" | tr '\n' ' ')"
     fi
   done
+  # The corpus (hand-written CFI assembly included: PLT-shaped stubs,
+  # DRAP, signal frames, FPR saves) as static programs and objects.
+  if bash "$repo/tools/build-corpus.sh" "$repo/build/corpus" >"$work/corpus.log" 2>&1; then
+    for s in x86_64/O2/prog x86_64/O2-realign/prog x86_64/O2/asm.o aarch64/O2-pac/prog \
+      aarch64/O2/asm.o s390x/O2/prog s390x/O2/asm.o; do
+      [ -f "$repo/build/corpus/$s" ] || continue
+      n=corpus-$(echo "$s" | tr / -)
+      if "$e2s" -q "$repo/build/corpus/$s" -o "$work/ours/$n" >"$work/$n.conv.log" 2>&1; then
+        ours="$ours $work/ours/$n"
+      else
+        fail "eh2sframe $n: $(head -n 3 "$work/$n.conv.log" | tr '\n' ' ')"
+      fi
+    done
+  else
+    echo "note: corpus did not build: $(tail -n 2 "$work/corpus.log" | tr '\n' ' ')"
+  fi
   for t in aarch64 s390x; do
     cc=$t-linux-gnu-gcc
     command -v "$cc" >/dev/null || continue

@@ -186,6 +186,29 @@ static void test_ls(void)
 	CHECK(err.message[0] != '\0');
 	rmdir(tmpl);
 
+	/* Options the build may not have yet: a clear UNSUPPORTED, or the
+	 * real thing (V2 preamble, verifies). */
+	eh2s_convert_opts_init(&o);
+	o.sframe_version = 2;
+#ifdef E2S_HAVE_ELFP_VERSION
+	CHECK_EQ(eh2s_convert(f, &o, &err), EH2S_OK);
+	CHECK_EQ(eh2s_sframe_section(f, 0, &sec, &secsize, &vaddr, &err), EH2S_OK);
+	CHECK(sec && secsize > 4 && sec[2] == 2);
+	CHECK_EQ(eh2s_verify(f, &vr, &err), EH2S_OK);
+#else
+	CHECK_EQ(eh2s_convert(f, &o, &err), EH2S_E_UNSUPPORTED);
+	CHECK(strstr(err.message, "version 2") != NULL);
+#endif
+	eh2s_convert_opts_init(&o);
+	o.share_fres = 1;
+#ifdef E2S_HAVE_ELFP_SHARE
+	CHECK_EQ(eh2s_convert(f, &o, &err), EH2S_OK);
+	CHECK_EQ(eh2s_verify(f, &vr, &err), EH2S_OK);
+	CHECK_EQ(vr.match, sum.converted);
+#else
+	CHECK_EQ(eh2s_convert(f, &o, &err), EH2S_E_UNSUPPORTED);
+	CHECK(strstr(err.message, "sharing") != NULL);
+#endif
 	/* Bad options. */
 	o.sframe_version = 5;
 	CHECK_EQ(eh2s_convert(f, &o, &err), EH2S_E_USAGE);
@@ -232,9 +255,70 @@ static void test_errors(void)
 	eh2s_close(NULL);
 }
 
+/* Relocatable objects. gas output (checked in, made with --gsframe)
+ * already has .sframe: EXISTS, and gas's section verifies against its
+ * CFI. A fresh gcc object converts: per-section starts, .sframe +
+ * .rela.sframe, verify through the relocations. */
+static void test_rel(void)
+{
+	const char *gas = "tests/data/gas/x86_prog.o";
+	char dir[] = "/tmp/test_api_rel_XXXXXX", src[64], obj[64], cmd[256];
+	eh2s_file *f = NULL;
+	eh2s_error err;
+	eh2s_summary sum;
+	eh2s_verify_result vr;
+	const eh2s_function *fns;
+	size_t nfns = 0;
+
+	if (access(gas, R_OK) == 0 && eh2s_open(gas, &f, &err) == EH2S_OK) {
+		CHECK_EQ(eh2s_is_relocatable(f), 1);
+		CHECK_EQ(eh2s_has_sframe(f), 1);
+		CHECK_EQ(eh2s_convert(f, NULL, &err), EH2S_E_EXISTS);
+		CHECK_EQ(eh2s_verify(f, &vr, &err), EH2S_OK);
+		CHECK_EQ(vr.functions, readelf_fdes(gas));
+		CHECK_EQ(vr.mismatch, 0);
+		eh2s_close(f);
+		f = NULL;
+	}
+	if (!mkdtemp(dir))
+		return;
+	snprintf(src, sizeof src, "%s/r.c", dir);
+	snprintf(obj, sizeof obj, "%s/r.o", dir);
+	FILE *fp = fopen(src, "w");
+	if (fp) {
+		fputs("int g(int);\nint f(int x) { return g(x) + 1; }\n"
+		      "int h(int n) { char v[n]; v[0] = 1; return g(v[n / 2]); }\n", fp);
+		fclose(fp);
+	}
+	snprintf(cmd, sizeof cmd, "gcc -O2 -c -o %s %s 2>/dev/null", obj, src);
+	if (system(cmd) != 0) {
+		printf("test_rel: no gcc, skipped\n");
+	} else if (eh2s_open(obj, &f, &err) == EH2S_OK) {
+		CHECK_EQ(eh2s_is_relocatable(f), 1);
+		CHECK_EQ(eh2s_convert(f, NULL, &err), EH2S_OK);
+		CHECK_EQ(eh2s_get_summary(f, &sum, &err), EH2S_OK);
+		CHECK_EQ(sum.functions, readelf_fdes(obj));
+		CHECK_EQ(sum.converted, 2);
+		CHECK_EQ(eh2s_sframe_count(f), 1);
+		CHECK_EQ(eh2s_get_functions(f, &fns, &nfns, &err), EH2S_OK);
+		CHECK_EQ(nfns, sum.functions);
+		for (size_t i = 0; i < nfns; i++)
+			CHECK(fns[i].shndx != 0);
+		CHECK_EQ(eh2s_verify(f, &vr, &err), EH2S_OK);
+		CHECK_EQ(vr.match, 2);
+		eh2s_close(f);
+	} else {
+		CHECK(!"cannot open the gcc object");
+	}
+	unlink(src);
+	unlink(obj);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	test_errors();
+	test_rel();
 	test_ls();
 	return t_done("test_api_convert");
 }

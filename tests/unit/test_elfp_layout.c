@@ -16,7 +16,8 @@
 static void place(uint64_t file_end, uint64_t bias, uint64_t max_end,
 		  uint64_t page, bool tie, elfp_seg_out *o)
 {
-	elfp_seg_in in = {file_end, bias, max_end, page, tie, ELFP_MAX_PAD};
+	elfp_seg_in in = {file_end, bias, max_end, page, tie, ELFP_MAX_PAD,
+			  false};
 	elfp_place_segment(&in, o);
 }
 
@@ -68,6 +69,42 @@ static void test_place(void)
 	CHECK(!o.tied);
 }
 
+static void place_gap(uint64_t file_end, uint64_t bias, uint64_t max_end,
+		      uint64_t page, bool tie, elfp_seg_out *o)
+{
+	elfp_seg_in in = {.file_end = file_end, .bias = bias, .max_end = max_end,
+			  .page = page, .tie = tie, .max_pad = ELFP_MAX_PAD,
+			  .lead_gap = true};
+	elfp_place_segment(&in, o);
+}
+
+/* A segment led by the program header table starts one alignment unit
+ * above the first free page (room for binutils 2.40 strip pulling it
+ * down by up to p_align). */
+static void test_place_gap(void)
+{
+	elfp_seg_out o;
+	/* PIE: free page 0x7000, +0x1000. */
+	place_gap(0x5000, 0, 0x6123, 0x1000, true, &o);
+	CHECK_EQ(o.offset, 0x8000);
+	CHECK_EQ(o.vaddr, 0x8000);
+	CHECK(o.tied);
+	/* File end 0x9000 is past 0x406000 - bias: the file end decides. */
+	place_gap(0x9000, 0x400000, 0x404123, 0x1000, true, &o);
+	CHECK_EQ(o.offset, 0x9000);
+	CHECK_EQ(o.vaddr, 0x409000);
+	/* Untied: page 0x2f000 + gap 0x1000 + offset within the page. */
+	place_gap(0x12345, 0, 0x2f000, 0x1000, false, &o);
+	CHECK_EQ(o.offset, 0x12348);
+	CHECK_EQ(o.vaddr, 0x30348);
+	/* 64 KiB pages, bias only 4 KiB-aligned: the gap is the 4 KiB
+	 * alignment actually used. */
+	place_gap(0x100, 0x1000, 0x23000, 0x10000, true, &o);
+	CHECK_EQ(o.align, 0x1000);
+	CHECK_EQ(o.offset, 0x30000);
+	CHECK_EQ(o.vaddr, 0x31000);
+}
+
 /* Read a whole file. */
 static unsigned char *slurp(const char *path, size_t *n)
 {
@@ -88,9 +125,71 @@ out:
 	return p;
 }
 
+/* Layout 1, checked against the input read by libelf: the table is right
+ * after the ELF header, the first PT_LOAD starts shift bytes lower at
+ * offset 0, every old section moved down the file by shift and kept its
+ * address, and an ELF header copy at the old base leads (e_phoff wraps
+ * around) to the new table. */
+static void check_shift(Elf *e, const unsigned char *a,
+			const unsigned char *b, size_t n0, uint64_t shift)
+{
+	Elf *ei = elf_memory((char *)a, n0);
+	GElf_Ehdr eh, ih;
+	GElf_Phdr p0, i0, ph;
+	size_t shnum = 0, phnum = 0, strndx = 0;
+	bool copy = false;
+
+	CHECK(ei && gelf_getehdr(ei, &ih) && gelf_getehdr(e, &eh));
+	if (!ei)
+		return;
+	CHECK_EQ(eh.e_phoff, 64);
+	elf_getphdrnum(e, &phnum);
+	gelf_getphdr(e, 0, &ph);
+	/* First PT_LOAD of each. */
+	for (int i = 0; gelf_getphdr(ei, i, &i0) && i0.p_type != PT_LOAD; i++)
+		;
+	for (int i = 0; gelf_getphdr(e, i, &p0) && p0.p_type != PT_LOAD; i++)
+		;
+	CHECK_EQ(p0.p_offset, 0);
+	CHECK_EQ(p0.p_vaddr, i0.p_vaddr - shift);
+	CHECK_EQ(p0.p_filesz, i0.p_filesz + shift);
+	if (ph.p_type == PT_PHDR)
+		CHECK_EQ(ph.p_vaddr, p0.p_vaddr + 64);
+	elf_getshdrnum(ei, &shnum);
+	elf_getshdrstrndx(e, &strndx);
+	for (size_t i = 1; i < shnum; i++) {
+		GElf_Shdr s0, s1;
+		gelf_getshdr(elf_getscn(ei, i), &s0);
+		gelf_getshdr(elf_getscn(e, i), &s1);
+		if (i == strndx)
+			continue;
+		CHECK_EQ(s1.sh_offset, s0.sh_offset + shift);
+		CHECK_EQ(s1.sh_addr, s0.sh_addr);
+	}
+	for (Elf_Scn *sc = NULL; (sc = elf_nextscn(e, sc));) {
+		GElf_Shdr s1;
+		gelf_getshdr(sc, &s1);
+		const char *nm = elf_strptr(e, strndx, s1.sh_name);
+		if (!nm || strcmp(nm, ".eh2sframe.ehdr") != 0)
+			continue;
+		copy = true;
+		CHECK_EQ(s1.sh_addr, i0.p_vaddr);
+		CHECK_EQ(s1.sh_offset, shift);
+		Elf64_Ehdr c;
+		memcpy(&c, b + s1.sh_offset, sizeof c);
+		CHECK(memcmp(c.e_ident, ELFMAG, SELFMAG) == 0);
+		CHECK_EQ(c.e_phentsize, 56);
+		CHECK_EQ(c.e_phnum, phnum);
+		CHECK_EQ(s1.sh_addr + c.e_phoff, p0.p_vaddr + 64);
+	}
+	CHECK(copy);
+	elf_end(ei);
+}
+
 /* Add a 100-byte blob to a copy of in, then check the output with libelf
  * (an independent reader) and run it. */
-static void test_roundtrip(const char *in, const char *run_args)
+static void test_roundtrip(const char *in, const char *run_args,
+			   int want_shift)
 {
 	char out[] = "/tmp/test_elfp_XXXXXX";
 	elfp_file *f = NULL;
@@ -132,10 +231,15 @@ static void test_roundtrip(const char *in, const char *run_args)
 	CHECK(a && b && n1 > n0);
 	if (!a || !b)
 		return;
-	/* Everything past the ELF header is byte-identical. */
-	CHECK(memcmp(a + 64, b + 64, n0 - 64) == 0);
-	printf("%s: %zu -> %zu bytes (pad %llu, phdrs %s%s)\n", in, n0, n1,
-	       (unsigned long long)li.pad, li.phdrs_moved ? "moved" : "in place",
+	/* Everything past the ELF header is byte-identical (layout 1: all
+	 * of it moved down by li.shift, a whole number of pages). */
+	CHECK_EQ(li.shift % 4096, 0);
+	CHECK(n1 >= li.shift + n0);
+	CHECK(memcmp(a + 64, b + li.shift + 64, n0 - 64) == 0);
+	printf("%s: %zu -> %zu bytes (pad %llu, shift %llu, phdrs %s%s)\n", in,
+	       n0, n1, (unsigned long long)li.pad,
+	       (unsigned long long)li.shift,
+	       li.phdrs_moved ? "moved" : "in place",
 	       li.phdrs_tied ? ", tied" : "");
 
 	elf_version(EV_CURRENT);
@@ -147,7 +251,8 @@ static void test_roundtrip(const char *in, const char *run_args)
 	elf_getphdrnum(e, &phnum);
 	elf_getshdrnum(e, &shnum);
 	CHECK_EQ(phnum, old_phnum + (li.new_segment ? 2 : 1));
-	CHECK_EQ(shnum, old_shnum + 1);
+	/* + .sframe, + the ELF header copy of layout 1 */
+	CHECK_EQ(shnum, old_shnum + 1 + (li.shift ? 1 : 0));
 	GElf_Shdr ss;
 	Elf_Scn *scn = elf_getscn(e, idx);
 	CHECK(scn && gelf_getshdr(scn, &ss));
@@ -160,13 +265,18 @@ static void test_roundtrip(const char *in, const char *run_args)
 	uint64_t bias = 0;
 	bool first_load = true, got_sframe = false, got_phdr = false;
 	bool sframe_loaded = false, table_loaded = false;
+	for (size_t i = 0; i < phnum && first_load; i++) {
+		GElf_Phdr p;
+		gelf_getphdr(e, (int)i, &p);
+		if (p.p_type == PT_LOAD) {
+			bias = p.p_vaddr - p.p_offset;
+			first_load = false;
+		}
+	}
 	for (size_t i = 0; i < phnum; i++) {
 		GElf_Phdr p;
 		gelf_getphdr(e, (int)i, &p);
 		if (p.p_type == PT_LOAD) {
-			if (first_load)
-				bias = p.p_vaddr - p.p_offset;
-			first_load = false;
 			CHECK_EQ(p.p_offset % p.p_align, p.p_vaddr % p.p_align);
 			if (p.p_offset <= ss.sh_offset &&
 			    ss.sh_offset + ss.sh_size <= p.p_offset + p.p_filesz &&
@@ -195,6 +305,10 @@ static void test_roundtrip(const char *in, const char *run_args)
 	}
 	CHECK(got_sframe && sframe_loaded && table_loaded);
 	(void)got_phdr;
+	if (want_shift >= 0)
+		CHECK_EQ(li.shift != 0, want_shift != 0);
+	if (li.shift)
+		check_shift(e, a, b, n0, li.shift);
 	elf_end(e);
 	close(fd);
 	free(a);
@@ -209,7 +323,30 @@ static void test_roundtrip(const char *in, const char *run_args)
 int main(void)
 {
 	test_place();
-	test_roundtrip("/bin/true", "--version");
-	test_roundtrip("/bin/ls", "/");
+	test_place_gap();
+	test_roundtrip("/bin/true", "--version", 0);
+	test_roundtrip("/bin/ls", "/", 0);
+	/* Non-PIE programs get layout 1. */
+	char src[64], exe[64];
+	snprintf(src, sizeof src, "/tmp/test_elfp_np%d.c", (int)getpid());
+	snprintf(exe, sizeof exe, "/tmp/test_elfp_np%d", (int)getpid());
+	FILE *fp = fopen(src, "w");
+	if (fp) {
+		fputs("#include <stdio.h>\nint main(void){puts(\"np\");return 0;}\n", fp);
+		fclose(fp);
+	}
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "cc -O2 -no-pie -o %s %s 2>/dev/null", exe, src);
+	if (fp && system(cmd) == 0) {
+		test_roundtrip(exe, "", 1);
+		snprintf(cmd, sizeof cmd, "cc -O2 -static -o %s %s 2>/dev/null",
+			 exe, src);
+		if (system(cmd) == 0)
+			test_roundtrip(exe, "", 1);
+	} else {
+		printf("skip non-PIE round trip: no cc -no-pie\n");
+	}
+	unlink(src);
+	unlink(exe);
 	return t_done("test_elfp_layout");
 }

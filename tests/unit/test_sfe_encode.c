@@ -261,6 +261,30 @@ static void plt_and_outermost(void)
 	bw_free(&w);
 }
 
+/* A PLT-shaped stub shorter than K: the second FRE would start past the
+ * function end (libsframe asserts start <= size), so only FRE 0 is kept. */
+static void plt_short_stub(void)
+{
+	synth s;
+	bw_t w;
+	sfe_set set;
+	synth_init(&s, CFI_ABI_AMD64, false);
+	synth_fde(&s, 0x2000, 3, 0);
+	cfi_row *r = synth_row(&s, 0x2000, 0, 0);
+	r->ra = rule_off(-8);
+	r->cfa.kind = CFI_CFA_EXPR;
+	r->cfa.expr.shape = CFI_EXPR_PLT;
+	r->cfa.expr.reg = 7;
+	r->cfa.expr.off = 8;
+	r->cfa.expr.plt_k = 11;
+	CHECK_EQ(build(&s, 0x0, &w, &set), E2S_ERR_OK);
+	CHECK_EQ(set.nfuncs, 1);
+	CHECK_EQ(set.funcs[0].pc_type, SF_FDE_PCTYPE_MASK);
+	CHECK_EQ(set.funcs[0].fre_count, 1);
+	sfe_set_free(&set);
+	bw_free(&w);
+}
+
 /* Sorting, duplicates, skips and the empty case. */
 static void policy(void)
 {
@@ -555,6 +579,7 @@ int main(void)
 	aarch64_pauth();
 	widths();
 	plt_and_outermost();
+	plt_short_stub();
 	policy();
 	split();
 	return t_done("test_sfe_encode");

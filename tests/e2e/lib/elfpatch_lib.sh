@@ -5,13 +5,15 @@ E2S=${E2S:-$PWD/eh2sframe}
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
-# check_layout FILE: .sframe exists, PT_GNU_SFRAME covers exactly it, a
-# PT_LOAD maps it at the same address, and PT_PHDR/e_phoff agree and lie
-# in a PT_LOAD (readelf is the independent reader).
+# check_layout FILE [notie]: .sframe exists, PT_GNU_SFRAME covers exactly
+# it, a PT_LOAD maps it at the same address, and PT_PHDR/e_phoff agree and
+# lie in a PT_LOAD (readelf is the independent reader); unless notie, the
+# table is also at e_phoff + first-load bias (old-style loaders).
 check_layout() {
-  python3 - "$1" <<'PY'
+  python3 - "$1" "${2:-}" <<'PY'
 import re, subprocess, sys
 f = sys.argv[1]
+notie = sys.argv[2] == "notie"
 env = {"LC_ALL": "C", "PATH": "/usr/bin:/bin"}
 lw = subprocess.run(["readelf", "-lW", f], capture_output=True, text=True, env=env).stdout
 sw = subprocess.run(["readelf", "-SW", f], capture_output=True, text=True, env=env).stdout
@@ -48,7 +50,7 @@ if ph:
     if ph[0] != 0: err.append("PT_PHDR not first")
     if s[1] != phoff or s[3] != 56 * phnum: err.append("PT_PHDR wrong")
     bias = loads[0][2] - loads[0][1]
-    if s[2] != phoff + bias: err.append("old-loader address lost (PT_PHDR vaddr != e_phoff + bias)")
+    if s[2] != phoff + bias and not notie: err.append("old-loader address lost (PT_PHDR vaddr != e_phoff + bias)")
 if err:
     print(f + ": " + "; ".join(err)); sys.exit(1)
 PY
@@ -69,10 +71,25 @@ lint_same() {
   fi
 }
 
-# preserved IN OUT: every byte of IN after the ELF header is unchanged.
+# shift_of IN OUT: how far OUT moved IN's contents down the file (the
+# program header table went to the file start), from section 1's offset;
+# fails unless it is a multiple of 4096.
+shift_of() {
+  local a b
+  a=$(LC_ALL=C readelf -SW "$1" | awk '$1 == "[" && $2 == "1]" {print $6; exit}')
+  b=$(LC_ALL=C readelf -SW "$2" | awk '$1 == "[" && $2 == "1]" {print $6; exit}')
+  [ -n "$a" ] && [ -n "$b" ] || return 1
+  local s=$((16#$b - 16#$a))
+  [ $s -ge 0 ] && [ $((s % 4096)) = 0 ] || return 1
+  echo $s
+}
+
+# preserved IN OUT: every byte of IN after the ELF header is unchanged (at
+# the same offset, or all of them shifted by the same whole pages).
 preserved() {
-  local n; n=$(stat -c %s "$1")
-  cmp -s -i 64 -n $((n - 64)) "$1" "$2"
+  local n s; n=$(stat -c %s "$1")
+  s=$(shift_of "$1" "$2") || return 1
+  cmp -s -i 64:$((64 + s)) -n $((n - 64)) "$1" "$2"
 }
 
 # same_run ORIG PATCHED ARGS...: same stdout and exit status.

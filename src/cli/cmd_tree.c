@@ -1,0 +1,484 @@
+/* Tree mode for package builds: eh2sframe --in-place -r DIR... and
+ * --files-from LIST. Collects every regular file (fts, physical walk: no
+ * symbolic link is followed), converts each inode once, relinks the other
+ * names of hard-linked files, and ends with a summary. A file that is not
+ * a convertible ELF file is skipped, not an error; a file that fails does
+ * not stop the others. */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fts.h>
+#include <libgen.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../elfpatch/elfpatch.h"
+#include "../sframe_emit/sfe.h"
+#include "cli.h"
+
+/* What happened to a file; the order is the summary's. */
+enum {
+	T_PATCHED, T_HAD_SFRAME, T_NO_CFI, T_NO_FUNCS, T_UNSUPPORTED,
+	T_NOT_ELF, T_FAILED, T_LINK, T_COUNT
+};
+static const char *const t_words[T_COUNT] = {
+	"patched", "already had .sframe", "no CFI", "no convertible function",
+	"unsupported machine or ELF type", "not ELF", "failed",
+	"hard links of other files",
+};
+
+typedef struct {
+	char *path;
+	dev_t dev;
+	ino_t ino;
+	size_t leader;       /* index of the first name of this inode */
+	int outcome;
+	size_t converted, nfdes, unrelocated;
+	size_t counts[32];
+} t_item;
+
+typedef struct {
+	const cli_opts *o;
+	t_item *items;
+	size_t n, cap;
+	size_t next, done;   /* work queue (under lock) */
+	pthread_mutex_t lock;
+	bool tty;
+	struct timespec last;
+	bool progress_shown;
+} t_run;
+
+static int add_item(t_run *r, const char *path, const struct stat *st)
+{
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 256;
+		t_item *p = realloc(r->items, cap * sizeof *p);
+		if (!p)
+			return -1;
+		r->items = p;
+		r->cap = cap;
+	}
+	t_item *it = &r->items[r->n];
+	memset(it, 0, sizeof *it);
+	if (!(it->path = strdup(path)))
+		return -1;
+	it->dev = st->st_dev;
+	it->ino = st->st_ino;
+	it->leader = r->n++;
+	return 0;
+}
+
+static int by_name(const FTSENT **a, const FTSENT **b)
+{
+	return strcmp((*a)->fts_name, (*b)->fts_name);
+}
+
+/* One operand: a regular file, or with -r a directory to walk. Returns
+ * the number of failures (unreadable entries). */
+static int collect(t_run *r, const char *path)
+{
+	struct stat st;
+	int bad = 0;
+	if (lstat(path, &st) != 0) {
+		cli_error(path, "%s", strerror(errno));
+		return 1;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		if (r->o->verbose)
+			fprintf(stderr, "%s: skipped: symbolic link\n", path);
+		return 0;
+	}
+	if (S_ISREG(st.st_mode))
+		return add_item(r, path, &st) ? (cli_error(path, "out of memory"), 1) : 0;
+	if (!S_ISDIR(st.st_mode)) {
+		if (r->o->verbose)
+			fprintf(stderr, "%s: skipped: not a regular file\n", path);
+		return 0;
+	}
+	if (!r->o->recursive) {
+		cli_error(path, "is a directory (use -r)");
+		return 1;
+	}
+	char *argv[2] = {(char *)path, NULL};
+	FTS *fts = fts_open(argv, FTS_PHYSICAL | FTS_NOCHDIR, by_name);
+	if (!fts) {
+		cli_error(path, "%s", strerror(errno));
+		return 1;
+	}
+	FTSENT *e;
+	while ((e = fts_read(fts)) != NULL) {
+		switch (e->fts_info) {
+		case FTS_F:
+			if (add_item(r, e->fts_path, e->fts_statp)) {
+				cli_error(e->fts_path, "out of memory");
+				bad++;
+			}
+			break;
+		case FTS_DNR:
+		case FTS_ERR:
+		case FTS_NS:
+			cli_error(e->fts_path, "%s", strerror(e->fts_errno));
+			bad++;
+			break;
+		case FTS_SL:
+		case FTS_SLNONE:
+			if (r->o->verbose > 1)
+				fprintf(stderr, "%s: skipped: symbolic link\n",
+					e->fts_path);
+			break;
+		default:
+			break;
+		}
+	}
+	fts_close(fts);
+	return bad;
+}
+
+static int read_list(t_run *r, const char *list)
+{
+	FILE *fp = strcmp(list, "-") == 0 ? stdin : fopen(list, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int bad = 0;
+	if (!fp) {
+		cli_error(list, "%s", strerror(errno));
+		return 1;
+	}
+	while ((len = getline(&line, &cap, fp)) >= 0) {
+		if (len > 0 && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (len == 0)
+			continue;
+		bad += collect(r, line);
+	}
+	free(line);
+	if (ferror(fp)) {
+		cli_error(list, "read error");
+		bad++;
+	}
+	if (fp != stdin)
+		fclose(fp);
+	return bad;
+}
+
+static int by_inode(const void *a, const void *b, void *ctx)
+{
+	const t_item *items = ctx;
+	const t_item *x = &items[*(const size_t *)a], *y = &items[*(const size_t *)b];
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+/* Mark every name of an inode but the first as a link of the first. */
+static int group_links(t_run *r)
+{
+	size_t *ix = malloc((r->n ? r->n : 1) * sizeof *ix);
+	if (!ix)
+		return -1;
+	for (size_t i = 0; i < r->n; i++)
+		ix[i] = i;
+	qsort_r(ix, r->n, sizeof *ix, by_inode, r->items);
+	for (size_t i = 1; i < r->n; i++) {
+		t_item *a = &r->items[ix[i - 1]], *b = &r->items[ix[i]];
+		if (a->dev == b->dev && a->ino == b->ino) {
+			b->leader = a->leader;
+			b->outcome = T_LINK;
+		}
+	}
+	free(ix);
+	return 0;
+}
+
+static uint64_t get_n(const unsigned char *p, unsigned n, bool be)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < n; i++)
+		v |= (uint64_t)p[be ? n - 1 - i : i] << (8 * i);
+	return v;
+}
+
+/* A separate debug file (objcopy --only-keep-debug, find-debuginfo):
+ * its code sections are SHT_NOBITS. Such files sit in package trees
+ * (RPM's /usr/lib/debug) and have no CFI contents to convert. */
+static bool debug_only(int fd, const unsigned char *h, bool be)
+{
+	uint64_t shoff = get_n(h + 40, 8, be);
+	unsigned shentsize = (unsigned)get_n(h + 58, 2, be);
+	unsigned shnum = (unsigned)get_n(h + 60, 2, be);
+	unsigned char sh[64];
+	if (shentsize != 64 || shnum == 0 || shnum > 65280)
+		return false;
+	for (unsigned i = 1; i < shnum; i++) {
+		if (pread(fd, sh, sizeof sh, (off_t)(shoff + (uint64_t)i * 64)) !=
+		    (ssize_t)sizeof sh)
+			return false;
+		uint32_t type = (uint32_t)get_n(sh + 4, 4, be);
+		uint64_t flags = get_n(sh + 8, 8, be);
+		if ((flags & SHF_EXECINSTR) && (flags & SHF_ALLOC))
+			return type == SHT_NOBITS;
+	}
+	return false;
+}
+
+/* Cheap classification from the ELF header (and section headers), so
+ * that non-ELF files are never read whole. */
+static int classify(const char *path, char *why, size_t len)
+{
+	unsigned char h[64];
+	ssize_t n = -1;
+	bool dbg = false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, h, sizeof h);
+		if (n == (ssize_t)sizeof h && memcmp(h, ELFMAG, SELFMAG) == 0 &&
+		    h[EI_CLASS] == ELFCLASS64)
+			dbg = debug_only(fd, h, h[EI_DATA] == ELFDATA2MSB);
+		close(fd);
+	}
+	if (n < 0) {
+		snprintf(why, len, "%s", strerror(errno));
+		return T_FAILED;
+	}
+	if (n < 20 || memcmp(h, ELFMAG, SELFMAG) != 0) {
+		snprintf(why, len, "not ELF");
+		return T_NOT_ELF;
+	}
+	bool be = h[EI_DATA] == ELFDATA2MSB;
+	unsigned type = be ? (unsigned)h[16] << 8 | h[17] : (unsigned)h[17] << 8 | h[16];
+	unsigned mach = be ? (unsigned)h[18] << 8 | h[19] : (unsigned)h[19] << 8 | h[18];
+	if (h[EI_CLASS] != ELFCLASS64) {
+		snprintf(why, len, "unsupported: 32-bit ELF");
+		return T_UNSUPPORTED;
+	}
+	if (mach != EM_X86_64 && mach != EM_AARCH64 && mach != EM_S390) {
+		snprintf(why, len, "unsupported machine %u", mach);
+		return T_UNSUPPORTED;
+	}
+	if (type != ET_EXEC && type != ET_DYN && type != ET_REL) {
+		snprintf(why, len, "unsupported ELF type %u", type);
+		return T_UNSUPPORTED;
+	}
+	if (dbg) {
+		snprintf(why, len, "separate debug file (no CFI contents)");
+		return T_NO_CFI;
+	}
+	return T_PATCHED;
+}
+
+static void clear_progress(t_run *r)
+{
+	if (r->progress_shown) {
+		fputs("\r\033[K", stderr);
+		r->progress_shown = false;
+	}
+}
+
+/* Under r->lock. A progress line at most every 100 ms, on a terminal. */
+static void progress(t_run *r, const char *path)
+{
+	struct timespec now;
+	if (!r->tty || r->o->quiet)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	long ms = (now.tv_sec - r->last.tv_sec) * 1000 +
+		  (now.tv_nsec - r->last.tv_nsec) / 1000000;
+	if (ms < 100 && r->done != r->n)
+		return;
+	r->last = now;
+	fprintf(stderr, "\r\033[Keh2sframe: %zu/%zu %.60s", r->done, r->n, path);
+	r->progress_shown = true;
+}
+
+static void convert_item(t_run *r, t_item *it)
+{
+	const cli_opts *o = r->o;
+	char why[256];
+	int kind = classify(it->path, why, sizeof why);
+	elfp_result res;
+	e2s_diag d = {0};
+
+	memset(&res, 0, sizeof res);
+	if (kind == T_PATCHED) {
+		elfp_opts eo = {.force = o->force, .debug_frame = o->debug_frame,
+				.in_place = true};
+#ifdef E2S_HAVE_ELFP_VERSION
+		eo.sframe_version = (uint8_t)o->sframe_version;
+#endif
+#ifdef E2S_HAVE_ELFP_SHARE
+		eo.share_fres = o->share_fres;
+#endif
+		e2s_err e = elfp_convert(it->path, it->path, &eo, &res, &d);
+		switch (e) {
+		case E2S_ERR_OK: kind = T_PATCHED; break;
+		case E2S_ERR_EXISTS: kind = T_HAD_SFRAME; break;
+		case E2S_ERR_NO_CFI: kind = T_NO_CFI; break;
+		case E2S_ERR_NO_FUNCS: kind = T_NO_FUNCS; break;
+		case E2S_ERR_NOT_ELF: kind = T_NOT_ELF; break;
+		case E2S_ERR_UNSUPPORTED_MACHINE: kind = T_UNSUPPORTED; break;
+		default: kind = T_FAILED; break;
+		}
+		e2s_diag_format(&d, why, sizeof why);
+		it->converted = res.converted;
+		it->nfdes = res.nfdes;
+		it->unrelocated = res.unrelocated;
+		for (size_t i = 0; i < res.ncounts && i < 32; i++)
+			it->counts[i] = res.counts[i];
+		elfp_result_free(&res);
+	}
+	it->outcome = kind;
+	pthread_mutex_lock(&r->lock);
+	r->done++;
+	if (kind == T_FAILED) {
+		clear_progress(r);
+		cli_error(it->path, "%s", why);
+	} else if (o->verbose && kind == T_PATCHED) {
+		clear_progress(r);
+		fprintf(stderr, "%s: converted %zu of %zu functions\n", it->path,
+			it->converted, it->nfdes);
+	} else if (o->verbose) {
+		clear_progress(r);
+		fprintf(stderr, "%s: skipped: %s\n", it->path,
+			kind == T_HAD_SFRAME ? "already has .sframe" : why);
+	}
+	progress(r, it->path);
+	pthread_mutex_unlock(&r->lock);
+}
+
+static void *worker(void *arg)
+{
+	t_run *r = arg;
+	for (;;) {
+		pthread_mutex_lock(&r->lock);
+		while (r->next < r->n && r->items[r->next].outcome == T_LINK)
+			r->next++;
+		size_t i = r->next < r->n ? r->next++ : r->n;
+		pthread_mutex_unlock(&r->lock);
+		if (i == r->n)
+			return NULL;
+		convert_item(r, &r->items[i]);
+	}
+}
+
+/* Give the other name of a converted hard-linked file the new inode:
+ * link to a temporary name in its directory, then rename over it. */
+static int relink(const char *leader, const char *path)
+{
+	char dcopy[PATH_MAX], bcopy[PATH_MAX], tmp[PATH_MAX + 64];
+	snprintf(dcopy, sizeof dcopy, "%s", path);
+	snprintf(bcopy, sizeof bcopy, "%s", path);
+	for (unsigned k = 0; k < 100; k++) {
+		snprintf(tmp, sizeof tmp, "%s/.%s.e2slink%u.%ld", dirname(dcopy),
+			 basename(bcopy), k, (long)getpid());
+		if (link(leader, tmp) == 0)
+			break;
+		if (errno != EEXIST)
+			return -1;
+	}
+	if (rename(tmp, path) != 0) {
+		int er = errno;
+		unlink(tmp);
+		errno = er;
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_tree(const cli_opts *o)
+{
+	t_run r;
+	int bad = 0;
+	size_t files[T_COUNT] = {0}, conv = 0, unrel = 0, counts[32] = {0};
+
+	memset(&r, 0, sizeof r);
+	r.o = o;
+	pthread_mutex_init(&r.lock, NULL);
+	/* With a file-size limit, writes must fail with EFBIG instead of
+	 * killing us before the temporary file is removed. */
+	signal(SIGXFSZ, SIG_IGN);
+	if (o->files_from)
+		bad += read_list(&r, o->files_from);
+	for (int i = 0; i < o->nfiles; i++)
+		bad += collect(&r, o->files[i]);
+	if (group_links(&r)) {
+		cli_error(NULL, "out of memory");
+		return 1;
+	}
+	r.tty = isatty(STDERR_FILENO);
+	clock_gettime(CLOCK_MONOTONIC, &r.last);
+
+	int nth = o->jobs > 1 ? o->jobs : 1;
+	pthread_t *th = calloc((size_t)nth, sizeof *th);
+	int started = 0;
+	for (int i = 1; th && i < nth; i++)
+		if (pthread_create(&th[i], NULL, worker, &r) == 0)
+			started = i;
+		else
+			break;
+	worker(&r); /* the main thread works too */
+	for (int i = 1; i <= started; i++)
+		pthread_join(th[i], NULL);
+	free(th);
+	clear_progress(&r);
+
+	for (size_t i = 0; i < r.n; i++) {
+		t_item *it = &r.items[i];
+		if (it->outcome == T_LINK) {
+			const t_item *l = &r.items[it->leader];
+			if (l->outcome == T_PATCHED && relink(l->path, it->path)) {
+				cli_error(it->path, "cannot relink to %s: %s",
+					  l->path, strerror(errno));
+				it->outcome = T_FAILED;
+			}
+		}
+		files[it->outcome]++;
+		if (it->outcome != T_PATCHED)
+			continue;
+		conv += it->converted;
+		unrel += it->unrelocated;
+		for (int k = 1; k < 32; k++)
+			counts[k] += it->counts[k];
+	}
+	files[T_FAILED] += (size_t)bad;
+	if (!o->quiet) {
+		size_t skipped = unrel;
+		/* Patched and failed always; the other outcomes when seen. */
+		fprintf(stderr, "eh2sframe: %zu files: %zu %s", r.n,
+			files[T_PATCHED], t_words[T_PATCHED]);
+		for (int k = 1; k < T_FAILED; k++)
+			if (files[k])
+				fprintf(stderr, ", %zu %s", files[k], t_words[k]);
+		if (files[T_LINK])
+			fprintf(stderr, ", %zu %s", files[T_LINK], t_words[T_LINK]);
+		fprintf(stderr, ", %zu %s", files[T_FAILED], t_words[T_FAILED]);
+		for (int k = 1; k < 32; k++)
+			skipped += counts[k];
+		fprintf(stderr, "\neh2sframe: functions: %zu converted, %zu skipped",
+			conv, skipped);
+		const char *sep = " (";
+		for (int k = 1; k < SFE_SKIP_COUNT_ && k < 32; k++)
+			if (counts[k]) {
+				fprintf(stderr, "%s%s=%zu", sep,
+					sfe_skip_name((sfe_skip)k), counts[k]);
+				sep = ", ";
+			}
+		if (unrel)
+			fprintf(stderr, "%sno-relocation=%zu", sep, unrel), sep = ", ";
+		fputs(*sep == ',' ? ")\n" : "\n", stderr);
+	}
+	for (size_t i = 0; i < r.n; i++)
+		free(r.items[i].path);
+	free(r.items);
+	pthread_mutex_destroy(&r.lock);
+	return files[T_FAILED] ? 1 : 0;
+}
