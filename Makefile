@@ -25,7 +25,7 @@ ASAN_FLAGS := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sani
 ASAN_LIB_OBJS := $(LIB_SRCS:%.c=$(ASAN)/%.o)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(ASAN)/unit/%)
 
-.PHONY: all deps check unit e2e demo clean oracle fuzz fuzz-build replay clang-check install bench
+.PHONY: all deps check unit e2e demo clean oracle fuzz fuzz-build replay clang-check install bench corpus-check
 
 PROG ?= eh2sframe
 
@@ -72,6 +72,12 @@ check: deps
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@bash tools/demo.sh
+
+# Whole-system run: convert + verify every ELF file with CFI under /usr and
+# a fixed list of arm64/s390x Debian packages (tools/corpus-check.sh).
+corpus-check: deps
+	@$(MAKE) --no-print-directory all
+	@bash tools/corpus-check.sh
 
 bench: deps
 	@$(MAKE) --no-print-directory all
@@ -129,12 +135,6 @@ PIC := $(BUILD)/pic
 PIC_OBJS := $(LIB_SRCS:%.c=$(PIC)/%.o)
 SONAME := libeh2sframe.so.$(SOVERSION)
 SOLIB := $(BUILD)/libeh2sframe.so.$(LIBVERSION)
-# Encoder options the conversion driver (elfp_opts) may not pass yet; the
-# API reports them unsupported until it does.
-# Remove once elfp_opts has both fields (then always pass them).
-E2S_FEATURES := $(if $(shell grep -sE '^\s+[a-z0-9_]+\s+sframe_version;' src/elfpatch/elfpatch.h),-DE2S_HAVE_ELFP_VERSION) \
-	$(if $(shell grep -sE '^\s+bool\s+share_fres;' src/elfpatch/elfpatch.h),-DE2S_HAVE_ELFP_SHARE)
-BASE_CFLAGS += $(E2S_FEATURES)
 
 all: $(BUILD)/libeh2sframe.so
 

@@ -134,10 +134,10 @@ typedef void (*eh2s_function_cb)(void *ctx, const eh2s_function *fn);
 typedef struct {
 	int sframe_version;  /* 0 (default) or 3: SFrame V3; 2: V2 for older
 	                      * consumers (functions V2 cannot describe are
-	                      * skipped). UNSUPPORTED if this build lacks it. */
+	                      * skipped and counted). */
 	int share_fres;      /* 1: functions with identical frame rows share
-	                      * one copy. Reserved: UNSUPPORTED until the
-	                      * encoder plumbing lands; keep 0. */
+	                      * one stored copy (smaller; libsframe 2.47 only
+	                      * reads it in the host's byte order). */
 	int force;           /* rebuild an existing .sframe (linked files) */
 	int debug_frame;     /* read .debug_frame even if .eh_frame exists */
 	int report_all;      /* call on_function for converted ones too */

@@ -94,7 +94,7 @@ in_chroot apt-get -o Acquire::Check-Valid-Until=false update -qq >>"$log" 2>&1 |
 
 # The package shipping sframe-api.h: libsframe-dev where it exists, else
 # binutils-dev (which also ships ansidecl.h, needed by sframe-api.h).
-pkgs=(binutils binutils-dev gcc g++ libc6-dev binutils-aarch64-linux-gnu binutils-s390x-linux-gnu file)
+pkgs=(binutils binutils-dev gcc g++ libc6-dev binutils-aarch64-linux-gnu binutils-s390x-linux-gnu file elfutils)
 for p in libsframe-dev lld; do
   if in_chroot apt-cache show "$p" >/dev/null 2>&1; then pkgs+=("$p"); fi
 done

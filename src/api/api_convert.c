@@ -147,17 +147,6 @@ eh2s_status eh2s_convert(eh2s_file *f, const eh2s_convert_opts *opts,
 	    o->sframe_version != 3)
 		return api_usage(err, EH2S_E_USAGE,
 				 "SFrame version must be 2 or 3");
-#ifndef E2S_HAVE_ELFP_VERSION
-	if (o->sframe_version == 2)
-		return api_usage(err, EH2S_E_UNSUPPORTED,
-				 "SFrame version 2 output is not available in "
-				 "this build");
-#endif
-#ifndef E2S_HAVE_ELFP_SHARE
-	if (o->share_fres)
-		return api_usage(err, EH2S_E_UNSUPPORTED,
-				 "FRE sharing is not available in this build");
-#endif
 	if (f->had_sframe && !o->force)
 		return api_usage(err, EH2S_E_EXISTS,
 				 "file already has an .sframe section "
@@ -169,12 +158,8 @@ eh2s_status eh2s_convert(eh2s_file *f, const eh2s_convert_opts *opts,
 
 	elfp_opts eo = {.force = o->force != 0,
 			.debug_frame = o->debug_frame != 0};
-#ifdef E2S_HAVE_ELFP_VERSION
 	eo.sframe_version = (uint8_t)o->sframe_version;
-#endif
-#ifdef E2S_HAVE_ELFP_SHARE
 	eo.share_fres = o->share_fres != 0;
-#endif
 	e = run_convert(f, &eo, &res, &img, &size, &d);
 	if (e && e != E2S_ERR_NO_FUNCS) {
 		for (size_t i = 0; i < nfns; i++)

@@ -65,7 +65,9 @@ static int convert_one(const char *in, const cli_opts *o)
 	char resolved[PATH_MAX];
 	const char *out = o->output;
 	elfp_opts eo = {.force = o->force, .debug_frame = o->debug_frame,
-			.in_place = o->in_place, .want_skipped = o->verbose > 0};
+			.in_place = o->in_place, .want_skipped = o->verbose > 0,
+			.share_fres = o->share_fres,
+			.sframe_version = (uint8_t)o->sframe_version};
 	elfp_result res;
 	e2s_diag d = {0};
 	char msg[256];

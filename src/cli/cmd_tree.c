@@ -312,12 +312,8 @@ static void convert_item(t_run *r, t_item *it)
 	if (kind == T_PATCHED) {
 		elfp_opts eo = {.force = o->force, .debug_frame = o->debug_frame,
 				.in_place = true};
-#ifdef E2S_HAVE_ELFP_VERSION
 		eo.sframe_version = (uint8_t)o->sframe_version;
-#endif
-#ifdef E2S_HAVE_ELFP_SHARE
 		eo.share_fres = o->share_fres;
-#endif
 		e2s_err e = elfp_convert(it->path, it->path, &eo, &res, &d);
 		switch (e) {
 		case E2S_ERR_OK: kind = T_PATCHED; break;

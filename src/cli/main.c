@@ -196,16 +196,6 @@ int main(int argc, char **argv)
 		return usage_error("%s", "-o, --in-place, -r and --files-from "
 				   "convert; they do not go with --dump, "
 				   "--dump-cfi, --verify or --stats");
-#ifndef E2S_HAVE_ELFP_VERSION
-	if (o.sframe_version == 2)
-		return usage_error("%s", "--sframe-version=2 is not available "
-				   "in this build");
-#endif
-#ifndef E2S_HAVE_ELFP_SHARE
-	if (o.share_fres)
-		return usage_error("%s", "--share-fres is not available in "
-				   "this build");
-#endif
 	if (o.recursive || o.files_from) {
 		if (!o.in_place || o.output)
 			return usage_error("%s", "-r and --files-from need "

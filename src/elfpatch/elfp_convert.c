@@ -63,10 +63,19 @@ static long find_phdr(const elfp_file *f, uint32_t type)
 	return -1;
 }
 
-static e2s_err convert_linked(elfp_file *f, size_t old, const sfe_set *set,
-			      elfp_result *res, e2s_diag *d)
+/* Encoder options every section of this conversion shares. */
+static sfe_encode_opts base_opts(const elfp_opts *o)
 {
-	sfe_encode_opts eo = {0};
+	sfe_encode_opts eo = {.share_fres = o->share_fres,
+			      .sframe_version = o->sframe_version};
+	return eo;
+}
+
+static e2s_err convert_linked(elfp_file *f, size_t old, const sfe_set *set,
+			      const elfp_opts *o, elfp_result *res,
+			      e2s_diag *d)
+{
+	sfe_encode_opts eo = base_opts(o);
 	size_t size = sfe_encoded_size(set, &eo), idx = old;
 	bw_t w;
 	e2s_err e;
@@ -117,15 +126,17 @@ static e2s_err convert_linked(elfp_file *f, size_t old, const sfe_set *set,
 	return e;
 }
 
-static uint32_t pc64_type(unsigned machine)
+/* PC-relative relocation for a function start field of width bytes
+ * (8 in V3, 4 in V2). */
+static uint32_t pcrel_type(unsigned machine, unsigned width)
 {
 	switch (machine) {
 	case EM_X86_64:
-		return R_X86_64_PC64;
+		return width == 4 ? R_X86_64_PC32 : R_X86_64_PC64;
 	case EM_AARCH64:
-		return R_AARCH64_PREL64;
+		return width == 4 ? R_AARCH64_PREL32 : R_AARCH64_PREL64;
 	default:
-		return R_390_PC64;
+		return width == 4 ? R_390_PC32 : R_390_PC64;
 	}
 }
 
@@ -139,7 +150,7 @@ typedef struct {
 } rel_part;
 
 static e2s_err convert_rel(elfp_file *f, const sfe_set *set,
-			   elfp_result *res, e2s_diag *d)
+			   const elfp_opts *o, elfp_result *res, e2s_diag *d)
 {
 	size_t shnum = elfp_shnum(f), symtab = elfp_symtab(f), nparts = 0;
 	size_t *group_of = NULL;
@@ -194,8 +205,10 @@ static e2s_err convert_rel(elfp_file *f, const sfe_set *set,
 	size_t total = 0;
 	for (size_t p = 0; p < nparts; p++) {
 		rel_part *pt = &parts[p];
-		sfe_encode_opts eo = {.relocatable = true, .only = pt->only,
-				      .nonly = pt->n};
+		sfe_encode_opts eo = base_opts(o);
+		eo.relocatable = true;
+		eo.only = pt->only;
+		eo.nonly = pt->n;
 		elfp_shdr sh = {0};
 		if (!pt->n)
 			continue;
@@ -231,11 +244,12 @@ static e2s_err convert_rel(elfp_file *f, const sfe_set *set,
 	e = elfp_layout(f, d);
 	if (e)
 		goto out;
-	uint32_t type = pc64_type(elfp_machine(f));
 	for (size_t p = 0; p < nparts; p++) {
 		rel_part *pt = &parts[p];
-		sfe_encode_opts eo = {.relocatable = true, .only = pt->only,
-				      .nonly = pt->n};
+		sfe_encode_opts eo = base_opts(o);
+		eo.relocatable = true;
+		eo.only = pt->only;
+		eo.nonly = pt->n;
 		sfe_reloc *rl = NULL;
 		size_t nrl = 0;
 		if (!pt->n)
@@ -256,6 +270,7 @@ static e2s_err convert_rel(elfp_file *f, const sfe_set *set,
 		for (size_t k = 0; !e && k < nrl; k++) {
 			const sfe_func *fn = &set->funcs[rl[k].func];
 			bw_u64(&w, rl[k].offset);
+			uint32_t type = pcrel_type(elfp_machine(f), rl[k].width);
 			bw_u64(&w, ((uint64_t)fn->reloc.sym << 32) | type);
 			bw_u64(&w, (uint64_t)fn->reloc.addend);
 		}
@@ -311,6 +326,8 @@ e2s_err elfp_convert(const char *in_path, const char *out_path,
 	if (e)
 		goto out;
 	have_set = true;
+	sfe_encode_opts restrict_opts = base_opts(o);
+	sfe_restrict(&set, &restrict_opts);
 	e = collect(cf, t, &set, o, res, d);
 	if (e)
 		goto out;
@@ -321,9 +338,9 @@ e2s_err elfp_convert(const char *in_path, const char *out_path,
 	/* The CFI handle may point into the image, which the writer edits:
 	 * finish with it first. */
 	if (elfp_is_rel(f))
-		e = convert_rel(f, &set, res, d);
+		e = convert_rel(f, &set, o, res, d);
 	else
-		e = convert_linked(f, old, &set, res, d);
+		e = convert_linked(f, old, &set, o, res, d);
 	if (e)
 		goto out;
 	if (cf)

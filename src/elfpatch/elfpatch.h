@@ -157,6 +157,8 @@ typedef struct {
 	bool debug_frame; /* read .debug_frame even when .eh_frame exists */
 	bool in_place;    /* out_path names the input: keep its owner too */
 	bool want_skipped; /* fill elfp_result.skipped */
+	bool share_fres;  /* identical FRE runs stored once (sfe_encode_opts) */
+	uint8_t sframe_version; /* 0 or 3: V3; 2: V2 */
 } elfp_opts;
 
 typedef struct {
