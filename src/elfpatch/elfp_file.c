@@ -120,6 +120,12 @@ static e2s_err parse(elfp_file *f, e2s_diag *d)
 		    (s->offset > f->size || s->size > f->size - s->offset))
 			return e2s_fail(d, E2S_ERR_TRUNCATED, NULL, 0,
 					"section %zu runs past the end of the file", i);
+		/* Sections we may move are placed with this alignment. */
+		if (s->addralign & (s->addralign - 1) ||
+		    s->addralign > ELFP_MAX_ALIGN)
+			return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
+					"section %zu: bad sh_addralign %#llx", i,
+					(unsigned long long)s->addralign);
 	}
 	for (size_t i = 0; i < phnum; i++) {
 		elfp_phdr *p = &f->segs[i].ph;
@@ -156,6 +162,15 @@ static e2s_err parse(elfp_file *f, e2s_diag *d)
 		bw_bytes(&f->strtab, f->img + s->offset, s->size);
 		if (f->strtab.oom)
 			return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+		/* New names are appended to the table: a name pointing past its
+		 * end would turn into the new name. */
+		for (size_t i = 1; i < nsec; i++)
+			if (f->secs[i].sh.name >= f->strtab.len &&
+			    f->secs[i].sh.type != SHT_NULL)
+				return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
+						"section %zu: sh_name %u past the "
+						"section name table", i,
+						f->secs[i].sh.name);
 	}
 	return E2S_ERR_OK;
 }
@@ -343,9 +358,15 @@ static e2s_err strtab_add(elfp_file *f, const char *name, uint32_t *off,
 			return E2S_ERR_OK;
 		}
 	}
-	if (f->strtab.len > UINT32_MAX - n)
+	if (f->strtab.len > UINT32_MAX - n - 1)
 		return e2s_fail(d, E2S_ERR_TOO_LARGE, NULL, 0,
 				"section name table too large");
+	/* Offset 0 must stay the empty name, and an unterminated last
+	 * string must not run into the new one. */
+	if (f->strtab.len == 0 || f->strtab.data[f->strtab.len - 1] != 0) {
+		bw_u8(&f->strtab, 0);
+		f->strtab_changed = true;
+	}
 	*off = (uint32_t)f->strtab.len;
 	bw_bytes(&f->strtab, name, n);
 	if (f->strtab.oom)

@@ -9,6 +9,10 @@
 #define ELFP_EHDR_SIZE 64
 #define ELFP_PHDR_SIZE 56
 #define ELFP_SHDR_SIZE 64
+/* Largest sh_addralign accepted: real files stay far below (2 MiB for
+ * huge-page alignment); hostile ones would make a moved section pad the
+ * output by gigabytes. */
+#define ELFP_MAX_ALIGN ((uint64_t)16 << 20)
 /* Section holding the ELF header copy of layout 1 (elfp_layout.c). */
 #define ELFP_EHDR_COPY ".eh2sframe.ehdr"
 

@@ -58,6 +58,8 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 {
 	if (a <= 1)
 		return v;
+	if (v > UINT64_MAX - (a - 1))
+		return UINT64_MAX; /* the callers' size checks then fail */
 	return (v + a - 1) / a * a;
 }
 
