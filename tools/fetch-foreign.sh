@@ -3,28 +3,56 @@
 # s390x) and unpack them, for the cross-ABI CFI tests:
 #   cache/foreign/<arch>/root/...   (dpkg-deb -x of each package)
 # Packages: libc6 libstdc++6 libgcc-s1 zlib1g coreutils (override: PKGS=).
+# --corpus adds the larger set of tools/corpus-check.sh (about 55 MB of
+# .debs per arch, most of it libllvm15).
 # Needs the foreign architecture in dpkg (added here as root if missing;
-# idempotent) and apt lists for it. Cached: once an arch is unpacked,
-# a later run does nothing. Exit 77 if apt/network/root is unavailable, so
-# tests that need these files skip instead of failing.
-# Usage: tools/fetch-foreign.sh [arch...]   (prints the root dir per arch)
+# idempotent) and apt lists for it. Cached per package: a package already
+# unpacked is not fetched again, so a later run with the same (or a
+# smaller) list does nothing. Exit 77 if apt/network/root is unavailable,
+# so tests that need these files skip instead of failing.
+# Usage: tools/fetch-foreign.sh [--corpus] [arch...]   (prints the root dir per arch)
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 cache=${FOREIGN_CACHE:-$here/cache/foreign}
+base="libc6 libstdc++6 libgcc-s1 zlib1g coreutils"
+# Debian 12 packages with plenty of code, present for arm64 and s390x:
+# C, C++ (LLVM, gdb, boost), hand-written assembly (OpenSSL, gmp,
+# sanitizer runtime), interpreters.
+corpus="libssl3 openssl libsqlite3-0 python3.11-minimal bash perl-base
+ libglib2.0-0 libxml2 libgnutls30 libkrb5-3 libcurl4 libzstd1 liblzma5
+ libsystemd0 util-linux gdb libgmp10 libmpfr6 libgfortran5 libgomp1
+ libasan8 libdw1 libelf1 libpcre2-8-0 libunistring2 libx11-6
+ libfreetype6 libbinutils libboost-regex1.74.0 libllvm15"
+list=$base
+if [ "${1:-}" = --corpus ]; then
+  list="$base $corpus"
+  shift
+fi
 archs=("$@")
 [ ${#archs[@]} -gt 0 ] || archs=(arm64 s390x)
-read -r -a pkgs <<<"${PKGS:-libc6 libstdc++6 libgcc-s1 zlib1g coreutils}"
+read -r -a pkgs <<<"$(echo ${PKGS:-$list})"
 
 skip() { echo "fetch-foreign: $*; skipping" >&2; exit 77; }
 for t in apt-get dpkg dpkg-deb apt-cache; do
   command -v "$t" >/dev/null || skip "$t not found"
 done
-sig=$(echo "${pkgs[*]}" | tr ' ' ,)
+mkdir -p "$cache" || skip "cannot create $cache"
+# Tests may run this at the same time: one fetch at a time.
+if command -v flock >/dev/null; then
+  exec 9>"$cache/.lock" && flock 9
+fi
 
 updated=0
 for arch in "${archs[@]}"; do
   dir=$cache/$arch
-  if [ -e "$dir/.done" ] && [ "$(cat "$dir/.done")" = "$sig" ]; then
+  # .done lists the unpacked packages (comma-separated, any order).
+  have=","
+  [ -e "$dir/.done" ] && have=",$(cat "$dir/.done"),"
+  missing=()
+  for p in "${pkgs[@]}"; do
+    case $have in *",$p,"*) ;; *) missing+=("$p") ;; esac
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
     echo "$dir/root"
     continue
   fi
@@ -43,15 +71,23 @@ for arch in "${archs[@]}"; do
     apt-cache policy "libc6:$arch" | grep -q 'Candidate: [0-9]' ||
       skip "no $arch packages in apt lists"
   fi
-  rm -rf "$dir"
-  mkdir -p "$dir/debs" "$dir/root"
+  # No .done: a partial earlier run; start over.
+  [ -e "$dir/.done" ] || rm -rf "$dir"
+  new=$dir/debs/new
+  rm -rf "$new"
+  mkdir -p "$new" "$dir/root"
   specs=()
-  for p in "${pkgs[@]}"; do specs+=("$p:$arch"); done
-  (cd "$dir/debs" && apt-get download -qq "${specs[@]}" >/dev/null 2>&1) ||
-    { rm -rf "$dir"; skip "apt-get download for $arch failed"; }
-  for deb in "$dir"/debs/*.deb; do
+  for p in "${missing[@]}"; do specs+=("$p:$arch"); done
+  (cd "$new" && apt-get download -qq "${specs[@]}" >/dev/null 2>&1) ||
+    { rm -rf "$new"; skip "apt-get download for $arch failed"; }
+  for deb in "$new"/*.deb; do
     dpkg-deb -x "$deb" "$dir/root" || { rm -rf "$dir"; skip "dpkg-deb -x $deb failed"; }
+    mv "$deb" "$dir/debs/"
   done
-  echo "$sig" >"$dir/.done"
+  rmdir "$new"
+  done_list=${have#,}
+  done_list=${done_list%,}
+  for p in "${missing[@]}"; do done_list=${done_list:+$done_list,}$p; done
+  echo "$done_list" >"$dir/.done"
   echo "$dir/root"
 done
