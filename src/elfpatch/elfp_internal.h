@@ -15,6 +15,8 @@
 #define ELFP_MAX_ALIGN ((uint64_t)16 << 20)
 /* Section holding the ELF header copy of layout 1 (elfp_layout.c). */
 #define ELFP_EHDR_COPY ".eh2sframe.ehdr"
+/* Section covering the program header table of layout 2 (elfp_layout.c). */
+#define ELFP_PHDRS_SEC ".eh2sframe.phdrs"
 
 /* Where a section's bytes end up in the output. */
 typedef enum {

@@ -20,8 +20,9 @@
  *    (bfd/elf.c assign_file_positions_for_load_sections), and libelf's
  *    writer (used by eu-strip) writes the table first, then zero-fills every
  *    gap between section contents (elf64_updatemmap), which wipes a table
- *    lying between sections. Cost: k pages (4 KiB; 64 KiB for files linked
- *    with 64 KiB p_align) instead of the padding of layout 2.
+ *    lying between sections (layout 2 covers its table with a section for
+ *    that reason). Cost: k pages (4 KiB; 64 KiB for files linked with
+ *    64 KiB p_align) instead of the padding of layout 2.
  *
  * 2. Table in the new segment (first PT_LOAD at address 0: PIE, shared
  *    objects, static-pie). The kernel since 5.18 finds it through the
@@ -40,8 +41,21 @@
  *    would grow by that much; beyond ELFP_MAX_PAD we give up the old
  *    loaders and place the segment right after the file's end (modern
  *    kernels and glibc still work; an old-style loader would read the
- *    table from the wrong place). eu-strip (any libelf so far) still zeroes
- *    this table: nothing but a table at the file start survives it. */
+ *    table from the wrong place).
+ *    The segment is [room: one table size of zeros][table][new sections],
+ *    and an allocated section (ELFP_PHDRS_SEC) covers exactly the table:
+ *    - libelf's writer (eu-strip) writes the table at e_phoff, then each
+ *      section at its offset, zero-filling the gap before it from the end
+ *      of the previous section (elf32_updatefile.c: fill_mmap / fill). A
+ *      table in no section lies in such a gap and is wiped; covered, the
+ *      same bytes are copied back, so eu-strip keeps it, tie included.
+ *    - binutils puts its own table at the start of the segment that held
+ *      the old one, ahead of the sections it lays out by address. A
+ *      section at that start would collide with it and be moved away
+ *      from its address ("lma adjusted"), breaking the segment's
+ *      offset-to-address mapping; the room keeps the first section one
+ *      table size in. The old table then stays as that section's bytes.
+ *    Cost: one table size and one section header (about 1 KiB). */
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -204,6 +218,29 @@ static e2s_err add_ehdr_copy(elfp_file *f, uint64_t base, size_t total,
 	return E2S_ERR_OK;
 }
 
+/* The section covering the table of layout 2 (see the top of this file).
+ * Its content is a placeholder: elfp_write writes the table over it. */
+static e2s_err add_phdrs_sec(elfp_file *f, size_t total, size_t *idx,
+			     e2s_diag *d)
+{
+	elfp_shdr sh = {0};
+	e2s_err e;
+
+	sh.type = SHT_PROGBITS;
+	sh.flags = SHF_ALLOC;
+	sh.addralign = 8;
+	sh.size = (uint64_t)total * ELFP_PHDR_SIZE;
+	e = elfp_add_section(f, ELFP_PHDRS_SEC, &sh, idx, d);
+	if (e)
+		return e;
+	elfp_sec *c = &f->secs[*idx];
+	c->content = calloc(1, (size_t)sh.size);
+	if (!c->content)
+		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+	c->has_content = true;
+	return E2S_ERR_OK;
+}
+
 /* Can the table grow to n entries where it is? Only if the bytes after it
  * are zero, belong to no section, and the PT_LOAD mapping the table maps
  * them too. */
@@ -238,6 +275,8 @@ static bool room_in_place(const elfp_file *f, size_t n)
 e2s_err elfp_layout(elfp_file *f, e2s_diag *d)
 {
 	uint64_t end = f->size;
+	size_t phsec = 0;
+	uint64_t phroom = 0;
 	bool need_load = false, moved = false;
 	elfp_layout_info *li = &f->info;
 
@@ -296,6 +335,9 @@ e2s_err elfp_layout(elfp_file *f, e2s_diag *d)
 				if (!need_load)
 					total++;
 				need_load = true;
+				e2s_err e = add_phdrs_sec(f, total, &phsec, d);
+				if (e)
+					return e;
 			}
 		}
 		end = f->size + f->shift;
@@ -307,12 +349,18 @@ e2s_err elfp_layout(elfp_file *f, e2s_diag *d)
 			uint64_t cur = 0;
 			elfp_place_segment(&in, &so);
 			if (lead) {
-				f->new_phoff = so.offset;
-				cur = (uint64_t)total * ELFP_PHDR_SIZE;
+				/* [room][table][sections]: see the top of this file. */
+				phroom = (uint64_t)total * ELFP_PHDR_SIZE;
+				f->new_phoff = so.offset + phroom;
+				cur = 2 * phroom;
+			}
+			if (phsec) {
+				f->secs[phsec].sh.offset = so.offset + phroom;
+				f->secs[phsec].sh.addr = so.vaddr + phroom;
 			}
 			for (size_t i = 0; i < f->nsecs; i++) {
 				elfp_sec *s = &f->secs[i];
-				if (s->place != ELFP_SEG)
+				if (s->place != ELFP_SEG || i == phsec)
 					continue;
 				cur = align_up(cur, s->sh.addralign);
 				s->sh.offset = so.offset + cur;
@@ -361,10 +409,10 @@ e2s_err elfp_layout(elfp_file *f, e2s_diag *d)
 			if (p->type != PT_PHDR)
 				continue;
 			if (lead) {
-				uint64_t v = li->seg_vaddr;
+				uint64_t v = li->seg_vaddr + phroom;
 				p->paddr = p->paddr - p->vaddr + v;
 				p->vaddr = v;
-				p->offset = li->seg_offset;
+				p->offset = li->seg_offset + phroom;
 			}
 			p->filesz = p->memsz = (uint64_t)total * ELFP_PHDR_SIZE;
 		}

@@ -190,25 +190,15 @@ static void test_ls(void)
 	 * real thing (V2 preamble, verifies). */
 	eh2s_convert_opts_init(&o);
 	o.sframe_version = 2;
-#ifdef E2S_HAVE_ELFP_VERSION
 	CHECK_EQ(eh2s_convert(f, &o, &err), EH2S_OK);
 	CHECK_EQ(eh2s_sframe_section(f, 0, &sec, &secsize, &vaddr, &err), EH2S_OK);
 	CHECK(sec && secsize > 4 && sec[2] == 2);
 	CHECK_EQ(eh2s_verify(f, &vr, &err), EH2S_OK);
-#else
-	CHECK_EQ(eh2s_convert(f, &o, &err), EH2S_E_UNSUPPORTED);
-	CHECK(strstr(err.message, "version 2") != NULL);
-#endif
 	eh2s_convert_opts_init(&o);
 	o.share_fres = 1;
-#ifdef E2S_HAVE_ELFP_SHARE
 	CHECK_EQ(eh2s_convert(f, &o, &err), EH2S_OK);
 	CHECK_EQ(eh2s_verify(f, &vr, &err), EH2S_OK);
 	CHECK_EQ(vr.match, sum.converted);
-#else
-	CHECK_EQ(eh2s_convert(f, &o, &err), EH2S_E_UNSUPPORTED);
-	CHECK(strstr(err.message, "sharing") != NULL);
-#endif
 	/* Bad options. */
 	o.sframe_version = 5;
 	CHECK_EQ(eh2s_convert(f, &o, &err), EH2S_E_USAGE);

@@ -186,6 +186,119 @@ static void check_shift(Elf *e, const unsigned char *a,
 	elf_end(ei);
 }
 
+/* Layout 2, checked with libelf: an allocated section covers exactly the
+ * moved table, at the table's address, and the new PT_LOAD starts one
+ * table size below it (nothing but zeros there: binutils puts its own
+ * copy of the table at a segment's start). */
+static void check_phdrs_sec(Elf *e, const unsigned char *b, uint64_t bias,
+			    bool tied)
+{
+	GElf_Ehdr eh;
+	GElf_Shdr cs = {0};
+	size_t phnum = 0, strndx = 0, found = 0;
+	uint64_t tsize;
+
+	CHECK(gelf_getehdr(e, &eh) != NULL);
+	elf_getphdrnum(e, &phnum);
+	elf_getshdrstrndx(e, &strndx);
+	tsize = (uint64_t)phnum * 56;
+	for (Elf_Scn *sc = NULL; (sc = elf_nextscn(e, sc));) {
+		GElf_Shdr s;
+		gelf_getshdr(sc, &s);
+		const char *nm = elf_strptr(e, strndx, s.sh_name);
+		if (!nm || strcmp(nm, ".eh2sframe.phdrs") != 0)
+			continue;
+		found++;
+		CHECK_EQ(s.sh_type, SHT_PROGBITS);
+		CHECK_EQ(s.sh_flags, SHF_ALLOC);
+		CHECK_EQ(s.sh_offset, eh.e_phoff);
+		CHECK_EQ(s.sh_size, tsize);
+		if (tied)
+			CHECK_EQ(s.sh_addr, eh.e_phoff + bias);
+		cs = s;
+	}
+	CHECK_EQ(found, 1);
+	/* The PT_LOAD holding the table: table at p_vaddr + tsize, zeros
+	 * before it, and no section starting below the table. */
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr p;
+		gelf_getphdr(e, (int)i, &p);
+		if (p.p_type != PT_LOAD || p.p_offset > eh.e_phoff ||
+		    eh.e_phoff >= p.p_offset + p.p_filesz)
+			continue;
+		CHECK_EQ(eh.e_phoff, p.p_offset + tsize);
+		CHECK_EQ(cs.sh_addr - cs.sh_offset, p.p_vaddr - p.p_offset);
+		for (uint64_t k = 0; k < tsize; k++)
+			if (b[p.p_offset + k]) {
+				CHECK(!"room before the table is zero");
+				break;
+			}
+		for (Elf_Scn *sc = NULL; (sc = elf_nextscn(e, sc));) {
+			GElf_Shdr s;
+			gelf_getshdr(sc, &s);
+			if ((s.sh_flags & SHF_ALLOC) && s.sh_addr >= p.p_vaddr &&
+			    s.sh_addr < p.p_vaddr + p.p_memsz)
+				CHECK(s.sh_addr >= p.p_vaddr + tsize);
+		}
+	}
+}
+
+/* Rewrite path the way eu-strip does (libelf, ELF_F_LAYOUT: every section
+ * at its old offset, the table written at e_phoff and then the gaps
+ * between sections zero-filled) and check that the table survived. */
+static void check_libelf_rewrite(const char *path)
+{
+	char out[] = "/tmp/test_elfp_rw_XXXXXX";
+	int fi = open(path, O_RDONLY), fo = mkstemp(out);
+	Elf *ei = fi >= 0 ? elf_begin(fi, ELF_C_READ, NULL) : NULL;
+	Elf *eo = fo >= 0 ? elf_begin(fo, ELF_C_WRITE, NULL) : NULL;
+	GElf_Ehdr eh;
+	size_t phnum = 0;
+
+	CHECK(ei && eo && gelf_getehdr(ei, &eh));
+	if (!ei || !eo)
+		goto out;
+	elf_getphdrnum(ei, &phnum);
+	CHECK(gelf_newehdr(eo, ELFCLASS64) != NULL);
+	CHECK(gelf_update_ehdr(eo, &eh) != 0);
+	CHECK(gelf_newphdr(eo, phnum) != NULL);
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr p;
+		gelf_getphdr(ei, (int)i, &p);
+		gelf_update_phdr(eo, (int)i, &p);
+	}
+	for (Elf_Scn *sc = NULL; (sc = elf_nextscn(ei, sc));) {
+		GElf_Shdr s;
+		Elf_Scn *nsc = elf_newscn(eo);
+		Elf_Data *di = elf_getdata(sc, NULL), *dn = elf_newdata(nsc);
+		gelf_getshdr(sc, &s);
+		gelf_update_shdr(nsc, &s);
+		if (di && dn)
+			*dn = *di;
+	}
+	elf_flagelf(eo, ELF_C_SET, ELF_F_LAYOUT);
+	CHECK(elf_update(eo, ELF_C_WRITE) > 0);
+	elf_end(eo);
+	eo = NULL;
+	size_t n0 = 0, n1 = 0;
+	unsigned char *a = slurp(path, &n0), *b = slurp(out, &n1);
+	CHECK(a && b && n1 >= eh.e_phoff + phnum * 56);
+	if (a && b && n1 >= eh.e_phoff + phnum * 56)
+		CHECK(memcmp(a + eh.e_phoff, b + eh.e_phoff, phnum * 56) == 0);
+	free(a);
+	free(b);
+out:
+	if (eo)
+		elf_end(eo);
+	if (ei)
+		elf_end(ei);
+	if (fi >= 0)
+		close(fi);
+	if (fo >= 0)
+		close(fo);
+	unlink(out);
+}
+
 /* Add a 100-byte blob to a copy of in, then check the output with libelf
  * (an independent reader) and run it. */
 static void test_roundtrip(const char *in, const char *run_args,
@@ -251,8 +364,9 @@ static void test_roundtrip(const char *in, const char *run_args,
 	elf_getphdrnum(e, &phnum);
 	elf_getshdrnum(e, &shnum);
 	CHECK_EQ(phnum, old_phnum + (li.new_segment ? 2 : 1));
-	/* + .sframe, + the ELF header copy of layout 1 */
-	CHECK_EQ(shnum, old_shnum + 1 + (li.shift ? 1 : 0));
+	/* + .sframe, + the ELF header copy of layout 1 or the section
+	 * covering the table of layout 2 */
+	CHECK_EQ(shnum, old_shnum + 1 + (li.phdrs_moved ? 1 : 0));
 	GElf_Shdr ss;
 	Elf_Scn *scn = elf_getscn(e, idx);
 	CHECK(scn && gelf_getshdr(scn, &ss));
@@ -309,6 +423,9 @@ static void test_roundtrip(const char *in, const char *run_args,
 		CHECK_EQ(li.shift != 0, want_shift != 0);
 	if (li.shift)
 		check_shift(e, a, b, n0, li.shift);
+	else if (li.phdrs_moved)
+		check_phdrs_sec(e, b, bias, li.phdrs_tied);
+	check_libelf_rewrite(out);
 	elf_end(e);
 	close(fd);
 	free(a);
