@@ -212,6 +212,14 @@ typedef struct {
 	bool relocatable;    /* from an ET_REL file (pc_begin per section) */
 } cfi_table;
 
+/* Streaming: called once per FDE, in section order, right after its
+ * program ran and its status was set. rows/nrows are that FDE's rows
+ * (none for a bad FDE), valid during the call only; t is the table
+ * being built (its CIEs complete, its FDEs up to index fde). A non-OK
+ * return stops the parse with that error. */
+typedef e2s_err (*cfi_fde_fn)(void *ctx, const cfi_table *t, size_t fde,
+			      const cfi_row *rows, size_t nrows);
+
 /* Parse all records of sec and run every FDE's program into rows.
  * Problems confined to one CIE/FDE set that record's status and the
  * parse goes on; only a problem that makes the rest of the section
@@ -219,6 +227,12 @@ typedef struct {
  * *diag filled. On success *out owns its arrays (cfi_table_free). */
 e2s_err cfi_parse(const cfi_section *sec, cfi_abi abi, cfi_table *out,
 		  e2s_diag *diag);
+/* cfi_parse without the row table: each FDE's rows go to on_fde and
+ * are not kept (out->rows NULL, every row_first/row_count 0), so memory
+ * does not grow with the number of rows. */
+e2s_err cfi_parse_stream(const cfi_section *sec, cfi_abi abi,
+			 cfi_fde_fn on_fde, void *ctx, cfi_table *out,
+			 e2s_diag *diag);
 void cfi_table_free(cfi_table *t);
 /* Describe a bad FDE's status as a diag (section + offset + detail such
  * as the opcode byte), for warnings. */
@@ -236,19 +250,34 @@ typedef struct {
 	bool prefer_debug_frame; /* use .debug_frame even if .eh_frame exists */
 } cfi_load_opts;
 
-/* Load path's CFI. The returned handle keeps the file mapped.
+/* Load path's CFI. The returned handle keeps the file mapped (read-only,
+ * private mapping; a plain read where mapping fails).
  * Errors: NOT_ELF, BAD_ELF, NO_CFI, ... with *diag filled. */
 e2s_err cfi_file_open(const char *path, const cfi_load_opts *opts,
 		      cfi_file **out, e2s_diag *diag);
+/* From an image in memory (a copy is made). */
 e2s_err cfi_file_open_mem(const void *data, size_t size,
 			  const cfi_load_opts *opts, cfi_file **out,
 			  e2s_diag *diag);
+/* The same without copying: data is borrowed (never written) and must
+ * stay valid and unchanged until cfi_file_close. With on_fde non-NULL the
+ * rows are streamed to it (see cfi_parse_stream) instead of being kept:
+ * the table then has CIEs and FDEs but no rows. */
+e2s_err cfi_file_open_view(const void *data, size_t size,
+			   const cfi_load_opts *opts, cfi_fde_fn on_fde,
+			   void *ctx, cfi_file **out, e2s_diag *diag);
+/* cfi_file_open with on_fde as for cfi_file_open_view. */
+e2s_err cfi_file_open_stream(const char *path, const cfi_load_opts *opts,
+			     cfi_fde_fn on_fde, void *ctx, cfi_file **out,
+			     e2s_diag *diag);
 void cfi_file_close(cfi_file *f);
 const cfi_table *cfi_file_table(const cfi_file *f);
 unsigned cfi_file_machine(const cfi_file *f);   /* e_machine */
 bool cfi_file_is_rel(const cfi_file *f);        /* ET_REL */
 const char *cfi_file_section_name(const cfi_file *f); /* ".eh_frame" ... */
-/* Name of the function starting at pc_begin (symbol table), or NULL. */
+/* Name of the function starting at pc_begin (symbol table), or NULL.
+ * The first call reads the symbol table into the handle: do not call it
+ * from two threads at once on one handle. */
 const char *cfi_file_func_name(const cfi_file *f, const cfi_fde *fde);
 
 /* ---- Printing (cfi_dump.c) ------------------------------------------- */

@@ -2,15 +2,17 @@
  * the decoder needs (section address, GOT, relocations for ET_REL,
  * loaded segments for indirect pointers) and parse it.
  *
- * The file is read into our own buffer and opened with elf_memory, so
- * the CFI bytes we point at stay valid for the handle's lifetime. CFI
- * bytes are taken straight from the file (in file byte order); libelf
- * converts only headers, symbols and relocations. */
+ * The file is mapped (or read) into memory we keep, or a caller's image
+ * is borrowed, and opened with elf_memory, so the CFI bytes we point at
+ * stay valid for the handle's lifetime. CFI bytes are taken straight
+ * from the file (in file byte order); libelf converts only headers,
+ * symbols and relocations, into its own memory. */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,9 +29,12 @@ typedef struct {
 	const char *name;
 } sym_ent;
 
+enum { BUF_BORROWED, BUF_MALLOC, BUF_MMAP };
+
 struct cfi_file {
 	uint8_t *buf;
 	size_t size;
+	int buf_kind; /* BUF_*: how buf is released */
 	Elf *elf;
 	unsigned machine;
 	bool is_rel;
@@ -38,6 +43,10 @@ struct cfi_file {
 	cfi_rela *relas;
 	load_seg *segs;
 	size_t nsegs;
+	/* Symbols for cfi_file_func_name, loaded on its first call (a
+	 * conversion that names no function never pays for them). */
+	Elf_Scn *symscn;
+	bool syms_loaded;
 	sym_ent *syms;
 	size_t nsyms;
 	cfi_table table;
@@ -353,7 +362,7 @@ static e2s_err locate(cfi_file *f, const cfi_load_opts *opts,
 			e = e2s_fail(diag, E2S_ERR_NO_CFI, NULL, 0, NULL);
 		}
 		if (e == E2S_ERR_OK)
-			e = load_symbols(f, symtab ? symtab : dynsym, diag);
+			f->symscn = symtab ? symtab : dynsym;
 		return e;
 	}
 	e = section_bytes(f, use, &sh, f->secname, diag);
@@ -365,30 +374,39 @@ static e2s_err locate(cfi_file *f, const cfi_load_opts *opts,
 	} else {
 		f->sec.vaddr = sh.sh_addr;
 	}
-	if (e == E2S_ERR_OK)
-		e = load_symbols(f, symtab ? symtab : dynsym, diag);
+	f->symscn = symtab ? symtab : dynsym;
 	return e;
 }
 
-/* Takes ownership of buf (malloc'ed). */
-static e2s_err open_buf(uint8_t *buf, size_t size, const cfi_load_opts *opts,
-			cfi_file **out, e2s_diag *diag)
+static void release_buf(uint8_t *buf, size_t size, int kind)
+{
+	if (kind == BUF_MALLOC)
+		free(buf);
+	else if (kind == BUF_MMAP)
+		munmap(buf, size);
+}
+
+/* Takes ownership of buf as kind says. */
+static e2s_err open_buf(uint8_t *buf, size_t size, int kind,
+			const cfi_load_opts *opts, cfi_fde_fn on_fde,
+			void *ctx, cfi_file **out, e2s_diag *diag)
 {
 	static const cfi_load_opts defaults = {false};
 	*out = NULL;
 	if (!opts)
 		opts = &defaults;
 	if (size < EI_NIDENT || memcmp(buf, ELFMAG, SELFMAG) != 0) {
-		free(buf);
+		release_buf(buf, size, kind);
 		return e2s_fail(diag, E2S_ERR_NOT_ELF, NULL, 0, NULL);
 	}
 	cfi_file *f = calloc(1, sizeof *f);
 	if (!f) {
-		free(buf);
+		release_buf(buf, size, kind);
 		return e2s_fail(diag, E2S_ERR_NOMEM, NULL, 0, NULL);
 	}
 	f->buf = buf;
 	f->size = size;
+	f->buf_kind = kind;
 	e2s_err e;
 	GElf_Ehdr eh;
 	if (elf_version(EV_CURRENT) == EV_NONE) {
@@ -424,8 +442,12 @@ static e2s_err open_buf(uint8_t *buf, size_t size, const cfi_load_opts *opts,
 	e = locate(f, opts, diag);
 	if (e != E2S_ERR_OK)
 		goto fail;
-	e = cfi_parse(&f->sec, cfi_abi_from_machine(f->machine), &f->table,
-		      diag);
+	if (on_fde)
+		e = cfi_parse_stream(&f->sec, cfi_abi_from_machine(f->machine),
+				     on_fde, ctx, &f->table, diag);
+	else
+		e = cfi_parse(&f->sec, cfi_abi_from_machine(f->machine),
+			      &f->table, diag);
 	if (e != E2S_ERR_OK)
 		goto fail;
 	*out = f;
@@ -447,11 +469,28 @@ e2s_err cfi_file_open_mem(const void *data, size_t size,
 		return e2s_fail(diag, E2S_ERR_NOMEM, NULL, 0, NULL);
 	if (size)
 		memcpy(buf, data, size);
-	return open_buf(buf, size, opts, out, diag);
+	return open_buf(buf, size, BUF_MALLOC, opts, NULL, NULL, out, diag);
+}
+
+e2s_err cfi_file_open_view(const void *data, size_t size,
+			   const cfi_load_opts *opts, cfi_fde_fn on_fde,
+			   void *ctx, cfi_file **out, e2s_diag *diag)
+{
+	/* libelf's elf_memory takes a non-const image but only reads it
+	 * (ELF_C_READ_MMAP_PRIVATE; conversions go to its own buffers). */
+	return open_buf((uint8_t *)(uintptr_t)data, size, BUF_BORROWED, opts,
+			on_fde, ctx, out, diag);
 }
 
 e2s_err cfi_file_open(const char *path, const cfi_load_opts *opts,
 		      cfi_file **out, e2s_diag *diag)
+{
+	return cfi_file_open_stream(path, opts, NULL, NULL, out, diag);
+}
+
+e2s_err cfi_file_open_stream(const char *path, const cfi_load_opts *opts,
+			     cfi_fde_fn on_fde, void *ctx, cfi_file **out,
+			     e2s_diag *diag)
 {
 	*out = NULL;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -471,6 +510,16 @@ e2s_err cfi_file_open(const char *path, const cfi_load_opts *opts,
 				"not a regular file");
 	}
 	size_t size = (size_t)st.st_size;
+	/* Mapping: only the pages read (headers, CFI, symbols) are
+	 * touched, instead of copying the whole file. */
+	if (size >= 4096) {
+		void *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m != MAP_FAILED) {
+			close(fd);
+			return open_buf(m, size, BUF_MMAP, opts, on_fde, ctx,
+					out, diag);
+		}
+	}
 	uint8_t *buf = malloc(size ? size : 1);
 	if (!buf) {
 		close(fd);
@@ -491,7 +540,7 @@ e2s_err cfi_file_open(const char *path, const cfi_load_opts *opts,
 		got += (size_t)n;
 	}
 	close(fd);
-	return open_buf(buf, size, opts, out, diag);
+	return open_buf(buf, size, BUF_MALLOC, opts, on_fde, ctx, out, diag);
 }
 
 void cfi_file_close(cfi_file *f)
@@ -504,7 +553,7 @@ void cfi_file_close(cfi_file *f)
 	free(f->relas);
 	free(f->segs);
 	free(f->syms);
-	free(f->buf);
+	release_buf(f->buf, f->size, f->buf_kind);
 	free(f);
 }
 
@@ -513,8 +562,17 @@ unsigned cfi_file_machine(const cfi_file *f) { return f->machine; }
 bool cfi_file_is_rel(const cfi_file *f) { return f->is_rel; }
 const char *cfi_file_section_name(const cfi_file *f) { return f->secname; }
 
-const char *cfi_file_func_name(const cfi_file *f, const cfi_fde *fde)
+const char *cfi_file_func_name(const cfi_file *cf, const cfi_fde *fde)
 {
+	/* The handle is logically const: loading the symbols is a cache. */
+	cfi_file *f = (cfi_file *)(uintptr_t)cf;
+	if (!f->syms_loaded) {
+		e2s_diag d;
+		memset(&d, 0, sizeof d);
+		f->syms_loaded = true;
+		if (load_symbols(f, f->symscn, &d) != E2S_ERR_OK)
+			f->nsyms = 0; /* unreadable symbols: no names */
+	}
 	/* First symbol with value >= pc_begin (FUNC sorts first). */
 	size_t lo = 0, hi = f->nsyms;
 	while (lo < hi) {

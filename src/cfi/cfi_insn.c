@@ -1,7 +1,8 @@
 /* DW_CFA_* instructions: one operand table, indexed by opcode, drives
- * both decoding (bytes -> cfi_insn array) and the names used in
- * diagnostics. Decoding is separate from interpretation so the
- * interpreter sees validated, fixed-size instructions. */
+ * both decoding (bytes -> cfi_insn) and the names used in diagnostics.
+ * Decoding is separate from interpretation so the interpreter sees
+ * validated, fixed-size instructions; the decoder hands them over one
+ * at a time (cfi_dec_next), so no instruction array is built. */
 #include <stdlib.h>
 
 #include "cfi_int.h"
@@ -73,20 +74,6 @@ const cfi_opinfo *cfi_op_info(uint8_t op)
 	return &ext_ops[op];
 }
 
-static bool push(cfi_insn_buf *buf, const cfi_insn *in)
-{
-	if (buf->n == buf->cap) {
-		size_t cap = buf->cap ? buf->cap * 2 : 64;
-		cfi_insn *v = realloc(buf->v, cap * sizeof *v);
-		if (!v)
-			return false;
-		buf->v = v;
-		buf->cap = cap;
-	}
-	buf->v[buf->n++] = *in;
-	return true;
-}
-
 /* Read one operand of kind k into *v (BLOCK fills the block fields). */
 static e2s_err read_operand(br_t *r, cfi_opk k, uint8_t opbyte,
 			    const cfi_cie *cie, const cfi_ptr_ctx *pc,
@@ -121,38 +108,51 @@ static e2s_err read_operand(br_t *r, cfi_opk k, uint8_t opbyte,
 	return br_ok(r) ? E2S_ERR_OK : r->err;
 }
 
-e2s_err cfi_decode(const cfi_section *sec, const cfi_cie *cie,
-		   const cfi_ptr_ctx *pc, uint32_t off, uint32_t len,
-		   cfi_insn_buf *buf, uint64_t *err_off)
+void cfi_dec_init(cfi_dec *d, const cfi_section *sec, const cfi_cie *cie,
+		  const cfi_ptr_ctx *pc, uint32_t off, uint32_t len)
 {
-	br_t r;
-	br_init(&r, sec->data, sec->size, sec->big_endian);
-	br_seek(&r, off);
-	r.end = (size_t)off + len;
-	buf->n = 0;
-	while (!br_at_end(&r)) {
-		cfi_insn in = {0};
-		size_t at = r.pos;
-		uint8_t opbyte = br_u8(&r);
-		const cfi_opinfo *oi = cfi_op_info(opbyte);
-		*err_off = at;
-		if (!oi->name)
-			return E2S_ERR_BAD_OPCODE;
-		in.op = opbyte >> 6 ? (uint8_t)(opbyte & 0xc0) : opbyte;
-		in.off = (uint32_t)at;
-		e2s_err e = read_operand(&r, oi->opnd[0], opbyte, cie, pc, &in,
-					 &in.a);
-		if (e == E2S_ERR_OK)
-			e = read_operand(&r, oi->opnd[1], opbyte, cie, pc, &in,
-					 &in.b);
-		if (e != E2S_ERR_OK)
-			return e;
-		if (!push(buf, &in))
-			return E2S_ERR_NOMEM;
+	br_init(&d->r, sec->data, sec->size, sec->big_endian);
+	br_seek(&d->r, off);
+	d->r.end = (size_t)off + len;
+	if (d->r.end > sec->size)
+		br_set_error(&d->r, E2S_ERR_TRUNCATED);
+	d->cie = cie;
+	d->pc = pc;
+}
+
+bool cfi_dec_slow(cfi_dec *d, cfi_insn *in, e2s_err *err, uint64_t *err_off)
+{
+	br_t *r = &d->r;
+	size_t at = r->pos;
+	uint8_t opbyte;
+	*err = E2S_ERR_OK;
+	if (!br_ok(r)) {
+		*err_off = r->err_pos;
+		*err = r->err;
+		return false;
 	}
-	if (!br_ok(&r)) {
-		*err_off = r.err_pos;
-		return r.err;
+	if (br_at_end(r))
+		return false;
+	opbyte = br_u8(r);
+	const cfi_opinfo *oi = cfi_op_info(opbyte);
+	*err_off = at;
+	if (!oi->name) {
+		*err = E2S_ERR_BAD_OPCODE;
+		return false;
 	}
-	return E2S_ERR_OK;
+	in->op = opbyte >> 6 ? (uint8_t)(opbyte & 0xc0) : opbyte;
+	in->off = (uint32_t)at;
+	in->a = in->b = 0;
+	in->blk_off = in->blk_len = 0;
+	e2s_err e = read_operand(r, oi->opnd[0], opbyte, d->cie, d->pc, in,
+				 &in->a);
+	if (e == E2S_ERR_OK)
+		e = read_operand(r, oi->opnd[1], opbyte, d->cie, d->pc, in,
+				 &in->b);
+	if (e != E2S_ERR_OK) {
+		/* The opcode's offset, as the array decoder reported. */
+		*err = e;
+		return false;
+	}
+	return true;
 }

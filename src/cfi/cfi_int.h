@@ -130,18 +130,76 @@ typedef struct {
 	uint32_t blk_off, blk_len; /* BLOCK operand */
 } cfi_insn;
 
-/* Growable instruction array, reused from FDE to FDE. */
+/* Instruction decoder over [off, off+len) of the section, yielding one
+ * instruction at a time to the interpreter. */
 typedef struct {
-	cfi_insn *v;
-	size_t n, cap;
-} cfi_insn_buf;
+	br_t r;
+	const cfi_cie *cie;
+	const cfi_ptr_ctx *pc;
+} cfi_dec;
 
-/* Decode [off, off+len) of the section into buf (cleared first). On a
- * problem returns its code with *err_off the offending offset; buf
- * then holds the instructions before it. */
-e2s_err cfi_decode(const cfi_section *sec, const cfi_cie *cie,
-		   const cfi_ptr_ctx *pc, uint32_t off, uint32_t len,
-		   cfi_insn_buf *buf, uint64_t *err_off);
+void cfi_dec_init(cfi_dec *d, const cfi_section *sec, const cfi_cie *cie,
+		  const cfi_ptr_ctx *pc, uint32_t off, uint32_t len);
+/* The general decoder step (any opcode, any operand); cfi_dec_next
+ * handles the common short forms inline and defers to it. */
+bool cfi_dec_slow(cfi_dec *d, cfi_insn *in, e2s_err *err, uint64_t *err_off);
+
+/* The next instruction into *in: true. At the end: false with *err OK.
+ * On a problem: false, *err its code and *err_off the offending
+ * offset. Inline fast path for the opcodes compilers emit most, whose
+ * operands are at most one single-byte ULEB128. */
+static inline bool cfi_dec_next(cfi_dec *d, cfi_insn *in, e2s_err *err,
+				uint64_t *err_off)
+{
+	br_t *r = &d->r;
+	size_t at = r->pos;
+	if (r->err != E2S_ERR_OK || at >= r->end)
+		return cfi_dec_slow(d, in, err, err_off);
+	uint8_t op = r->base[at];
+	bool one = at + 1 < r->end && r->base[at + 1] < 0x80;
+	in->off = (uint32_t)at;
+	in->b = 0;
+	in->blk_off = in->blk_len = 0;
+	switch (op >> 6) {
+	case 1: /* advance_loc */
+	case 3: /* restore */
+		in->op = (uint8_t)(op & 0xc0);
+		in->a = op & 0x3f;
+		r->pos = at + 1;
+		return true;
+	case 2: /* offset reg, ULEB */
+		if (!one)
+			break;
+		in->op = DW_CFA_offset;
+		in->a = op & 0x3f;
+		in->b = r->base[at + 1];
+		r->pos = at + 2;
+		return true;
+	default:
+		switch (op) {
+		case DW_CFA_nop:
+		case DW_CFA_remember_state:
+		case DW_CFA_restore_state:
+			in->op = op;
+			in->a = 0;
+			r->pos = at + 1;
+			return true;
+		case DW_CFA_def_cfa_offset:
+		case DW_CFA_def_cfa_register:
+		case DW_CFA_advance_loc1:
+			if (!one && !(op == DW_CFA_advance_loc1 &&
+				      at + 1 < r->end))
+				break;
+			in->op = op;
+			in->a = r->base[at + 1];
+			r->pos = at + 2;
+			return true;
+		default:
+			break;
+		}
+	}
+	return cfi_dec_slow(d, in, err, err_off);
+}
 
 /* ---- Interpreter (cfi_interp.c) --------------------------------------- */
 
@@ -149,21 +207,25 @@ e2s_err cfi_decode(const cfi_section *sec, const cfi_cie *cie,
 typedef struct {
 	cfi_row *stack; /* remember_state stack */
 	size_t depth, cap;
-	size_t rows_cap; /* capacity of the table's rows array */
+	/* Rows: the whole table's (table mode) or the current FDE's
+	 * (streaming: emptied before each FDE). */
+	cfi_row *rows;
+	size_t nrows, rows_cap;
 } cfi_interp_scratch;
 
 #define CFI_MAX_STATE_DEPTH 64
 
 /* Run a CIE's initial instructions into *init (rules only, start/end
- * 0). Advances are not allowed there. */
-e2s_err cfi_run_cie(const cfi_table *t, const cfi_cie *cie,
-		    const cfi_insn_buf *insns, cfi_interp_scratch *s,
-		    cfi_row *init, uint64_t *err_off);
+ * 0). Advances are not allowed there. A decoding problem anywhere in
+ * the program takes precedence over an interpretation one. */
+e2s_err cfi_run_cie(const cfi_table *t, const cfi_cie *cie, cfi_dec *dec,
+		    cfi_interp_scratch *s, cfi_row *init, uint64_t *err_off);
 
 /* Run an FDE's instructions starting from the CIE's initial row,
- * appending rows to t->rows and setting fde->row_first/row_count. */
-e2s_err cfi_run_fde(cfi_table *t, const cfi_cie *cie, const cfi_row *init,
-		    cfi_fde *fde, const cfi_insn_buf *insns,
+ * appending rows to s->rows and setting fde->row_first/row_count (an
+ * index into s->rows). On a problem no rows are left behind. */
+e2s_err cfi_run_fde(const cfi_table *t, const cfi_cie *cie,
+		    const cfi_row *init, cfi_fde *fde, cfi_dec *dec,
 		    cfi_interp_scratch *s, uint64_t *err_off);
 
 #endif

@@ -1,7 +1,8 @@
 /* The CFA program interpreter: decoded instructions -> rows, in one
  * linear pass. A row is emitted each time the location advances past a
  * non-empty range; a row whose rules equal its predecessor's extends it
- * instead (memcmp: every byte of a row, padding included, is set).
+ * instead (memcmp: every byte of a row, padding included, is set; the
+ * compare is skipped when no rule instruction ran since the last row).
  * Only the ABI's SP, FP and RA columns are kept; other registers are
  * validated and dropped. */
 #include <stddef.h>
@@ -11,7 +12,7 @@
 #include "cfi_int.h"
 
 typedef struct {
-	cfi_table *t;
+	const cfi_table *t;
 	const cfi_cie *cie;
 	const cfi_abi_regs *ar;
 	const cfi_row *init; /* CIE initial rules (NULL while in the CIE) */
@@ -19,6 +20,7 @@ typedef struct {
 	cfi_fde *fde;        /* NULL while running the CIE */
 	cfi_row cur;
 	uint64_t loc, end;
+	bool dirty; /* a rule may have changed since the last emitted row */
 } run_t;
 
 enum { COL_NONE, COL_SP, COL_FP, COL_RA };
@@ -75,34 +77,37 @@ static void set_expr(const run_t *x, const cfi_insn *in, cfi_expr *e)
  * row of this FDE when the rules are the same. */
 static bool emit(run_t *x, uint64_t upto)
 {
-	cfi_table *t = x->t;
+	cfi_interp_scratch *s = x->s;
 	cfi_fde *f = x->fde;
 	const size_t rules = sizeof(cfi_row) - offsetof(cfi_row, cfa);
 	if (f->row_count) {
-		cfi_row *last = &t->rows[t->nrows - 1];
+		cfi_row *last = &s->rows[s->nrows - 1];
 		if (last->end == x->loc &&
-		    memcmp(&last->cfa, &x->cur.cfa, rules) == 0) {
+		    (!x->dirty ||
+		     memcmp(&last->cfa, &x->cur.cfa, rules) == 0)) {
 			last->end = upto;
+			x->dirty = false;
 			return true;
 		}
 	}
-	size_t n = t->nrows;
-	if (n == x->s->rows_cap) {
+	size_t n = s->nrows;
+	if (n == s->rows_cap) {
 		size_t cap = n ? 2 * n : 256;
 		if (n > UINT32_MAX || cap > SIZE_MAX / sizeof(cfi_row))
 			return false;
-		cfi_row *v = realloc(t->rows, cap * sizeof *v);
+		cfi_row *v = realloc(s->rows, cap * sizeof *v);
 		if (!v)
 			return false;
-		t->rows = v;
-		x->s->rows_cap = cap;
+		s->rows = v;
+		s->rows_cap = cap;
 	}
-	cfi_row *row = &t->rows[n];
+	cfi_row *row = &s->rows[n];
 	*row = x->cur;
 	row->start = x->loc;
 	row->end = upto;
-	t->nrows = n + 1;
+	s->nrows = n + 1;
 	f->row_count++;
+	x->dirty = false;
 	return true;
 }
 
@@ -300,36 +305,66 @@ static e2s_err exec_one(run_t *x, const cfi_insn *in)
 	}
 }
 
-static e2s_err exec(run_t *x, const cfi_insn_buf *insns, uint64_t *err_off)
+static bool advance_op_p(uint8_t op)
 {
+	switch (op) {
+	case DW_CFA_advance_loc:
+	case DW_CFA_advance_loc1:
+	case DW_CFA_advance_loc2:
+	case DW_CFA_advance_loc4:
+	case DW_CFA_MIPS_advance_loc8:
+	case DW_CFA_set_loc:
+	case DW_CFA_nop:
+	case DW_CFA_GNU_args_size:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Pull instructions from dec and run them. A decoding problem later in
+ * the program wins over an interpretation one (the whole program is
+ * validated as bytes first, as an instruction array would be). */
+static e2s_err exec(run_t *x, cfi_dec *dec, uint64_t *err_off)
+{
+	cfi_insn in;
+	e2s_err de = E2S_ERR_OK;
 	x->s->depth = 0;
-	for (size_t i = 0; i < insns->n; i++) {
-		e2s_err e = exec_one(x, &insns->v[i]);
+	while (cfi_dec_next(dec, &in, &de, err_off)) {
+		if (!advance_op_p(in.op))
+			x->dirty = true;
+		e2s_err e = exec_one(x, &in);
 		if (e != E2S_ERR_OK) {
-			*err_off = insns->v[i].off;
+			uint64_t at = in.off, doff;
+			while (cfi_dec_next(dec, &in, &de, &doff))
+				;
+			if (de != E2S_ERR_OK) {
+				*err_off = doff;
+				return de;
+			}
+			*err_off = at;
 			return e;
 		}
 	}
-	return E2S_ERR_OK;
+	return de;
 }
 
-e2s_err cfi_run_cie(const cfi_table *t, const cfi_cie *cie,
-		    const cfi_insn_buf *insns, cfi_interp_scratch *s,
-		    cfi_row *init, uint64_t *err_off)
+e2s_err cfi_run_cie(const cfi_table *t, const cfi_cie *cie, cfi_dec *dec,
+		    cfi_interp_scratch *s, cfi_row *init, uint64_t *err_off)
 {
 	run_t x;
 	memset(&x, 0, sizeof x);
-	x.t = (cfi_table *)t; /* rows are never touched without an FDE */
+	x.t = t;
 	x.cie = cie;
 	x.ar = cfi_abi_info(t->abi);
 	x.s = s;
-	e2s_err e = exec(&x, insns, err_off);
+	e2s_err e = exec(&x, dec, err_off);
 	*init = x.cur;
 	return e;
 }
 
-e2s_err cfi_run_fde(cfi_table *t, const cfi_cie *cie, const cfi_row *init,
-		    cfi_fde *fde, const cfi_insn_buf *insns,
+e2s_err cfi_run_fde(const cfi_table *t, const cfi_cie *cie,
+		    const cfi_row *init, cfi_fde *fde, cfi_dec *dec,
 		    cfi_interp_scratch *s, uint64_t *err_off)
 {
 	run_t x;
@@ -345,15 +380,15 @@ e2s_err cfi_run_fde(cfi_table *t, const cfi_cie *cie, const cfi_row *init,
 	x.end = fde->pc_begin + fde->pc_range;
 	if (x.end < x.loc)
 		x.end = UINT64_MAX;
-	fde->row_first = (uint32_t)t->nrows;
+	fde->row_first = (uint32_t)s->nrows;
 	fde->row_count = 0;
-	e2s_err e = exec(&x, insns, err_off);
+	e2s_err e = exec(&x, dec, err_off);
 	if (e == E2S_ERR_OK && x.end > x.loc && !emit(&x, x.end)) {
 		*err_off = fde->sec_off;
 		e = E2S_ERR_NOMEM;
 	}
 	if (e != E2S_ERR_OK) {
-		t->nrows = fde->row_first;
+		s->nrows = fde->row_first;
 		fde->row_count = 0;
 	}
 	return e;

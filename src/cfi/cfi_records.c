@@ -9,6 +9,7 @@
  * and the walk goes on; only a length that cannot be trusted stops it. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "cfi_int.h"
 
@@ -18,8 +19,9 @@ typedef struct {
 	size_t cies_cap, fdes_cap;
 	cfi_row *cie_init;     /* initial rules per CIE (parallel to cies) */
 	uint64_t *cie_err_off; /* where a bad CIE went wrong */
-	cfi_insn_buf insns;
 	cfi_interp_scratch s;
+	cfi_fde_fn on_fde;     /* streaming: rows handed over per FDE */
+	void *on_fde_ctx;
 	const char *secname;
 	e2s_diag *diag;
 } parse_t;
@@ -255,11 +257,10 @@ static e2s_err add_cie(parse_t *p, rec_t *rec)
 	e2s_err e = parse_cie_fields(p, rec, cie, &err_off);
 	if (e == E2S_ERR_OK) {
 		cfi_ptr_ctx pc = {p->sec, t->abi, cie->addr_size, 0};
-		e = cfi_decode(p->sec, cie, &pc, cie->insn_off, cie->insn_len,
-			       &p->insns, &err_off);
-		if (e == E2S_ERR_OK)
-			e = cfi_run_cie(t, cie, &p->insns, &p->s, init,
-					&err_off);
+		cfi_dec dec;
+		cfi_dec_init(&dec, p->sec, cie, &pc, cie->insn_off,
+			     cie->insn_len);
+		e = cfi_run_cie(t, cie, &dec, &p->s, init, &err_off);
 	}
 	if (e == E2S_ERR_NOMEM)
 		return e;
@@ -346,12 +347,10 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde)
 	fde->insn_len = (uint32_t)(b->end - b->pos);
 
 	pc.func_base = fde->pc_begin;
-	e = cfi_decode(sec, cie, &pc, fde->insn_off, fde->insn_len,
-		       &p->insns, &fde->err_off);
-	if (e == E2S_ERR_OK)
-		e = cfi_run_fde(t, cie, &p->cie_init[ci], fde, &p->insns,
-				&p->s, &fde->err_off);
-	return e;
+	cfi_dec dec;
+	cfi_dec_init(&dec, sec, cie, &pc, fde->insn_off, fde->insn_len);
+	return cfi_run_fde(t, cie, &p->cie_init[ci], fde, &dec, &p->s,
+			   &fde->err_off);
 }
 
 static e2s_err add_fde(parse_t *p, rec_t *rec)
@@ -359,10 +358,13 @@ static e2s_err add_fde(parse_t *p, rec_t *rec)
 	cfi_table *t = p->t;
 	if (!grow((void **)&t->fdes, &p->fdes_cap, t->nfdes, sizeof *t->fdes))
 		return E2S_ERR_NOMEM;
-	cfi_fde *fde = &t->fdes[t->nfdes++];
+	size_t idx = t->nfdes++;
+	cfi_fde *fde = &t->fdes[idx];
 	memset(fde, 0, sizeof *fde);
 	fde->sec_off = rec->off;
 	fde->cie = UINT32_MAX;
+	if (p->on_fde)
+		p->s.nrows = 0;
 	e2s_err e = parse_fde(p, rec, fde);
 	if (e == E2S_ERR_NOMEM)
 		return e;
@@ -372,6 +374,15 @@ static e2s_err add_fde(parse_t *p, rec_t *rec)
 		t->nbad_fdes++;
 	} else {
 		fde->err_off = 0;
+	}
+	if (p->on_fde) {
+		e = p->on_fde(p->on_fde_ctx, t, idx,
+			      fde->row_count ? p->s.rows + fde->row_first
+					     : NULL,
+			      fde->row_count);
+		fde->row_first = fde->row_count = 0;
+		if (e != E2S_ERR_OK)
+			return e;
 	}
 	return E2S_ERR_OK;
 }
@@ -391,11 +402,30 @@ static e2s_err walk(parse_t *p, bool cies)
 		e = cies ? add_cie(p, &rec) : add_fde(p, &rec);
 		if (e == E2S_ERR_NOMEM)
 			return e2s_fail(p->diag, e, p->secname, rec.off, NULL);
+		if (e != E2S_ERR_OK) /* from on_fde */
+			return e2s_fail(p->diag, e, p->secname, rec.off, NULL);
 	}
 }
 
-e2s_err cfi_parse(const cfi_section *sec, cfi_abi abi, cfi_table *out,
-		  e2s_diag *diag)
+/* The FDE array is filled front to back: ask for transparent huge pages
+ * (where the system leaves it to madvise), turning thousands of page
+ * faults into a few. Only whole aligned 2 MiB blocks are affected. */
+static void hint_huge(void *p, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+	uintptr_t e = ((uintptr_t)p + bytes) & ~(huge - 1);
+	if (e > a)
+		(void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)bytes;
+#endif
+}
+
+static e2s_err parse(const cfi_section *sec, cfi_abi abi, cfi_fde_fn on_fde,
+		     void *ctx, cfi_table *out, e2s_diag *diag)
 {
 	parse_t p;
 	memset(out, 0, sizeof *out);
@@ -410,6 +440,8 @@ e2s_err cfi_parse(const cfi_section *sec, cfi_abi abi, cfi_table *out,
 	p.t = out;
 	p.secname = cfi_sec_name(sec->kind);
 	p.diag = diag;
+	p.on_fde = on_fde;
+	p.on_fde_ctx = ctx;
 
 	e2s_err e = E2S_ERR_OK;
 	if (sec->size > UINT32_MAX)
@@ -418,19 +450,48 @@ e2s_err cfi_parse(const cfi_section *sec, cfi_abi abi, cfi_table *out,
 	else if (sec->addr_size != 4 && sec->addr_size != 8)
 		e = e2s_fail(diag, E2S_ERR_BAD_ADDRESS_SIZE, p.secname, 0,
 			     "address size %u", sec->addr_size);
+	/* About one FDE per 40 bytes in practice: reserving that much
+	 * avoids most regrowth of the FDE array. */
+	if (e == E2S_ERR_OK && sec->size >= 4096) {
+		size_t want = sec->size / 40;
+		cfi_fde *v = malloc(want * sizeof *v);
+		if (v) {
+			out->fdes = v;
+			p.fdes_cap = want;
+			hint_huge(v, want * sizeof *v);
+		}
+	}
 	if (e == E2S_ERR_OK)
 		e = walk(&p, true);
 	if (e == E2S_ERR_OK)
 		e = walk(&p, false);
 	free(p.cie_init);
 	free(p.cie_err_off);
-	free(p.insns.v);
 	free(p.s.stack);
+	if (e == E2S_ERR_OK && !on_fde) {
+		out->rows = p.s.rows;
+		out->nrows = p.s.nrows;
+		p.s.rows = NULL;
+	}
+	free(p.s.rows);
 	if (e != E2S_ERR_OK) {
 		cfi_table_free(out);
 		return e;
 	}
 	return E2S_ERR_OK;
+}
+
+e2s_err cfi_parse(const cfi_section *sec, cfi_abi abi, cfi_table *out,
+		  e2s_diag *diag)
+{
+	return parse(sec, abi, NULL, NULL, out, diag);
+}
+
+e2s_err cfi_parse_stream(const cfi_section *sec, cfi_abi abi,
+			 cfi_fde_fn on_fde, void *ctx, cfi_table *out,
+			 e2s_diag *diag)
+{
+	return parse(sec, abi, on_fde, ctx, out, diag);
 }
 
 void cfi_table_free(cfi_table *t)

@@ -49,8 +49,9 @@ typedef struct {
 	uint8_t base_fp;    /* default FDEs: CFA base is FP, not SP */
 	uint8_t mangled_ra; /* AArch64: RA signed */
 	uint8_t pad_;
-	int32_t dw[8];         /* data words as stored (s390x CFA scaled;
-	                         * flex: control/offset pairs) */
+	int32_t dw[6];         /* data words as stored (s390x CFA scaled;
+	                         * flex: control/offset pairs: at most
+	                         * CFA, RA, FP = 6) */
 } sfe_fre;
 
 typedef struct {
@@ -83,6 +84,27 @@ typedef struct {
 
 e2s_err sfe_project(const cfi_table *t, sfe_set *out, e2s_diag *diag);
 void sfe_set_free(sfe_set *s);
+
+/* Streaming projection: the same result as sfe_project, built one FDE at
+ * a time from cfi_parse_stream / cfi_file_open_view / _stream, so no row
+ * table is ever held. sfe_stream_fde is a cfi_fde_fn (ctx = the stream). */
+typedef struct sfe_stream sfe_stream;
+e2s_err sfe_stream_new(sfe_stream **out); /* NOMEM only */
+e2s_err sfe_stream_fde(void *ctx, const cfi_table *t, size_t fde,
+		       const cfi_row *rows, size_t nrows);
+/* After the parse: *out receives the set (sfe_set_free). t is the
+ * parsed table (its FDE count must match what the stream saw). */
+e2s_err sfe_stream_finish(sfe_stream *s, const cfi_table *t, sfe_set *out,
+			  e2s_diag *diag);
+void sfe_stream_free(sfe_stream *s);
+
+/* cfi_file_open_view + sfe_project in one pass over the CFI, streaming.
+ * img is borrowed: it must stay valid and unchanged until
+ * cfi_file_close(*cf). *cf's table has CIEs and FDEs (status, pc range,
+ * relocation) but no rows. lo may be NULL. */
+e2s_err sfe_project_view(const void *img, size_t size,
+			 const cfi_load_opts *lo, cfi_file **cf, sfe_set *set,
+			 e2s_diag *diag);
 
 /* A relocation the ELF layer must emit for a relocatable output: the
  * 64-bit PC-relative field at `offset` in the section refers to the

@@ -1,13 +1,15 @@
 /* sfe_set -> SFrame V3 (or V2) section bytes (spec section 2).
  *
- * The FRE sub-section is built first, into its own buffer in the target
- * byte order: per function the attribute (V3) and its FREs, each FRE with
- * the narrowest start-address type of its function and the narrowest
- * data-word width holding all its words. With share_fres, a function
- * whose bytes equal an earlier function's reuses that copy's offset.
- * Header and index are then written around it. sfe_encoded_size runs the
- * same plan, so sizes always agree. Output depends only on the set and
- * the options.
+ * Per function the FRE sub-section holds the attribute (V3) and its FREs,
+ * each FRE with the narrowest start-address type of its function and the
+ * narrowest data-word width holding all its words. Without sharing,
+ * sfe_encode writes the FREs straight into the output after the room of
+ * header and index (one pass: offsets found as it goes), then header and
+ * index; sfe_encoded_size only adds sizes up. With share_fres the FRE
+ * bytes are built first into their own buffer, since a function whose
+ * bytes equal an earlier function's reuses that copy's offset. Sizes and
+ * bytes come from the same per-FRE code (fre_size/write_fre), so they
+ * always agree. Output depends only on the set and the options.
  *
  * sfh_num_fres with sharing: it stays the sum of the FDEs' FRE counts
  * (FREs as referenced, not as stored): libsframe 2.47 checks exactly that
@@ -41,25 +43,26 @@ static unsigned flex_ctrl_mask(const sfe_fre *f)
 	return m;
 }
 
-/* Smallest SF_FRE_DATAWORD_* holding all words of f. */
-static unsigned fre_dwsize_code(const sfe_fre *f, bool flex)
+/* Smallest SF_FRE_DATAWORD_* holding all words of f: control words as
+ * unsigned, the others as signed values. v ^ (v >> 31) maps a signed
+ * value to one with the same significant bits (v >= 0: v; else -v-1),
+ * so OR-ing those keeps the widest. */
+static inline unsigned fre_dwsize_code(const sfe_fre *f, bool flex)
 {
-	unsigned ctrl = flex ? flex_ctrl_mask(f) : 0, code = SF_FRE_DATAWORD_1B;
+	uint32_t sg = 0, un = 0;
+	unsigned ctrl = flex ? flex_ctrl_mask(f) : 0;
 	for (unsigned i = 0; i < f->ndw; i++) {
-		int64_t v = f->dw[i];
-		unsigned c;
+		int32_t v = f->dw[i];
 		if (ctrl & (1u << i))
-			c = (uint64_t)(uint32_t)v <= 0xff ? SF_FRE_DATAWORD_1B
-			    : (uint64_t)(uint32_t)v <= 0xffff ? SF_FRE_DATAWORD_2B
-							       : SF_FRE_DATAWORD_4B;
+			un |= (uint32_t)v;
 		else
-			c = v >= INT8_MIN && v <= INT8_MAX ? SF_FRE_DATAWORD_1B
-			    : v >= INT16_MIN && v <= INT16_MAX ? SF_FRE_DATAWORD_2B
-								: SF_FRE_DATAWORD_4B;
-		if (c > code)
-			code = c;
+			sg |= (uint32_t)(v ^ (v >> 31));
 	}
-	return code;
+	if (sg > 0x7fff || un > 0xffff)
+		return SF_FRE_DATAWORD_4B;
+	if (sg > 0x7f || un > 0xff)
+		return SF_FRE_DATAWORD_2B;
+	return SF_FRE_DATAWORD_1B;
 }
 
 static unsigned dw_bytes(unsigned code) { return 1u << code; }
@@ -115,20 +118,55 @@ static unsigned abi_id(const sfe_set *s)
 	}
 }
 
-static void write_fre(bw_t *w, const sfe_fre *f, bool flex, unsigned ft)
+static inline uint8_t *put_uN(uint8_t *p, uint64_t v, unsigned n, bool be)
+{
+	switch (n) {
+	case 1:
+		p[0] = (uint8_t)v;
+		return p + 1;
+	case 2:
+		p[be ? 0 : 1] = (uint8_t)(v >> 8);
+		p[be ? 1 : 0] = (uint8_t)v;
+		return p + 2;
+	case 4:
+		for (unsigned i = 0; i < 4; i++)
+			p[be ? 3 - i : i] = (uint8_t)(v >> (8 * i));
+		return p + 4;
+	default:
+		for (unsigned i = 0; i < n; i++)
+			p[be ? n - 1 - i : i] = (uint8_t)(v >> (8 * i));
+		return p + n;
+	}
+}
+
+/* Bytes of one FRE as write_fre writes it. */
+static size_t fre_size(const sfe_fre *f, bool flex, unsigned ft)
+{
+	return addr_bytes(ft) + 1 +
+	       (size_t)f->ndw * dw_bytes(fre_dwsize_code(f, flex));
+}
+
+static uint8_t *write_fre(uint8_t *p, const sfe_fre *f, bool flex,
+			  unsigned ft, bool be)
 {
 	unsigned code = fre_dwsize_code(f, flex);
 	unsigned info;
-	bw_uN(w, f->start, addr_bytes(ft));
+	p = put_uN(p, f->start, addr_bytes(ft), be);
 	if (f->ndw == 0)
 		info = 0; /* RA undefined: info byte 0, as gas writes it */
 	else if (flex) /* base-register bit unused: 0 like gas */
 		info = SF_FRE_INFO(true, f->ndw, code, f->mangled_ra);
 	else
 		info = SF_FRE_INFO(f->base_fp, f->ndw, code, f->mangled_ra);
-	bw_u8(w, (uint8_t)info);
+	*p++ = (uint8_t)info;
+	if (code == SF_FRE_DATAWORD_1B) {
+		for (unsigned i = 0; i < f->ndw; i++)
+			*p++ = (uint8_t)f->dw[i];
+		return p;
+	}
 	for (unsigned i = 0; i < f->ndw; i++)
-		bw_uN(w, (uint64_t)(int64_t)f->dw[i], dw_bytes(code));
+		p = put_uN(p, (uint64_t)(int64_t)f->dw[i], dw_bytes(code), be);
+	return p;
 }
 
 static uint8_t func_info(const sfe_func *fn, unsigned ft, bool v2)
@@ -147,7 +185,9 @@ typedef struct {
 } slot_t;
 
 typedef struct {
-	bw_t fre;          /* the FRE sub-section */
+	bw_t fre;          /* share_fres: the FRE sub-section's bytes */
+	bool bytes;        /* fre holds them (else only the layout) */
+	uint64_t fre_len;  /* FRE sub-section size */
 	uint32_t *off;     /* per selected function: its start_fre_off */
 	uint64_t nfres;    /* FREs referenced by the FDEs */
 	uint64_t unshared; /* FRE sub-section size without sharing */
@@ -196,6 +236,32 @@ static uint32_t dedup(plan_t *p, size_t start, uint64_t key)
 	return (uint32_t)start;
 }
 
+/* Attribute (V3 only) and FREs of one function at p. */
+static uint8_t *write_func_fres(uint8_t *p, const sfe_set *s,
+				const sfe_func *fn, unsigned ft, bool v2)
+{
+	bool flex = fn->fde_type == SF_FDE_TYPE_FLEX, be = s->big_endian;
+	if (!v2) {
+		p = put_uN(p, (uint16_t)fn->fre_count, 2, be);
+		*p++ = func_info(fn, ft, false);
+		*p++ = fn->fde_type & 0x1f;
+		*p++ = fn->pc_type == SF_FDE_PCTYPE_MASK ? fn->rep_size : 0;
+	}
+	for (uint32_t k = 0; k < fn->fre_count; k++)
+		p = write_fre(p, &s->fres[fn->fre_first + k], flex, ft, be);
+	return p;
+}
+
+static size_t func_fres_size(const sfe_set *s, const sfe_func *fn,
+			     unsigned ft, bool v2)
+{
+	bool flex = fn->fde_type == SF_FDE_TYPE_FLEX;
+	size_t n = v2 ? 0 : 5;
+	for (uint32_t k = 0; k < fn->fre_count; k++)
+		n += fre_size(&s->fres[fn->fre_first + k], flex, ft);
+	return n;
+}
+
 static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
 			  plan_t *p, e2s_diag *diag)
 {
@@ -203,7 +269,8 @@ static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
 	bool v2 = want_v2(o), share = o && o->share_fres;
 	memset(p, 0, sizeof *p);
 	bw_init(&p->fre, s->big_endian);
-	p->off = calloc(n ? n : 1, sizeof *p->off);
+	p->bytes = share;
+	p->off = malloc((n ? n : 1) * sizeof *p->off);
 	if (share) {
 		p->cap = 16;
 		while (p->cap < 2 * n)
@@ -215,26 +282,24 @@ static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
 	for (size_t i = 0; i < n; i++) {
 		const sfe_func *fn = selected(s, o, i);
 		unsigned ft = func_fre_type(s, fn);
-		bool flex = fn->fde_type == SF_FDE_TYPE_FLEX;
-		size_t start = p->fre.len;
+		size_t start = share ? p->fre.len : (size_t)p->fre_len;
 		if (start > UINT32_MAX)
 			return e2s_fail(diag, E2S_ERR_TOO_LARGE, ".sframe", 0,
 					"FRE sub-section over 4 GiB");
-		if (!v2) {
-			bw_u16(&p->fre, (uint16_t)fn->fre_count);
-			bw_u8(&p->fre, func_info(fn, ft, false));
-			bw_u8(&p->fre, fn->fde_type & 0x1f);
-			bw_u8(&p->fre, fn->pc_type == SF_FDE_PCTYPE_MASK ? fn->rep_size : 0);
-		}
-		for (uint32_t k = 0; k < fn->fre_count; k++)
-			write_fre(&p->fre, &s->fres[fn->fre_first + k], flex, ft);
-		if (p->fre.oom)
-			goto oom;
-		p->unshared += p->fre.len - start;
+		size_t len = func_fres_size(s, fn, ft, v2);
+		p->unshared += len;
 		p->nfres += fn->fre_count;
 		p->off[i] = (uint32_t)start;
+		if (!share) {
+			p->fre_len += len;
+			continue;
+		}
+		if (!bw_reserve(&p->fre, len))
+			goto oom;
+		write_func_fres(p->fre.data + start, s, fn, ft, v2);
+		p->fre.len += len;
 		/* An empty V2 FRE run needs no storage to share. */
-		if (share && p->fre.len > start) {
+		if (len > 0) {
 			uint64_t key = v2 ? ((uint64_t)fn->fre_count << 16 |
 					     (uint64_t)func_info(fn, ft, true) << 8 |
 					     (fn->pc_type == SF_FDE_PCTYPE_MASK ? fn->rep_size : 0)) + 1
@@ -242,9 +307,58 @@ static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
 			p->off[i] = dedup(p, start, key);
 		}
 	}
+	if (share)
+		p->fre_len = p->fre.len;
 	return E2S_ERR_OK;
 oom:
 	return e2s_fail(diag, E2S_ERR_NOMEM, ".sframe", 0, NULL);
+}
+
+/* Most bytes one FRE can take: 4-byte start, info, 6 4-byte words. */
+#define FRE_MAX_BYTES (4 + 1 + 6 * 4)
+
+/* Without sharing: write the FRE sub-section straight into out at
+ * out->len + skip (header and index go before it, written later),
+ * filling the plan's offsets and sizes in the same pass; out->len is
+ * left alone. The room reserved is an upper bound, so a function's
+ * bytes are only measured exactly when the bound would not fit. */
+static e2s_err plan_direct(const sfe_set *s, const sfe_encode_opts *o,
+			   plan_t *p, bw_t *out, uint64_t skip, e2s_diag *diag)
+{
+	size_t n = nselected(s, o);
+	bool v2 = want_v2(o);
+	uint64_t bound = skip;
+	memset(p, 0, sizeof *p);
+	bw_init(&p->fre, s->big_endian);
+	p->off = malloc((n ? n : 1) * sizeof *p->off);
+	if (!p->off)
+		return e2s_fail(diag, E2S_ERR_NOMEM, ".sframe", 0, NULL);
+	for (size_t i = 0; i < n && bound <= UINT32_MAX; i++)
+		bound += (v2 ? 0 : 5) +
+			 (uint64_t)selected(s, o, i)->fre_count * FRE_MAX_BYTES;
+	/* The section must fit in 32 bits anyway. */
+	if (bound > (uint64_t)UINT32_MAX + 1)
+		bound = (uint64_t)UINT32_MAX + 1;
+	if (bound > SIZE_MAX - out->len || !bw_reserve(out, (size_t)bound))
+		return e2s_fail(diag, E2S_ERR_NOMEM, ".sframe", 0, NULL);
+	uint8_t *base = out->data + out->len + skip, *w = base;
+	uint64_t room = bound - skip;
+	for (size_t i = 0; i < n; i++) {
+		const sfe_func *fn = selected(s, o, i);
+		unsigned ft = func_fre_type(s, fn);
+		uint64_t used = (uint64_t)(w - base);
+		uint64_t most = (v2 ? 0 : 5) + (uint64_t)fn->fre_count * FRE_MAX_BYTES;
+		if (used > UINT32_MAX ||
+		    (most > room - used &&
+		     func_fres_size(s, fn, ft, v2) > room - used))
+			return e2s_fail(diag, E2S_ERR_TOO_LARGE, ".sframe", 0,
+					"FRE sub-section over 4 GiB");
+		p->off[i] = (uint32_t)used;
+		p->nfres += fn->fre_count;
+		w = write_func_fres(w, s, fn, ft, v2);
+	}
+	p->fre_len = p->unshared = (uint64_t)(w - base);
+	return E2S_ERR_OK;
 }
 
 static uint64_t total_size(size_t n, uint64_t fre_len, bool v2)
@@ -264,7 +378,7 @@ size_t sfe_encoded_size(const sfe_set *s, const sfe_encode_opts *o)
 		plan_free(&p);
 		return 0;
 	}
-	t = total_size(n, p.fre.len, want_v2(o));
+	t = total_size(n, p.fre_len, want_v2(o));
 	plan_free(&p);
 	return t > SIZE_MAX ? 0 : (size_t)t;
 }
@@ -429,12 +543,15 @@ e2s_err sfe_encode_ex(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 	}
 	if (n == 0)
 		return e2s_fail(diag, E2S_ERR_NO_FUNCS, ".sframe", 0, NULL);
-	e = plan_build(s, o, &p, diag);
+	uint64_t esz = v2 ? SF_V2_FDE_SIZE : SF_FDE_IDX_SIZE;
+	bool direct = !o->share_fres;
+	e = direct ? plan_direct(s, o, &p, out, SF_HEADER_SIZE + (uint64_t)n * esz, diag)
+		   : plan_build(s, o, &p, diag);
 	if (e) {
 		plan_free(&p);
 		return e;
 	}
-	total = total_size(n, p.fre.len, v2);
+	total = total_size(n, p.fre_len, v2);
 	if (total > UINT32_MAX || n > UINT32_MAX || p.nfres > UINT32_MAX) {
 		plan_free(&p);
 		return e2s_fail(diag, E2S_ERR_TOO_LARGE, ".sframe", 0,
@@ -447,27 +564,28 @@ e2s_err sfe_encode_ex(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 			return e2s_fail(diag, E2S_ERR_NOMEM, ".sframe", 0, NULL);
 		}
 	}
-	if (!bw_reserve(out, (size_t)total)) {
+	if (!direct && !bw_reserve(out, (size_t)total)) {
 		free(rl);
 		plan_free(&p);
 		return e2s_fail(diag, E2S_ERR_NOMEM, ".sframe", 0, NULL);
 	}
 
 	/* Header (spec 2.2; V2's has the same layout); offsets are from
-	 * the end of the header. */
-	uint64_t esz = v2 ? SF_V2_FDE_SIZE : SF_FDE_IDX_SIZE;
-	bw_u16(out, SF_MAGIC);
-	bw_u8(out, v2 ? SF_VERSION_2 : SF_VERSION_3);
-	bw_u8(out, SF_F_FDE_SORTED | SF_F_FDE_FUNC_START_PCREL);
-	bw_u8(out, (uint8_t)abi_id(s));
-	bw_u8(out, (uint8_t)(int8_t)(s->abi == CFI_ABI_AMD64 ? SF_AMD64_CFA_FIXED_FP_OFFSET : 0));
-	bw_u8(out, (uint8_t)(int8_t)(s->abi == CFI_ABI_AMD64 ? SF_AMD64_CFA_FIXED_RA_OFFSET : 0));
-	bw_u8(out, 0); /* no auxiliary header */
-	bw_u32(out, (uint32_t)n);
-	bw_u32(out, (uint32_t)p.nfres);
-	bw_u32(out, (uint32_t)p.fre.len);
-	bw_u32(out, 0);
-	bw_u32(out, (uint32_t)(n * esz));
+	 * the end of the header. Written in place: the room is reserved. */
+	bool be = s->big_endian;
+	uint8_t *w = out->data + out->len;
+	w = put_uN(w, SF_MAGIC, 2, be);
+	*w++ = v2 ? SF_VERSION_2 : SF_VERSION_3;
+	*w++ = SF_F_FDE_SORTED | SF_F_FDE_FUNC_START_PCREL;
+	*w++ = (uint8_t)abi_id(s);
+	*w++ = (uint8_t)(int8_t)(s->abi == CFI_ABI_AMD64 ? SF_AMD64_CFA_FIXED_FP_OFFSET : 0);
+	*w++ = (uint8_t)(int8_t)(s->abi == CFI_ABI_AMD64 ? SF_AMD64_CFA_FIXED_RA_OFFSET : 0);
+	*w++ = 0; /* no auxiliary header */
+	w = put_uN(w, (uint32_t)n, 4, be);
+	w = put_uN(w, (uint32_t)p.nfres, 4, be);
+	w = put_uN(w, (uint32_t)p.fre_len, 4, be);
+	w = put_uN(w, 0, 4, be);
+	w = put_uN(w, (uint32_t)(n * esz), 4, be);
 
 	/* FDE index: PC-relative starts from the field itself. */
 	for (size_t i = 0; i < n && !e; i++) {
@@ -481,26 +599,36 @@ e2s_err sfe_encode_ex(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 						    (uint8_t)(v2 ? 4 : 8)};
 		}
 		if (!v2) {
-			bw_u64(out, pcrel);
-			bw_u32(out, fn->size);
-			bw_u32(out, p.off[i]);
+			w = put_uN(w, pcrel, 8, be);
+			w = put_uN(w, fn->size, 4, be);
+			w = put_uN(w, p.off[i], 4, be);
 			continue;
 		}
 		if ((int64_t)pcrel < INT32_MIN || (int64_t)pcrel > INT32_MAX)
 			e = e2s_fail(diag, E2S_ERR_TOO_LARGE, ".sframe", field,
 				     "function 0x%llx out of V2's 32-bit reach",
 				     (unsigned long long)fn->start);
-		bw_u32(out, (uint32_t)pcrel);
-		bw_u32(out, fn->size);
-		bw_u32(out, p.off[i]);
-		bw_u32(out, fn->fre_count);
-		bw_u8(out, func_info(fn, func_fre_type(s, fn), true));
-		bw_u8(out, fn->pc_type == SF_FDE_PCTYPE_MASK ? fn->rep_size : 0);
-		bw_u16(out, 0);
+		w = put_uN(w, (uint32_t)pcrel, 4, be);
+		w = put_uN(w, fn->size, 4, be);
+		w = put_uN(w, p.off[i], 4, be);
+		w = put_uN(w, fn->fre_count, 4, be);
+		*w++ = func_info(fn, func_fre_type(s, fn), true);
+		*w++ = fn->pc_type == SF_FDE_PCTYPE_MASK ? fn->rep_size : 0;
+		w = put_uN(w, 0, 2, be);
 	}
-	bw_bytes(out, p.fre.data, p.fre.len);
+	if (e) {
+		/* Stopped early: the index is incomplete; write nothing. */
+		free(rl);
+		plan_free(&p);
+		return e;
+	}
+	/* Direct: the FREs are already in place after the index. */
+	if (p.bytes)
+		memcpy(w, p.fre.data, p.fre.len);
+	w += p.fre_len;
+	out->len = (size_t)(w - out->data);
 	if (st) {
-		st->fre_bytes = p.fre.len;
+		st->fre_bytes = p.fre_len;
 		st->fre_bytes_unshared = p.unshared;
 		st->shared_fdes = p.shared;
 	}

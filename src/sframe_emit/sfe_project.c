@@ -8,6 +8,7 @@
  * flexible FDEs. Identical consecutive FREs are merged. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "sfe.h"
 #include "sframe_fmt.h"
@@ -87,10 +88,10 @@ static sfe_skip loc_from_expr(const cfi_rule *r, bool val, ploc *out,
 	return SFE_SKIP_NONE;
 }
 
+/* p must be zeroed by the caller (project_row, convert_plt). */
 static sfe_skip project_ra(cfi_abi abi, const cfi_abi_regs *regs,
 			   const cfi_rule *r, prow *p)
 {
-	memset(&p->ra, 0, sizeof p->ra);
 	switch (r->kind) {
 	case CFI_RULE_UNDEFINED:
 		p->ra_undef = true;
@@ -127,7 +128,6 @@ static sfe_skip project_ra(cfi_abi abi, const cfi_abi_regs *regs,
 static sfe_skip project_fp(const cfi_abi_regs *regs, const cfi_rule *r,
 			   prow *p)
 {
-	memset(&p->fp, 0, sizeof p->fp);
 	switch (r->kind) {
 	case CFI_RULE_UNSPEC:
 	case CFI_RULE_SAME:
@@ -381,40 +381,103 @@ typedef struct {
 	grow_t gf, gr;
 	prow *pr; /* scratch: projected rows of one FDE */
 	size_t npr_cap;
-	/* claimed ranges, sorted by (shndx, start) */
-	struct claim { uint16_t shndx; uint64_t start, end; } *claims;
+	/* Claimed ranges: a treap keyed by (shndx, start), so that FDEs in
+	 * any order cost O(log n) each (a sorted array costs a memmove per
+	 * out-of-order FDE: quadratic). Nodes are array indices. */
+	struct claim {
+		uint64_t start, end;
+		uint32_t left, right, prio;
+		uint16_t shndx;
+	} *claims;
 	grow_t gc;
+	uint32_t croot;
+	uint32_t cmax; /* the claim with the largest key */
+	uint32_t rng; /* treap priorities: xorshift, seeded per projection */
+	grow_t gs; /* set->fde_skip */
+	bool started;
 } pctx;
+
+#define CL_NIL UINT32_MAX
+
+/* Key order of claims: (shndx, start). */
+static bool cl_less(const struct claim *a, uint16_t shndx, uint64_t start)
+{
+	return a->shndx < shndx || (a->shndx == shndx && a->start < start);
+}
+
+/* Split the subtree t into keys < (shndx, start) and the rest. */
+static void cl_split(struct claim *v, uint32_t t, uint16_t shndx,
+		     uint64_t start, uint32_t *l, uint32_t *r)
+{
+	if (t == CL_NIL) {
+		*l = *r = CL_NIL;
+	} else if (cl_less(&v[t], shndx, start)) {
+		cl_split(v, v[t].right, shndx, start, &v[t].right, r);
+		*l = t;
+	} else {
+		cl_split(v, v[t].left, shndx, start, l, &v[t].left);
+		*r = t;
+	}
+}
+
+/* Merge two subtrees, every key of l below every key of r. */
+static uint32_t cl_merge(struct claim *v, uint32_t l, uint32_t r)
+{
+	if (l == CL_NIL)
+		return r;
+	if (r == CL_NIL)
+		return l;
+	if (v[l].prio > v[r].prio) {
+		v[l].right = cl_merge(v, v[l].right, r);
+		return l;
+	}
+	v[r].left = cl_merge(v, l, v[r].left);
+	return r;
+}
 
 /* Overlap with an earlier FDE of the same section: first in section
  * order wins. Returns false (no claim) on overlap; -1 on OOM. */
 static int claim_range(pctx *c, uint16_t shndx, uint64_t start, uint64_t end)
 {
-	size_t lo = 0, hi = c->gc.n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct claim *m = &c->claims[mid];
-		if (m->shndx < shndx || (m->shndx == shndx && m->start < start))
-			lo = mid + 1;
-		else
-			hi = mid;
+	struct claim *v = c->claims;
+	uint32_t pred = CL_NIL, succ = CL_NIL;
+	if (c->gc.n == 0)
+		c->croot = c->cmax = CL_NIL;
+	/* In address order (the usual case) the new key is above all. */
+	bool above = c->cmax != CL_NIL && cl_less(&v[c->cmax], shndx, start);
+	if (above)
+		pred = c->cmax;
+	/* pred: last key < (shndx, start); succ: first key >= it. */
+	for (uint32_t t = above ? CL_NIL : c->croot; t != CL_NIL;) {
+		if (cl_less(&v[t], shndx, start)) {
+			pred = t;
+			t = v[t].right;
+		} else {
+			succ = t;
+			t = v[t].left;
+		}
 	}
-	if (lo > 0) {
-		const struct claim *p = &c->claims[lo - 1];
-		if (p->shndx == shndx && p->end > start)
-			return 0;
-	}
-	if (lo < c->gc.n) {
-		const struct claim *n = &c->claims[lo];
-		if (n->shndx == shndx && n->start < end)
-			return 0;
-	}
-	if (!grow((void **)&c->claims, &c->gc, sizeof *c->claims, c->gc.n + 1))
+	if (pred != CL_NIL && v[pred].shndx == shndx && v[pred].end > start)
+		return 0;
+	if (succ != CL_NIL && v[succ].shndx == shndx && v[succ].start < end)
+		return 0;
+	if (c->gc.n >= CL_NIL ||
+	    !grow((void **)&c->claims, &c->gc, sizeof *c->claims, c->gc.n + 1))
 		return -1;
-	memmove(&c->claims[lo + 1], &c->claims[lo],
-		(c->gc.n - lo) * sizeof *c->claims);
-	c->claims[lo] = (struct claim){shndx, start, end};
-	c->gc.n++;
+	v = c->claims;
+	uint32_t k = (uint32_t)c->gc.n++;
+	c->rng ^= c->rng << 13;
+	c->rng ^= c->rng >> 17;
+	c->rng ^= c->rng << 5;
+	v[k] = (struct claim){start, end, CL_NIL, CL_NIL, c->rng, shndx};
+	if (above || c->cmax == CL_NIL) {
+		c->croot = cl_merge(v, c->croot, k);
+		c->cmax = k;
+		return 1;
+	}
+	uint32_t l, r;
+	cl_split(v, c->croot, shndx, start, &l, &r);
+	c->croot = cl_merge(v, cl_merge(v, l, k), r);
 	return 1;
 }
 
@@ -520,12 +583,12 @@ static sfe_skip convert_rows(pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 				continue;
 			}
 		}
-		sfe_fre *f = new_fre(c);
-		if (!f) {
+		if (!grow((void **)&c->set->fres, &c->gr, sizeof(sfe_fre),
+			  c->gr.n + 1)) {
 			*oom = true;
 			return SFE_SKIP_NONE;
 		}
-		*f = tmp;
+		c->set->fres[c->gr.n++] = tmp; /* make_fre set every byte */
 		c->set->funcs[fi].fre_count++;
 	}
 	/* Split functions with more FREs than sfda_func_num_fres holds into
@@ -628,89 +691,257 @@ static int func_cmp(const void *a, const void *b)
 	return 0;
 }
 
+/* Project FDE i of t with its rows (rows_ok false: the table's row
+ * range is broken). Only allocation failures are errors. */
+static e2s_err project_fde(pctx *c, size_t i, const cfi_row *rows, size_t n,
+			   bool rows_ok)
+{
+	const cfi_table *t = c->t;
+	const cfi_fde *fde = &t->fdes[i];
+	sfe_skip s = SFE_SKIP_NONE;
+	size_t save_f = c->gf.n, save_r = c->gr.n;
+	bool oom = false;
+
+	if (c->abi != CFI_ABI_AMD64 && c->abi != CFI_ABI_AARCH64 &&
+	    c->abi != CFI_ABI_S390X)
+		s = SFE_SKIP_UNSUPPORTED_ABI;
+	else if (fde->status != E2S_ERR_OK || fde->cie >= t->ncies ||
+		 t->cies[fde->cie].status != E2S_ERR_OK || !rows_ok)
+		s = SFE_SKIP_BAD_CFI;
+	else if (fde->pc_range == 0)
+		s = SFE_SKIP_EMPTY;
+	else if (fde->pc_range > UINT32_MAX ||
+		 fde->pc_begin + fde->pc_range < fde->pc_begin)
+		s = SFE_SKIP_TOO_LARGE;
+	if (!s) {
+		uint16_t shndx = fde->reloc.present ? fde->reloc.shndx : 0;
+		int cl = claim_range(c, shndx, fde->pc_begin,
+				     fde->pc_begin + fde->pc_range);
+		if (cl < 0)
+			return E2S_ERR_NOMEM;
+		if (cl == 0)
+			s = SFE_SKIP_DUPLICATE;
+	}
+	if (!s) {
+		size_t plt = n;
+		for (size_t k = 0; k < n; k++) {
+			if (rows[k].cfa.kind == CFI_CFA_EXPR &&
+			    rows[k].cfa.expr.shape == CFI_EXPR_PLT) {
+				plt = k;
+				break;
+			}
+		}
+		if (plt < n)
+			s = convert_plt(c, fde, (uint32_t)i, rows, n, plt, &oom);
+		else
+			s = convert_rows(c, fde, (uint32_t)i, rows, n,
+					 fde->pc_begin,
+					 fde->pc_begin + fde->pc_range, &oom);
+		if (oom)
+			return E2S_ERR_NOMEM;
+	}
+	if (s) {
+		c->gf.n = save_f;
+		c->gr.n = save_r;
+	}
+	if (!grow((void **)&c->set->fde_skip, &c->gs, 1, i + 1))
+		return E2S_ERR_NOMEM;
+	c->set->fde_skip[i] = (uint8_t)s;
+	if (i >= c->gs.n)
+		c->gs.n = i + 1;
+	c->set->counts[s]++;
+	return E2S_ERR_OK;
+}
+
+static void pctx_init(pctx *c, sfe_set *out)
+{
+	memset(out, 0, sizeof *out);
+	memset(c, 0, sizeof *c);
+	c->set = out;
+	c->croot = c->cmax = CL_NIL;
+	c->rng = 0x9e3779b9u;
+}
+
+/* Large arrays filled front to back: ask for transparent huge pages
+ * (where the system leaves it to madvise), which turns thousands of page
+ * faults into a few. Only whole aligned 2 MiB blocks are affected. */
+static void hint_huge(void *p, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+	uintptr_t e = ((uintptr_t)p + bytes) & ~(huge - 1);
+	if (e > a)
+		(void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)bytes;
+#endif
+}
+
+/* First FDE: learn the ABI and reserve from the section size (about
+ * 6 bytes of .eh_frame per FRE and 40 per function in practice;
+ * untouched reserve costs address space only). */
+static e2s_err pctx_start(pctx *c, const cfi_table *t)
+{
+	c->t = t;
+	c->abi = t->abi;
+	c->regs = cfi_abi_info(t->abi);
+	c->set->abi = t->abi;
+	c->set->big_endian = t->big_endian;
+	c->started = true;
+	if (t->size >= 4096 &&
+	    (!grow((void **)&c->set->fres, &c->gr, sizeof(sfe_fre), t->size / 4) ||
+	     !grow((void **)&c->set->funcs, &c->gf, sizeof(sfe_func), t->size / 32) ||
+	     !grow((void **)&c->claims, &c->gc, sizeof *c->claims, t->size / 32) ||
+	     !grow((void **)&c->set->fde_skip, &c->gs, 1, t->size / 32)))
+		return E2S_ERR_NOMEM;
+	if (c->set->fres)
+		hint_huge(c->set->fres, c->gr.cap * sizeof(sfe_fre));
+	if (c->set->funcs)
+		hint_huge(c->set->funcs, c->gf.cap * sizeof(sfe_func));
+	return E2S_ERR_OK;
+}
+
+static bool funcs_sorted(const sfe_set *s)
+{
+	for (size_t i = 1; i < s->nfuncs; i++)
+		if (func_cmp(&s->funcs[i - 1], &s->funcs[i]) > 0)
+			return false;
+	return true;
+}
+
+/* Finish: counts, order; frees the scratch. nfdes: FDEs seen. */
+static e2s_err pctx_finish(pctx *c, size_t nfdes)
+{
+	sfe_set *out = c->set;
+	free(c->pr);
+	free(c->claims);
+	c->pr = NULL;
+	c->claims = NULL;
+	if (!out->fde_skip && !(out->fde_skip = calloc(1, 1)))
+		return E2S_ERR_NOMEM;
+	out->nfdes = nfdes;
+	out->nfuncs = c->gf.n;
+	out->nfres = c->gr.n;
+	/* Stable order: qsort is not stable, but starts never tie after the
+	 * overlap check (each part of a split FDE starts later). */
+	if (out->nfuncs > 1 && !funcs_sorted(out))
+		qsort(out->funcs, out->nfuncs, sizeof *out->funcs, func_cmp);
+	return E2S_ERR_OK;
+}
+
+static e2s_err proj_oom(pctx *c, e2s_diag *diag)
+{
+	free(c->pr);
+	free(c->claims);
+	c->pr = NULL;
+	c->claims = NULL;
+	sfe_set_free(c->set);
+	return e2s_fail(diag, E2S_ERR_NOMEM, NULL, 0, "projecting CFI rows");
+}
+
 e2s_err sfe_project(const cfi_table *t, sfe_set *out, e2s_diag *diag)
 {
 	pctx c;
-	memset(out, 0, sizeof *out);
-	memset(&c, 0, sizeof c);
-	c.t = t;
-	c.abi = t->abi;
-	c.regs = cfi_abi_info(t->abi);
-	c.set = out;
-	out->abi = t->abi;
-	out->big_endian = t->big_endian;
-	out->nfdes = t->nfdes;
-	out->fde_skip = calloc(t->nfdes ? t->nfdes : 1, 1);
-	if (!out->fde_skip)
-		goto oom;
-
+	pctx_init(&c, out);
+	if (pctx_start(&c, t))
+		return proj_oom(&c, diag);
 	for (size_t i = 0; i < t->nfdes; i++) {
 		const cfi_fde *fde = &t->fdes[i];
-		sfe_skip s = SFE_SKIP_NONE;
-		size_t save_f = c.gf.n, save_r = c.gr.n;
-		bool oom = false;
-
-		if (c.abi != CFI_ABI_AMD64 && c.abi != CFI_ABI_AARCH64 &&
-		    c.abi != CFI_ABI_S390X)
-			s = SFE_SKIP_UNSUPPORTED_ABI;
-		else if (fde->status != E2S_ERR_OK || fde->cie >= t->ncies ||
-			 t->cies[fde->cie].status != E2S_ERR_OK ||
-			 (uint64_t)fde->row_first + fde->row_count > t->nrows)
-			s = SFE_SKIP_BAD_CFI;
-		else if (fde->pc_range == 0)
-			s = SFE_SKIP_EMPTY;
-		else if (fde->pc_range > UINT32_MAX ||
-			 fde->pc_begin + fde->pc_range < fde->pc_begin)
-			s = SFE_SKIP_TOO_LARGE;
-		if (!s) {
-			uint16_t shndx = fde->reloc.present ? fde->reloc.shndx : 0;
-			int cl = claim_range(&c, shndx, fde->pc_begin,
-					     fde->pc_begin + fde->pc_range);
-			if (cl < 0)
-				goto oom;
-			if (cl == 0)
-				s = SFE_SKIP_DUPLICATE;
-		}
-		if (!s) {
-			const cfi_row *rows = t->rows + fde->row_first;
-			size_t n = fde->row_count, plt = n;
-			for (size_t k = 0; k < n; k++) {
-				if (rows[k].cfa.kind == CFI_CFA_EXPR &&
-				    rows[k].cfa.expr.shape == CFI_EXPR_PLT) {
-					plt = k;
-					break;
-				}
-			}
-			if (plt < n)
-				s = convert_plt(&c, fde, (uint32_t)i, rows, n, plt, &oom);
-			else
-				s = convert_rows(&c, fde, (uint32_t)i, rows, n,
-						 fde->pc_begin,
-						 fde->pc_begin + fde->pc_range, &oom);
-			if (oom)
-				goto oom;
-		}
-		if (s) {
-			c.gf.n = save_f;
-			c.gr.n = save_r;
-		}
-		out->fde_skip[i] = (uint8_t)s;
-		out->counts[s]++;
+		bool ok = (uint64_t)fde->row_first + fde->row_count <= t->nrows;
+		/* No pointer arithmetic on a NULL rows array (empty table). */
+		const cfi_row *rows = ok && fde->row_count ?
+				      t->rows + fde->row_first : NULL;
+		if (project_fde(&c, i, rows, ok ? fde->row_count : 0, ok))
+			return proj_oom(&c, diag);
 	}
-	out->nfuncs = c.gf.n;
-	out->nfres = c.gr.n;
-	/* Stable order: qsort is not stable, but starts never tie after the
-	 * overlap check (each part of a split FDE starts later). */
-	if (out->nfuncs > 1)
-		qsort(out->funcs, out->nfuncs, sizeof *out->funcs, func_cmp);
-	free(c.pr);
-	free(c.claims);
+	if (pctx_finish(&c, t->nfdes))
+		return proj_oom(&c, diag);
+	out->abi = t->abi;
+	out->big_endian = t->big_endian;
 	return E2S_ERR_OK;
-oom:
-	free(c.pr);
-	free(c.claims);
-	sfe_set_free(out);
-	return e2s_fail(diag, E2S_ERR_NOMEM, NULL, 0, "projecting CFI rows");
+}
+
+/* ---- Streaming ------------------------------------------------------- */
+
+struct sfe_stream {
+	pctx c;
+	sfe_set set;
+	size_t nfdes;
+};
+
+e2s_err sfe_stream_new(sfe_stream **out)
+{
+	sfe_stream *s = calloc(1, sizeof *s);
+	*out = s;
+	if (!s)
+		return E2S_ERR_NOMEM;
+	pctx_init(&s->c, &s->set);
+	return E2S_ERR_OK;
+}
+
+e2s_err sfe_stream_fde(void *ctx, const cfi_table *t, size_t fde,
+		       const cfi_row *rows, size_t nrows)
+{
+	sfe_stream *s = ctx;
+	if (!s->c.started && pctx_start(&s->c, t))
+		return E2S_ERR_NOMEM;
+	s->c.t = t; /* the table's arrays move as it grows */
+	if (fde + 1 > s->nfdes)
+		s->nfdes = fde + 1;
+	return project_fde(&s->c, fde, rows, nrows, true);
+}
+
+e2s_err sfe_stream_finish(sfe_stream *s, const cfi_table *t, sfe_set *out,
+			  e2s_diag *diag)
+{
+	memset(out, 0, sizeof *out);
+	if (!s->c.started && pctx_start(&s->c, t))
+		return proj_oom(&s->c, diag);
+	if (s->nfdes != t->nfdes) {
+		sfe_set_free(&s->set);
+		return e2s_fail(diag, E2S_ERR_USAGE, NULL, 0,
+				"stream saw %zu of %zu FDEs", s->nfdes,
+				t->nfdes);
+	}
+	if (pctx_finish(&s->c, t->nfdes))
+		return proj_oom(&s->c, diag);
+	*out = s->set;
+	memset(&s->set, 0, sizeof s->set);
+	return E2S_ERR_OK;
+}
+
+void sfe_stream_free(sfe_stream *s)
+{
+	if (!s)
+		return;
+	free(s->c.pr);
+	free(s->c.claims);
+	sfe_set_free(&s->set);
+	free(s);
+}
+
+e2s_err sfe_project_view(const void *img, size_t size,
+			 const cfi_load_opts *lo, cfi_file **cf, sfe_set *set,
+			 e2s_diag *diag)
+{
+	sfe_stream *s;
+	e2s_err e;
+
+	*cf = NULL;
+	memset(set, 0, sizeof *set);
+	if (sfe_stream_new(&s))
+		return e2s_fail(diag, E2S_ERR_NOMEM, NULL, 0, NULL);
+	e = cfi_file_open_view(img, size, lo, sfe_stream_fde, s, cf, diag);
+	if (!e)
+		e = sfe_stream_finish(s, cfi_file_table(*cf), set, diag);
+	sfe_stream_free(s);
+	if (e) {
+		cfi_file_close(*cf);
+		*cf = NULL;
+	}
+	return e;
 }
 
 void sfe_set_free(sfe_set *s)

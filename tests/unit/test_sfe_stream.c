@@ -1,0 +1,268 @@
+/* Streaming conversion (cfi_parse_stream / cfi_file_open_view /
+ * sfe_project_view) against the table path, and the duplicate-range rule
+ * (first FDE in section order wins) against a brute-force reference. */
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "test_sfe_synth.h"
+#include "sframe_emit/sfe.h"
+#include "t.h"
+
+/* Rows handed to the callback, copied out for comparison. */
+typedef struct {
+	cfi_row *rows;
+	size_t n, cap;
+	size_t calls;
+	uint32_t *first, *count; /* per FDE: range in rows */
+	size_t nfde_cap;
+	size_t stop_at; /* return NOMEM at this FDE (SIZE_MAX: never) */
+} collect_t;
+
+static e2s_err collect(void *ctx, const cfi_table *t, size_t fde,
+		       const cfi_row *rows, size_t nrows)
+{
+	collect_t *c = ctx;
+	if (fde != c->calls || fde >= t->nfdes)
+		return E2S_ERR_USAGE; /* not in order */
+	c->calls++;
+	if (fde == c->stop_at)
+		return E2S_ERR_NOMEM;
+	if (fde >= c->nfde_cap) {
+		c->nfde_cap = c->nfde_cap ? 2 * c->nfde_cap : 1024;
+		c->first = realloc(c->first, c->nfde_cap * sizeof *c->first);
+		c->count = realloc(c->count, c->nfde_cap * sizeof *c->count);
+	}
+	if (c->n + nrows > c->cap) {
+		c->cap = 2 * (c->n + nrows);
+		c->rows = realloc(c->rows, c->cap * sizeof *c->rows);
+	}
+	c->first[fde] = (uint32_t)c->n;
+	c->count[fde] = (uint32_t)nrows;
+	if (nrows)
+		memcpy(c->rows + c->n, rows, nrows * sizeof *rows);
+	c->n += nrows;
+	return E2S_ERR_OK;
+}
+
+static void collect_free(collect_t *c)
+{
+	free(c->rows);
+	free(c->first);
+	free(c->count);
+}
+
+static void *map_file(const char *path, size_t *size)
+{
+	int fd = open(path, O_RDONLY);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0)
+		return NULL;
+	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	*size = (size_t)st.st_size;
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Our own executable: table rows == streamed rows, FDE by FDE, from a
+ * read-only mapping (the view must never write to the image). */
+static void stream_rows_match(void)
+{
+	size_t size;
+	void *img = map_file("/proc/self/exe", &size);
+	CHECK(img != NULL);
+	if (!img)
+		return;
+	cfi_file *tf = NULL, *sf = NULL;
+	e2s_diag d;
+	collect_t c;
+	memset(&c, 0, sizeof c);
+	c.stop_at = SIZE_MAX;
+	CHECK_EQ(cfi_file_open_mem(img, size, NULL, &tf, &d), E2S_ERR_OK);
+	CHECK_EQ(cfi_file_open_view(img, size, NULL, collect, &c, &sf, &d),
+		 E2S_ERR_OK);
+	if (tf && sf) {
+		const cfi_table *t = cfi_file_table(tf), *s = cfi_file_table(sf);
+		CHECK(t->nfdes > 100);
+		CHECK_EQ(s->nfdes, t->nfdes);
+		CHECK_EQ(c.calls, t->nfdes);
+		CHECK_EQ(s->nbad_fdes, t->nbad_fdes);
+		CHECK(s->rows == NULL);
+		CHECK_EQ(s->nrows, 0);
+		CHECK_EQ(c.n, t->nrows);
+		size_t bad = 0;
+		for (size_t i = 0; i < t->nfdes && i < c.calls; i++) {
+			const cfi_fde *a = &t->fdes[i], *b = &s->fdes[i];
+			if (a->status != b->status || a->pc_begin != b->pc_begin ||
+			    a->pc_range != b->pc_range || b->row_count != 0 ||
+			    a->row_count != c.count[i] ||
+			    memcmp(t->rows + a->row_first, c.rows + c.first[i],
+				   a->row_count * sizeof(cfi_row)) != 0)
+				bad++;
+		}
+		CHECK_EQ(bad, 0);
+	}
+	cfi_file_close(tf);
+	cfi_file_close(sf);
+	collect_free(&c);
+
+	/* A callback error stops the parse with that error. */
+	memset(&c, 0, sizeof c);
+	c.stop_at = 3;
+	sf = NULL;
+	CHECK_EQ(cfi_file_open_view(img, size, NULL, collect, &c, &sf, &d),
+		 E2S_ERR_NOMEM);
+	CHECK(sf == NULL);
+	CHECK_EQ(c.calls, 4);
+	collect_free(&c);
+
+	/* cfi_file_open_stream on the path: same row count. */
+	memset(&c, 0, sizeof c);
+	c.stop_at = SIZE_MAX;
+	CHECK_EQ(cfi_file_open_stream("/proc/self/exe", NULL, collect, &c, &sf,
+				      &d), E2S_ERR_OK);
+	if (sf)
+		CHECK_EQ(c.calls, cfi_file_table(sf)->nfdes);
+	cfi_file_close(sf);
+	collect_free(&c);
+	munmap(img, size);
+}
+
+static bool sets_equal(const sfe_set *a, const sfe_set *b)
+{
+	return a->abi == b->abi && a->big_endian == b->big_endian &&
+	       a->nfuncs == b->nfuncs && a->nfres == b->nfres &&
+	       a->nfdes == b->nfdes &&
+	       memcmp(a->counts, b->counts, sizeof a->counts) == 0 &&
+	       memcmp(a->fde_skip, b->fde_skip, a->nfdes) == 0 &&
+	       memcmp(a->funcs, b->funcs, a->nfuncs * sizeof *a->funcs) == 0 &&
+	       memcmp(a->fres, b->fres, a->nfres * sizeof *a->fres) == 0;
+}
+
+/* sfe_project on the table == sfe_project_view, and the encodings. */
+static void project_view_matches(void)
+{
+	size_t size;
+	void *img = map_file("/proc/self/exe", &size);
+	CHECK(img != NULL);
+	if (!img)
+		return;
+	cfi_file *tf = NULL, *sf = NULL;
+	sfe_set a, b;
+	e2s_diag d;
+	CHECK_EQ(cfi_file_open_mem(img, size, NULL, &tf, &d), E2S_ERR_OK);
+	CHECK_EQ(sfe_project(cfi_file_table(tf), &a, &d), E2S_ERR_OK);
+	CHECK_EQ(sfe_project_view(img, size, NULL, &sf, &b, &d), E2S_ERR_OK);
+	CHECK(a.nfuncs > 100);
+	CHECK(sets_equal(&a, &b));
+	sfe_encode_opts o = {.section_vaddr = 0x800000};
+	bw_t wa, wb;
+	bw_init(&wa, a.big_endian);
+	bw_init(&wb, b.big_endian);
+	CHECK_EQ(sfe_encode(&a, &o, &wa, NULL, NULL, &d), E2S_ERR_OK);
+	CHECK_EQ(sfe_encode(&b, &o, &wb, NULL, NULL, &d), E2S_ERR_OK);
+	CHECK_EQ(sfe_encoded_size(&b, &o), wb.len);
+	CHECK(wa.len == wb.len && memcmp(wa.data, wb.data, wa.len) == 0);
+	/* With sharing the size still agrees with the bytes written. */
+	o.share_fres = true;
+	bw_free(&wb);
+	bw_init(&wb, b.big_endian);
+	CHECK_EQ(sfe_encode(&b, &o, &wb, NULL, NULL, &d), E2S_ERR_OK);
+	CHECK_EQ(sfe_encoded_size(&b, &o), wb.len);
+	CHECK(wb.len <= wa.len);
+	bw_free(&wa);
+	bw_free(&wb);
+	sfe_set_free(&a);
+	sfe_set_free(&b);
+	cfi_file_close(tf);
+	cfi_file_close(sf);
+	munmap(img, size);
+}
+
+/* Random ranges in random order, some overlapping, over two sections
+ * (relocatable): the skip reasons must follow "an FDE overlapping an
+ * earlier claimed one is a duplicate", computed here by brute force. */
+static void duplicates_brute_force(void)
+{
+	enum { N = 3000 };
+	cfi_table t;
+	cfi_cie cie;
+	cfi_fde *fdes = calloc(N, sizeof *fdes);
+	cfi_row *rows = calloc(N, sizeof *rows);
+	bool *claimed = calloc(N, sizeof *claimed);
+	uint8_t *want = calloc(N, 1);
+	uint32_t x = 12345;
+	memset(&t, 0, sizeof t);
+	memset(&cie, 0, sizeof cie);
+	for (size_t i = 0; i < N; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		cfi_fde *f = &fdes[i];
+		f->pc_begin = 0x1000 + (x % 20000) * 4;
+		f->pc_range = 4 + (x >> 20) % 64;
+		f->reloc.present = true;
+		f->reloc.shndx = (uint16_t)(1 + (x >> 28) % 2);
+		f->row_first = (uint32_t)i;
+		f->row_count = 1;
+		rows[i].start = f->pc_begin;
+		rows[i].end = f->pc_begin + f->pc_range;
+		rows[i].cfa.kind = CFI_CFA_REG_OFF;
+		rows[i].cfa.reg = 7;
+		rows[i].cfa.off = 8;
+		rows[i].ra = rule_off(-8);
+		/* Brute force: overlap with any earlier claimed range of
+		 * the same section. */
+		bool dup = false;
+		for (size_t j = 0; j < i && !dup; j++)
+			dup = claimed[j] &&
+			      fdes[j].reloc.shndx == f->reloc.shndx &&
+			      fdes[j].pc_begin < f->pc_begin + f->pc_range &&
+			      f->pc_begin < fdes[j].pc_begin + fdes[j].pc_range;
+		claimed[i] = !dup;
+		want[i] = dup ? SFE_SKIP_DUPLICATE : SFE_SKIP_NONE;
+	}
+	t.abi = CFI_ABI_AMD64;
+	t.relocatable = true;
+	t.cies = &cie;
+	t.ncies = 1;
+	t.fdes = fdes;
+	t.nfdes = N;
+	t.rows = rows;
+	t.nrows = N;
+	sfe_set set;
+	e2s_diag d;
+	CHECK_EQ(sfe_project(&t, &set, &d), E2S_ERR_OK);
+	size_t ndup = 0, bad = 0;
+	for (size_t i = 0; i < N; i++) {
+		ndup += want[i] == SFE_SKIP_DUPLICATE;
+		bad += set.fde_skip[i] != want[i];
+	}
+	CHECK(ndup > N / 10); /* the test exercises overlaps */
+	CHECK(ndup < N - N / 10);
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(set.nfuncs, N - ndup);
+	/* Sorted by (section, start) for the encoder. */
+	size_t unsorted = 0;
+	for (size_t i = 1; i < set.nfuncs; i++) {
+		const sfe_func *p = &set.funcs[i - 1], *q = &set.funcs[i];
+		unsorted += p->reloc.shndx > q->reloc.shndx ||
+			    (p->reloc.shndx == q->reloc.shndx &&
+			     p->start >= q->start);
+	}
+	CHECK_EQ(unsorted, 0);
+	sfe_set_free(&set);
+	free(fdes);
+	free(rows);
+	free(claimed);
+	free(want);
+}
+
+int main(void)
+{
+	stream_rows_match();
+	project_view_matches();
+	duplicates_brute_force();
+	return t_done("test_sfe_stream");
+}
