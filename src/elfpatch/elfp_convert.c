@@ -318,34 +318,29 @@ e2s_err elfp_convert(const char *in_path, const char *out_path,
 	}
 	cfi_load_opts lo = {.prefer_debug_frame = o->debug_frame};
 	const uint8_t *img = elfp_image(f, &size);
-	e = cfi_file_open_mem(img, size, &lo, &cf, d);
-	if (e)
-		goto out;
-	const cfi_table *t = cfi_file_table(cf);
-	e = sfe_project(t, &set, d);
+	/* Rows stream into the projector; the CFI handle borrows the image. */
+	e = sfe_project_view(img, size, &lo, &cf, &set, d);
 	if (e)
 		goto out;
 	have_set = true;
 	sfe_encode_opts restrict_opts = base_opts(o);
 	sfe_restrict(&set, &restrict_opts);
-	e = collect(cf, t, &set, o, res, d);
+	e = collect(cf, cfi_file_table(cf), &set, o, res, d);
 	if (e)
 		goto out;
+	/* The writer edits the image the CFI handle borrows: finish first. */
+	cfi_file_close(cf);
+	cf = NULL;
 	if (set.nfuncs == 0) {
 		e = e2s_fail(d, E2S_ERR_NO_FUNCS, NULL, 0, NULL);
 		goto out;
 	}
-	/* The CFI handle may point into the image, which the writer edits:
-	 * finish with it first. */
 	if (elfp_is_rel(f))
 		e = convert_rel(f, &set, o, res, d);
 	else
 		e = convert_linked(f, old, &set, o, res, d);
 	if (e)
 		goto out;
-	if (cf)
-		cfi_file_close(cf);
-	cf = NULL;
 	elfp_get_layout(f, &res->layout);
 	e = elfp_write_atomic(out_path, in_path, o->in_place, f, d);
 out:
