@@ -155,11 +155,15 @@ static sfe_skip project_fp(const cfi_abi_regs *regs, const cfi_rule *r,
 /* SFrame always recovers SP from the CFA (s390x: CFA - 160). A saved
  * copy of SP on the stack (s390x stmg %r6,%r15 gives "r15 at c-40") holds
  * that same value by the ABI's definition of the CFA, so like gas we
- * accept it. */
+ * accept it. So does the copy s390x GCC parks in an FPR in leaf functions
+ * (DW_CFA_register r15, f<n>); elsewhere an SP held in a register (e.g.
+ * x86-64 longjmp code) need not be the CFA, and the function is skipped. */
 static sfe_skip check_sp(cfi_abi abi, const cfi_rule *r)
 {
 	int64_t want = abi == CFI_ABI_S390X ? SF_S390X_SP_VAL_OFFSET : 0;
 	if (r->kind == CFI_RULE_UNSPEC || r->kind == CFI_RULE_OFFSET)
+		return SFE_SKIP_NONE;
+	if (r->kind == CFI_RULE_REGISTER && abi == CFI_ABI_S390X)
 		return SFE_SKIP_NONE;
 	if (r->kind == CFI_RULE_VAL_OFFSET && r->off == want)
 		return SFE_SKIP_NONE;

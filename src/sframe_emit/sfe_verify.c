@@ -103,11 +103,14 @@ static bool dwarf_cfa(const cfi_row *row, uint64_t pc, uint16_t *reg,
 
 /* Caller SP per DWARF agrees with SP = CFA + sp_off: no rule (the CFA
  * convention), the explicit value rule, or a saved copy on the stack
- * (s390x stmg saves r15 itself; the slot holds the caller SP). */
-static bool sp_ok(const cfi_rule *r, int64_t sp_off)
+ * (s390x stmg saves r15 itself; the slot holds the caller SP). On s390x
+ * also a copy in a register: GCC's leaf functions park r15 in an FPR,
+ * and that copy is the caller SP, i.e. CFA - 160 by the ABI's CFA. */
+static bool sp_ok(const cfi_rule *r, int64_t sp_off, cfi_abi abi)
 {
 	return r->kind == CFI_RULE_UNSPEC || r->kind == CFI_RULE_OFFSET ||
-	       (r->kind == CFI_RULE_VAL_OFFSET && r->off == sp_off);
+	       (r->kind == CFI_RULE_VAL_OFFSET && r->off == sp_off) ||
+	       (r->kind == CFI_RULE_REGISTER && abi == CFI_ABI_S390X);
 }
 
 typedef struct {
@@ -140,7 +143,7 @@ static bool row_expressible(const vabi *v, const cfi_row *row)
 	}
 	if (off < INT32_MIN || off > INT32_MAX)
 		return false;
-	if (!sp_ok(&row->sp, v->sp_off))
+	if (!sp_ok(&row->sp, v->sp_off, v->abi))
 		return false;
 	if (!dwarf_loc(&row->ra, v->regs->ra, &ra) || !dwarf_loc(&row->fp, v->regs->fp, &fp))
 		return false;
@@ -244,7 +247,7 @@ static bool compare_at(const vabi *v, const sfr_section *s, const cfi_table *t,
 			 deref ? ")" : "");
 		return false;
 	}
-	if (!sp_ok(&row->sp, ru.sp_off)) {
+	if (!sp_ok(&row->sp, ru.sp_off, v->abi)) {
 		snprintf(why, len, "DWARF SP rule is not CFA%+" PRId64, ru.sp_off);
 		return false;
 	}

@@ -261,6 +261,39 @@ static void plt_and_outermost(void)
 	bw_free(&w);
 }
 
+/* SP held in a register: s390x leaf functions park r15 in an FPR (the
+ * copy is CFA - 160 by the ABI's CFA), so it converts; on AMD64 a
+ * register SP (longjmp-style code) need not equal the CFA: skipped. */
+static void sp_in_register(void)
+{
+	synth s;
+	bw_t w;
+	sfe_set set;
+	synth_init(&s, CFI_ABI_S390X, true);
+	synth_fde(&s, 0x1000, 0x20, 0);
+	synth_row(&s, 0x1000, 15, 160);
+	cfi_row *r = synth_row(&s, 0x1004, 15, 160);
+	r->sp = rule_kind(CFI_RULE_REGISTER, 18);
+	CHECK_EQ(build(&s, 0x0, &w, &set), E2S_ERR_OK);
+	CHECK_EQ(set.counts[SFE_SKIP_NONE], 1);
+	sfe_set_free(&set);
+	bw_free(&w);
+
+	synth_init(&s, CFI_ABI_AMD64, false);
+	synth_fde(&s, 0x1000, 0x20, 0);
+	r = synth_row(&s, 0x1000, 7, 8);
+	r->ra = rule_off(-8);
+	r->sp = rule_kind(CFI_RULE_REGISTER, 1);
+	synth_fde(&s, 0x2000, 0x20, 0);
+	r = synth_row(&s, 0x2000, 7, 8);
+	r->ra = rule_off(-8);
+	build(&s, 0x0, &w, &set);
+	CHECK_EQ(set.counts[SFE_SKIP_SP_RULE], 1);
+	CHECK_EQ(set.counts[SFE_SKIP_NONE], 1);
+	sfe_set_free(&set);
+	bw_free(&w);
+}
+
 /* A PLT-shaped stub shorter than K: the second FRE would start past the
  * function end (libsframe asserts start <= size), so only FRE 0 is kept. */
 static void plt_short_stub(void)
@@ -580,6 +613,7 @@ int main(void)
 	widths();
 	plt_and_outermost();
 	plt_short_stub();
+	sp_in_register();
 	policy();
 	split();
 	return t_done("test_sfe_encode");
