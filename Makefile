@@ -98,17 +98,17 @@ FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=$(FUZZ)/%.o)
 
 $(FUZZ)/%.o: %.c
 	@mkdir -p $(dir $@)
-	clang $(BASE_CFLAGS) -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -c $< -o $@
+	clang $(BASE_CFLAGS) -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -MMD -MP -c $< -o $@
 
 $(FUZZ)/libeh2sframe.a: $(FUZZ_LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(FUZZ)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ)/libeh2sframe.a
+$(FUZZ)/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(FUZZ)/libeh2sframe.a
 	clang $(BASE_CFLAGS) -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ $< $(FUZZ)/libeh2sframe.a $(LDLIBS)
 
 # The same targets without libFuzzer: replay a corpus (regression tests).
-$(ASAN)/replay/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(ASAN)/libeh2sframe.a
+$(ASAN)/replay/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(wildcard tests/fuzz/*.h) $(ASAN)/libeh2sframe.a
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(ASAN_FLAGS) -o $@ $< tests/fuzz/replay.c $(ASAN)/libeh2sframe.a $(LDLIBS)
 
@@ -184,4 +184,4 @@ uninstall:
 .PHONY: uninstall
 -include $(PIC_OBJS:.o=.d)
 
--include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(ASAN_LIB_OBJS:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(ASAN_LIB_OBJS:.o=.d) $(FUZZ_LIB_OBJS:.o=.d)

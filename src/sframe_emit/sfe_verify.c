@@ -134,7 +134,9 @@ static bool row_expressible(const vabi *v, const cfi_row *row)
 	if (!dwarf_cfa(row, 0, &reg, &off, &deref))
 		return false;
 	if (row->cfa.kind == CFI_CFA_EXPR && row->cfa.expr.shape == CFI_EXPR_PLT)
-		return v->abi == CFI_ABI_AMD64;
+		return v->abi == CFI_ABI_AMD64 && row->cfa.expr.reg == v->regs->sp &&
+		       row->cfa.expr.off == 8 && row->cfa.expr.plt_k > 0 &&
+		       row->cfa.expr.plt_k < 16;
 	bool need_flex = deref || (reg != v->regs->sp && reg != v->regs->fp);
 	if (v->abi == CFI_ABI_S390X) {
 		if ((off - 160) % 8)
@@ -281,6 +283,8 @@ static bool compare_at(const vabi *v, const sfr_section *s, const cfi_table *t,
 
 static const cfi_row *row_at(const cfi_table *t, const cfi_fde *fde, uint64_t pc)
 {
+	if (!t->rows || !fde->row_count)
+		return NULL;
 	const cfi_row *rows = t->rows + fde->row_first;
 	size_t lo = 0, hi = fde->row_count;
 	while (lo < hi) {
@@ -358,11 +362,31 @@ static bool check_fde(const vabi *v, const cfi_table *t, const sfr_section *s,
 			return false;
 		}
 	}
-	/* FRE starts; MASK FREs repeat in every block. */
+	/* FRE starts; MASK FREs repeat in every block. Both sides are
+	 * periodic inside a DWARF row (SFrame by construction, the PLT
+	 * expression in rip & 15), so the blocks holding each row's first and
+	 * last PC and the one after its first cover every case: bounded by
+	 * the row count, not the function size (a hostile size of 2^31 would
+	 * otherwise mean 10^8 comparisons). */
 	for (size_t k = 0; k < ns; k++) {
 		const sfr_fde *sf = &s->fdes[sidx[k]];
 		uint64_t step = sf->pc_type == SF_FDE_PCTYPE_MASK ? sf->rep_size : 0;
-		for (uint64_t blk = 0; blk < (step ? sf->size : 1); blk += step ? step : 1) {
+		uint32_t nblk = step ? 3 * fde->row_count + 2 : 1;
+		for (uint32_t bi = 0; bi < nblk; bi++) {
+			uint64_t blk = 0;
+			if (step && bi == 1) {
+				blk = (sf->size - 1) / step * step;
+			} else if (step && bi >= 2) {
+				const cfi_row *rw = &t->rows[fde->row_first + (bi - 2) / 3];
+				uint64_t at = (bi - 2) % 3 == 2 ? rw->end - 1 : rw->start;
+				if (at < sf->pc || at - sf->pc >= sf->size)
+					continue;
+				blk = (at - sf->pc) / step * step;
+				if ((bi - 2) % 3 == 1)
+					blk += step;
+				if (blk >= sf->size)
+					continue;
+			}
 			for (uint32_t j = 0; j < sf->nfres; j++) {
 				uint64_t pc = sf->pc + blk + s->fres[sf->fre_first + j].start;
 				if (pc >= sf->pc + sf->size)

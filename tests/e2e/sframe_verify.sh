@@ -81,4 +81,11 @@ echo "$out" | grep -m1 '^mismatch'
 if [ $rc -ne 1 ] || ! echo "$out" | tail -1 | grep -q "mismatch=1 "; then
 	echo "FAIL: verify did not catch the flipped byte"; fail=1
 fi
+# The same for the PLT's MASK FDE (its FREs repeat in every 16-byte block).
+$bin -q /bin/ls -o "$tmp/ls.sf" && python3 tests/e2e/lib/bump_mask_fre.py "$tmp/ls.sf" || exit 1
+out=$($bin --verify "$tmp/ls.sf"); rc=$?
+echo "MASK FRE word changed: rc=$rc $(echo "$out" | tail -1)"
+if [ $rc -ne 1 ] || ! echo "$out" | tail -1 | grep -q "mismatch=1 "; then
+	echo "FAIL: verify did not catch the changed MASK FRE"; fail=1
+fi
 exit $fail
