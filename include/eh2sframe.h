@@ -236,4 +236,148 @@ eh2s_status eh2s_get_stats(const eh2s_file *f, eh2s_stats *out,
 }
 #endif
 
+/* ---- Working on files by path (what the eh2sframe command does) ------ *
+ * These read the named file directly (streamed or mapped, never copied
+ * into a handle) and report in the same words as the eh2sframe command.
+ * Errors and messages follow the conventions above; err->message never
+ * names the file (callers print it). */
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Free memory this library returned to the caller (eh2s_encode_sframe_file). */
+void eh2s_free(void *p);
+
+/* Called once per message (a line without "\n"). */
+typedef void (*eh2s_message_cb)(void *ctx, const char *message);
+
+/* Print the DWARF CFI rows of path to out in the --dump-cfi text format
+ * (one header line "# PATH SECTION abi=... fdes=N bad=N", then one block
+ * per FDE). debug_frame: read .debug_frame even when .eh_frame exists.
+ * A malformed FDE is listed in the dump and, when on_bad_fde is not
+ * NULL, reported through it ("SECTION+0xOFF: what"); it is no error.
+ * Fails only when the file or its CFI section cannot be read. */
+eh2s_status eh2s_dump_cfi_file(const char *path, int debug_frame, FILE *out,
+			       eh2s_message_cb on_bad_fde, void *cb_ctx,
+			       eh2s_error *err);
+
+/* Print the .sframe section(s) of path to out (the --dump format, close
+ * to objdump --sframe; relocatable files get their function starts from
+ * .rela.sframe). heading, when not NULL, is printed first, followed by a
+ * newline, once the section has been read. BAD_SFRAME when malformed. */
+eh2s_status eh2s_dump_sframe_file(const char *path, const char *heading,
+				  FILE *out, eh2s_error *err);
+
+/* One difference eh2s_verify_file found. */
+enum {
+	EH2S_ISSUE_MISMATCH = 0, /* in .sframe, but some row differs */
+	EH2S_ISSUE_MISSING,      /* expressible, not in .sframe */
+	EH2S_ISSUE_EXTRA,        /* in .sframe, no DWARF FDE covers it */
+};
+
+typedef struct {
+	int kind;            /* EH2S_ISSUE_* */
+	int relocatable;     /* 1: pc is an offset in section shndx */
+	uint64_t pc;         /* where the difference is */
+	unsigned shndx;
+	const char *name;    /* function symbol, NULL when unknown (extra) */
+	const char *what;    /* what differs */
+} eh2s_verify_issue;
+
+typedef void (*eh2s_verify_cb)(void *ctx, const eh2s_verify_issue *issue);
+
+typedef struct {
+	const char *cfi_from;  /* read the DWARF CFI from this file (the
+	                        * original of a converted file); NULL: from
+	                        * the checked file itself */
+	int debug_frame;       /* read .debug_frame even if .eh_frame exists */
+	eh2s_verify_cb on_issue; /* mismatching and extra functions */
+	void *cb_ctx;
+	int report_missing;    /* call on_issue for missing ones too */
+} eh2s_verify_opts;
+
+/* Defaults: CFI from the same file, .eh_frame first, no callback. */
+void eh2s_verify_opts_init(eh2s_verify_opts *o);
+
+typedef struct {
+	eh2s_verify_result counts;
+	size_t bad_relocs;   /* .rela.sframe entries of an unexpected type,
+	                      * ignored */
+	const char *failed;  /* on an error other than VERIFY: the path the
+	                      * error is about (path or o->cfi_from) */
+} eh2s_verify_file_result;
+
+/* eh2s_verify for the .sframe of path against the DWARF CFI of path (or
+ * o->cfi_from). Issues go to o->on_issue while it runs. EH2S_E_VERIFY
+ * when a function mismatches or is extra (*out filled). o may be NULL. */
+eh2s_status eh2s_verify_file(const char *path, const eh2s_verify_opts *o,
+			     eh2s_verify_file_result *out, eh2s_error *err);
+
+/* Options of eh2s_convert_file. */
+typedef struct {
+	eh2s_convert_opts convert; /* as for eh2s_convert; on_function is
+	                            * called for skipped functions only
+	                            * (report_all is ignored) and gets size
+	                            * and shndx 0 */
+	int in_place;        /* out names in (or the file a link of it points
+	                      * to): keep its owner too */
+	int copy_unchanged;  /* when in already has .sframe and !force, write
+	                      * out as a copy of in (still EH2S_E_EXISTS) */
+} eh2s_file_opts;
+
+/* Defaults: those of eh2s_convert_opts_init, not in place, no copy. */
+void eh2s_file_opts_init(eh2s_file_opts *o);
+
+typedef struct {
+	eh2s_summary summary;  /* as eh2s_get_summary */
+	/* Where the new data went in the output: */
+	uint64_t padding;      /* zero bytes between the old end and it */
+	uint64_t shift;        /* >0: program headers moved to the file start
+	                        * and every old byte this far down */
+	int phdrs_moved;       /* the program header table moved */
+	int phdrs_tied;        /* ... to where old loaders still find it */
+} eh2s_file_result;
+
+/* Convert the file in and write the result to out (atomically through a
+ * temporary file in out's directory; out may equal in). On failure out
+ * is not touched. EXISTS: in already has .sframe and !force (out written
+ * only with copy_unchanged), or force was given for a relocatable file
+ * (err->message says so). NO_FUNCS: nothing convertible (out untouched;
+ * *res filled). *res (may be NULL) is filled on success and NO_FUNCS. */
+eh2s_status eh2s_convert_file(const char *in, const char *out,
+			      const eh2s_file_opts *o, eh2s_file_result *res,
+			      eh2s_error *err);
+
+/* Build just the bytes of an .sframe section from path's CFI, for a
+ * section at vaddr (linked files); for tests and tools that place the
+ * section themselves. */
+typedef struct {
+	int debug_frame;
+	int sframe_version;  /* 0 or 3: V3; 2: V2 */
+	int share_fres;
+	uint64_t vaddr;
+} eh2s_encode_opts;
+
+typedef struct {
+	size_t functions;          /* projected functions (FDEs kept) */
+	size_t outcome[32];        /* FDEs per reason (index EH2S_SKIP_*,
+	                            * [0] = converted) */
+	size_t bytes;
+	uint64_t fre_bytes;        /* FRE sub-section as written */
+	uint64_t fre_bytes_unshared; /* ... without share_fres */
+	uint64_t shared_fdes;      /* FDEs pointing at another's FREs */
+} eh2s_encode_info;
+
+/* *data (free with eh2s_free) gets the section bytes. */
+eh2s_status eh2s_encode_sframe_file(const char *path,
+				    const eh2s_encode_opts *o, void **data,
+				    size_t *size, eh2s_encode_info *info,
+				    eh2s_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
 #endif

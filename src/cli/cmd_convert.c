@@ -6,72 +6,95 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "../elfpatch/elfpatch.h"
-#include "../sframe_emit/sfe.h"
+#include "eh2sframe.h"
 #include "cli.h"
 
-static void report(const char *file, const elfp_result *r, const cli_opts *o)
+/* The skipped functions, in .eh_frame order (printed after the summary). */
+typedef struct {
+	eh2s_function *v;
+	size_t n, cap;
+	bool oom;
+} fn_list;
+
+static void on_skipped(void *ctx, const eh2s_function *fn)
 {
-	size_t skipped = r->nfdes - r->converted;
+	fn_list *l = ctx;
+	if (l->oom)
+		return;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		eh2s_function *p = realloc(l->v, cap * sizeof *p);
+		if (!p) {
+			l->oom = true;
+			return;
+		}
+		l->v = p;
+		l->cap = cap;
+	}
+	l->v[l->n] = *fn;
+	if (fn->name && !(l->v[l->n].name = strdup(fn->name))) {
+		l->oom = true;
+		return;
+	}
+	l->n++;
+}
+
+static void list_free(fn_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free((char *)l->v[i].name);
+	free(l->v);
+}
+
+static void report(const char *file, const eh2s_file_result *r,
+		   const fn_list *l, const cli_opts *o)
+{
+	const eh2s_summary *s = &r->summary;
+	size_t skipped = s->functions - s->converted;
 	const char *sep = ": ";
 	if (o->quiet)
 		return;
 	fprintf(stderr, "%s: converted %zu of %zu functions; skipped %zu", file,
-		r->converted, r->nfdes, skipped);
-	for (size_t i = 1; i < r->ncounts; i++) {
-		if (!r->counts[i])
+		s->converted, s->functions, skipped);
+	for (int i = 1; i < 32; i++) {
+		if (!s->skipped[i])
 			continue;
-		fprintf(stderr, "%s%s=%zu", sep, sfe_skip_name((sfe_skip)i),
-			r->counts[i]);
+		fprintf(stderr, "%s%s=%zu", sep, eh2s_skip_name(i), s->skipped[i]);
 		sep = ", ";
 	}
-	if (r->unrelocated)
-		fprintf(stderr, "%sno-relocation=%zu", sep, r->unrelocated);
+	if (s->unrelocated)
+		fprintf(stderr, "%sno-relocation=%zu", sep, s->unrelocated);
 	fputc('\n', stderr);
 	if (o->verbose <= 0)
 		return;
 	fprintf(stderr, "%s:   %zu .sframe section(s), %zu bytes; padding %llu"
-		"; program headers ", file, r->nsections, r->sframe_size,
-		(unsigned long long)r->layout.pad);
-	if (r->layout.shift)
+		"; program headers ", file, s->sframe_sections, s->sframe_bytes,
+		(unsigned long long)r->padding);
+	if (r->shift)
 		fprintf(stderr, "at the file start (contents moved %llu bytes)\n",
-			(unsigned long long)r->layout.shift);
+			(unsigned long long)r->shift);
 	else
-		fprintf(stderr, "%s\n", !r->layout.phdrs_moved ? "in place"
-			: r->layout.phdrs_tied ? "moved (old-loader address kept)"
-					       : "moved (old-loader address lost)");
-	for (size_t i = 0; i < r->nskipped; i++) {
-		const elfp_skipped *s = &r->skipped[i];
+		fprintf(stderr, "%s\n", !r->phdrs_moved ? "in place"
+			: r->phdrs_tied ? "moved (old-loader address kept)"
+					: "moved (old-loader address lost)");
+	for (size_t i = 0; i < l->n; i++)
 		fprintf(stderr, "%s:   skipped %s at 0x%llx: %s\n", file,
-			s->name ? s->name : "?", (unsigned long long)s->pc,
-			sfe_skip_name((sfe_skip)s->reason));
-	}
-}
-
-/* -o OUT for a file that needs no change: OUT becomes a copy. */
-static e2s_err copy_unchanged(const char *in, const char *out, e2s_diag *d)
-{
-	elfp_file *f = NULL;
-	e2s_err e = elfp_open(in, &f, d);
-	if (!e)
-		e = elfp_write_atomic(out, in, false, f, d);
-	elfp_close(f);
-	return e;
+			l->v[i].name ? l->v[i].name : "?",
+			(unsigned long long)l->v[i].pc,
+			eh2s_skip_name(l->v[i].reason));
 }
 
 static int convert_one(const char *in, const cli_opts *o)
 {
 	char resolved[PATH_MAX];
 	const char *out = o->output;
-	elfp_opts eo = {.force = o->force, .debug_frame = o->debug_frame,
-			.in_place = o->in_place, .want_skipped = o->verbose > 0,
-			.share_fres = o->share_fres,
-			.sframe_version = (uint8_t)o->sframe_version};
-	elfp_result res;
-	e2s_diag d = {0};
-	char msg[256];
-	e2s_err e;
+	eh2s_file_opts fo;
+	eh2s_file_result res;
+	eh2s_error err;
+	fn_list skipped = {NULL, 0, 0, false};
+	int rc = 0;
 
 	if (o->in_place) {
 		/* Replace the file a symlink points at, not the link. */
@@ -81,33 +104,41 @@ static int convert_one(const char *in, const cli_opts *o)
 		}
 		out = resolved;
 	}
-	e = elfp_convert(in, out, &eo, &res, &d);
-	if (e == E2S_ERR_EXISTS && !d.detail[0]) {
-		if (!o->in_place && (e = copy_unchanged(in, out, &d)) != 0)
-			goto fail;
+	eh2s_file_opts_init(&fo);
+	fo.convert.force = o->force;
+	fo.convert.debug_frame = o->debug_frame;
+	fo.convert.share_fres = o->share_fres;
+	fo.convert.sframe_version = o->sframe_version;
+	if (o->verbose > 0) {
+		fo.convert.on_function = on_skipped;
+		fo.convert.cb_ctx = &skipped;
+	}
+	fo.in_place = o->in_place;
+	fo.copy_unchanged = !o->in_place;
+	eh2s_status st = eh2s_convert_file(in, out, &fo, &res, &err);
+	if (st == EH2S_OK || st == EH2S_E_NO_FUNCS) {
+		if (skipped.oom) {
+			cli_error(in, "out of memory");
+			list_free(&skipped);
+			return 1;
+		}
+		report(in, &res, &skipped, o);
+	}
+	/* Without --force, EXISTS means "nothing to do" (OUT is a copy). */
+	if (st == EH2S_E_EXISTS && !o->force) {
 		if (!o->quiet)
 			fprintf(stderr, "%s: already has .sframe; unchanged "
 				"(--force rebuilds it)\n", in);
-		elfp_result_free(&res);
-		return 0;
-	}
-	if (e == E2S_ERR_NO_FUNCS) {
-		report(in, &res, o);
+	} else if (st == EH2S_E_NO_FUNCS) {
 		cli_error(in, "no function could be converted to SFrame; "
 			  "file unchanged");
-		elfp_result_free(&res);
-		return 1;
+		rc = 1;
+	} else if (st != EH2S_OK) {
+		cli_error(in, "%.255s", err.message);
+		rc = 1;
 	}
-	if (e)
-		goto fail;
-	report(in, &res, o);
-	elfp_result_free(&res);
-	return 0;
-fail:
-	e2s_diag_format(&d, msg, sizeof msg);
-	cli_error(in, "%s", msg);
-	elfp_result_free(&res);
-	return 1;
+	list_free(&skipped);
+	return rc;
 }
 
 int cmd_convert(const cli_opts *o)

@@ -3,33 +3,23 @@
  * warned about on stderr; only a file that cannot be read fails. */
 #include <stdio.h>
 
-#include "cfi/cfi.h"
+#include "eh2sframe.h"
 #include "cli.h"
+
+static void bad_fde(void *ctx, const char *msg)
+{
+	cli_error(ctx, "%.255s", msg);
+}
 
 static int dump_one(const cli_opts *o, const char *path)
 {
-	cfi_load_opts lo = {o->debug_frame};
-	cfi_file *f;
-	e2s_diag diag = {0};
-	char msg[256];
-
-	if (cfi_file_open(path, &lo, &f, &diag) != E2S_ERR_OK) {
-		e2s_diag_format(&diag, msg, sizeof msg);
-		cli_error(path, "%s", msg);
+	eh2s_error err;
+	if (eh2s_dump_cfi_file(path, o->debug_frame, stdout,
+			       o->quiet ? NULL : bad_fde, (void *)path,
+			       &err) != EH2S_OK) {
+		cli_error(path, "%.255s", err.message);
 		return 1;
 	}
-	const cfi_table *t = cfi_file_table(f);
-	cfi_dump_file(stdout, path, t);
-	if (!o->quiet) {
-		for (size_t i = 0; i < t->nfdes; i++) {
-			if (t->fdes[i].status == E2S_ERR_OK)
-				continue;
-			cfi_fde_diag(t, &t->fdes[i], &diag);
-			e2s_diag_format(&diag, msg, sizeof msg);
-			cli_error(path, "%s", msg);
-		}
-	}
-	cfi_file_close(f);
 	return 0;
 }
 

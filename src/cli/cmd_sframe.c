@@ -5,18 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cfi/cfi.h"
-#include "../sframe_emit/sfe.h"
-#include "../sframe_emit/sfe_verify.h"
-#include "../sframe_emit/sfr.h"
+#include "eh2sframe.h"
 #include "cli.h"
-
-static void diag_error(const char *file, const e2s_diag *d)
-{
-	char buf[320];
-	e2s_diag_format(d, buf, sizeof buf);
-	cli_error(file, "%s", buf);
-}
 
 static int dev_build(const cli_opts *o, const char *spec);
 
@@ -28,25 +18,18 @@ int cmd_dump_sframe(const cli_opts *o)
 		return dev_build(o, dev);
 	for (int i = 0; i < o->nfiles; i++) {
 		const char *path = o->files[i];
-		sfr_elf el;
-		e2s_diag d = {0};
-		sfr_section s;
-		if (sfr_elf_read(path, &el, &d) != E2S_ERR_OK) {
-			diag_error(path, &d);
-			rc = 1;
-			continue;
+		char *heading = NULL;
+		eh2s_error err;
+		if (o->nfiles > 1 &&
+		    asprintf(&heading, "%s%s:", i ? "\n" : "", path) < 0) {
+			cli_error(path, "out of memory");
+			return 1;
 		}
-		if (sfr_elf_decode(&el, &s, &d) != E2S_ERR_OK) {
-			diag_error(path, &d);
-			sfr_elf_free(&el);
+		if (eh2s_dump_sframe_file(path, heading, stdout, &err) != EH2S_OK) {
+			cli_error(path, "%s", err.message);
 			rc = 1;
-			continue;
 		}
-		if (o->nfiles > 1)
-			printf("%s%s:\n", i ? "\n" : "", path);
-		sfr_dump(stdout, &s);
-		sfr_free(&s);
-		sfr_elf_free(&el);
+		free(heading);
 	}
 	return rc;
 }
@@ -65,128 +48,84 @@ static int dev_build(const cli_opts *o, const char *spec)
 	}
 	memcpy(out, spec, (size_t)(at - spec));
 	out[at - spec] = '\0';
-	cfi_load_opts lo = {.prefer_debug_frame = o->debug_frame};
-	cfi_file *f = NULL;
-	e2s_diag d = {0};
-	if (cfi_file_open(o->files[0], &lo, &f, &d) != E2S_ERR_OK) {
-		diag_error(o->files[0], &d);
+	eh2s_encode_opts eo = {.debug_frame = o->debug_frame,
+			       .vaddr = strtoull(at + 1, NULL, 0),
+			       .share_fres = strstr(at, ",share") != NULL,
+			       .sframe_version = strstr(at, ",v2") ? 2 : 3};
+	eh2s_encode_info info;
+	eh2s_error err;
+	void *data = NULL;
+	size_t size = 0;
+	if (eh2s_encode_sframe_file(o->files[0], &eo, &data, &size, &info,
+				    &err) != EH2S_OK) {
+		cli_error(o->files[0], "%s", err.message);
 		return 1;
 	}
-	const cfi_table *t = cfi_file_table(f);
-	sfe_encode_opts eo = {.relocatable = cfi_file_is_rel(f),
-			      .section_vaddr = strtoull(at + 1, NULL, 0),
-			      .share_fres = strstr(at, ",share") != NULL,
-			      .sframe_version = strstr(at, ",v2") ? 2 : 3};
-	bw_t w;
-	sfe_set set;
-	sfe_encode_stats st;
 	int rc = 0;
-	memset(&set, 0, sizeof set);
-	memset(&st, 0, sizeof st);
-	bw_init(&w, t->big_endian);
-	e2s_err e = sfe_project(t, &set, &d);
-	if (!e) {
-		sfe_restrict(&set, &eo);
-		e = sfe_encode_ex(&set, &eo, &w, NULL, NULL, &st, &d);
-	}
-	if (e != E2S_ERR_OK) {
-		diag_error(o->files[0], &d);
+	FILE *fp = fopen(out, "wb");
+	if (!fp || fwrite(data, 1, size, fp) != size) {
+		cli_error(out, "cannot write");
 		rc = 1;
-	} else {
-		FILE *fp = fopen(out, "wb");
-		if (!fp || fwrite(w.data, 1, w.len, fp) != w.len) {
-			cli_error(out, "cannot write");
-			rc = 1;
-		}
-		if (fp && fclose(fp) != 0)
-			rc = 1;
-		if (!o->quiet) {
-			fprintf(stderr, "functions=%zu", set.nfuncs);
-			for (int k = 0; k < SFE_SKIP_COUNT_; k++)
-				if (set.counts[k])
-					fprintf(stderr, " %s=%zu", sfe_skip_name((sfe_skip)k),
-						set.counts[k]);
-			fprintf(stderr, " bytes=%zu fre_bytes=%llu unshared_fre_bytes=%llu"
-				" shared_fdes=%llu\n", w.len,
-				(unsigned long long)st.fre_bytes,
-				(unsigned long long)st.fre_bytes_unshared,
-				(unsigned long long)st.shared_fdes);
-		}
 	}
-	sfe_set_free(&set);
-	bw_free(&w);
-	cfi_file_close(f);
+	if (fp && fclose(fp) != 0)
+		rc = 1;
+	if (!o->quiet) {
+		fprintf(stderr, "functions=%zu", info.functions);
+		for (int k = 0; k < 32; k++)
+			if (info.outcome[k])
+				fprintf(stderr, " %s=%zu", eh2s_skip_name(k),
+					info.outcome[k]);
+		fprintf(stderr, " bytes=%zu fre_bytes=%llu unshared_fre_bytes=%llu"
+			" shared_fdes=%llu\n", size,
+			(unsigned long long)info.fre_bytes,
+			(unsigned long long)info.fre_bytes_unshared,
+			(unsigned long long)info.shared_fdes);
+	}
+	eh2s_free(data);
 	return rc;
 }
 
-typedef struct {
-	cfi_file *f;
-	const cfi_table *t;
-	int verbose;
-} vctx;
-
-static void report(void *ctx, const sfe_verify_issue *is)
+static void report(void *ctx, const eh2s_verify_issue *is)
 {
-	vctx *c = ctx;
-	const char *name = NULL;
-	if (is->missing && c->verbose == 0)
-		return;
-	if (!is->extra)
-		name = cfi_file_func_name(c->f, &c->t->fdes[is->fde]);
-	if (c->t->relocatable)
-		printf("%s [%u]+0x%" PRIx64 " %s: %s\n",
-		       is->extra ? "extra" : is->missing ? "missing" : "mismatch",
-		       is->shndx, is->pc, name ? name : "?", is->what);
+	(void)ctx;
+	const char *kind = is->kind == EH2S_ISSUE_EXTRA ? "extra"
+			   : is->kind == EH2S_ISSUE_MISSING ? "missing"
+							    : "mismatch";
+	if (is->relocatable)
+		printf("%s [%u]+0x%" PRIx64 " %s: %s\n", kind, is->shndx, is->pc,
+		       is->name ? is->name : "?", is->what);
 	else
-		printf("%s 0x%" PRIx64 " %s: %s\n",
-		       is->extra ? "extra" : is->missing ? "missing" : "mismatch",
-		       is->pc, name ? name : "?", is->what);
+		printf("%s 0x%" PRIx64 " %s: %s\n", kind, is->pc,
+		       is->name ? is->name : "?", is->what);
 }
 
 int cmd_verify(const cli_opts *o)
 {
 	const char *path = o->files[0];
-	const char *cfi_path = o->cfi_from ? o->cfi_from : path;
-	sfr_elf el;
-	e2s_diag d = {0};
-	sfr_section s;
-	cfi_file *f = NULL;
-	int rc = 1;
+	eh2s_verify_opts vo;
+	eh2s_verify_file_result res;
+	eh2s_error err;
 
 	if (o->nfiles != 1) {
 		cli_error(NULL, "--verify takes exactly one file");
 		return 2;
 	}
-	if (sfr_elf_read(path, &el, &d) != E2S_ERR_OK) {
-		diag_error(path, &d);
+	memset(&res, 0, sizeof res);
+	eh2s_verify_opts_init(&vo);
+	vo.cfi_from = o->cfi_from;
+	vo.debug_frame = o->debug_frame;
+	vo.on_issue = report;
+	vo.report_missing = o->verbose > 0;
+	eh2s_status st = eh2s_verify_file(path, &vo, &res, &err);
+	if (st != EH2S_OK && st != EH2S_E_VERIFY) {
+		cli_error(res.failed ? res.failed : path, "%s", err.message);
 		return 1;
 	}
-	if (sfr_elf_decode(&el, &s, &d) != E2S_ERR_OK) {
-		diag_error(path, &d);
-		sfr_elf_free(&el);
-		return 1;
-	}
-	cfi_load_opts lo = {.prefer_debug_frame = o->debug_frame};
-	if (cfi_file_open(cfi_path, &lo, &f, &d) != E2S_ERR_OK) {
-		diag_error(cfi_path, &d);
-		goto out;
-	}
-	vctx c = {f, cfi_file_table(f), o->verbose};
-	sfe_verify_counts n;
-	if (sfe_verify(c.t, &s, report, &c, &n, &d) != E2S_ERR_OK) {
-		diag_error(path, &d);
-		goto out;
-	}
-	if (el.bad_relocs)
+	if (res.bad_relocs)
 		printf("warning: %zu .sframe relocations of an unexpected type ignored\n",
-		       el.bad_relocs);
+		       res.bad_relocs);
 	printf("functions=%zu match=%zu mismatch=%zu missing=%zu skipped=%zu extra=%zu\n",
-	       n.functions, n.match, n.mismatch, n.missing, n.skipped, n.extra);
-	rc = n.mismatch || n.extra ? 1 : 0;
-out:
-	if (f)
-		cfi_file_close(f);
-	sfr_free(&s);
-	sfr_elf_free(&el);
-	return rc;
+	       res.counts.functions, res.counts.match, res.counts.mismatch,
+	       res.counts.missing, res.counts.skipped, res.counts.extra);
+	return st == EH2S_E_VERIFY ? 1 : 0;
 }

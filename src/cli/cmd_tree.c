@@ -19,8 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../elfpatch/elfpatch.h"
-#include "../sframe_emit/sfe.h"
+#include "eh2sframe.h"
 #include "cli.h"
 
 /* What happened to a file; the order is the summary's. */
@@ -305,32 +304,37 @@ static void convert_item(t_run *r, t_item *it)
 	const cli_opts *o = r->o;
 	char why[256];
 	int kind = classify(it->path, why, sizeof why);
-	elfp_result res;
-	e2s_diag d = {0};
 
-	memset(&res, 0, sizeof res);
 	if (kind == T_PATCHED) {
-		elfp_opts eo = {.force = o->force, .debug_frame = o->debug_frame,
-				.in_place = true};
-		eo.sframe_version = (uint8_t)o->sframe_version;
-		eo.share_fres = o->share_fres;
-		e2s_err e = elfp_convert(it->path, it->path, &eo, &res, &d);
-		switch (e) {
-		case E2S_ERR_OK: kind = T_PATCHED; break;
-		case E2S_ERR_EXISTS: kind = T_HAD_SFRAME; break;
-		case E2S_ERR_NO_CFI: kind = T_NO_CFI; break;
-		case E2S_ERR_NO_FUNCS: kind = T_NO_FUNCS; break;
-		case E2S_ERR_NOT_ELF: kind = T_NOT_ELF; break;
-		case E2S_ERR_UNSUPPORTED_MACHINE: kind = T_UNSUPPORTED; break;
+		eh2s_file_opts fo;
+		eh2s_file_result res;
+		eh2s_error err;
+		eh2s_file_opts_init(&fo);
+		fo.convert.force = o->force;
+		fo.convert.debug_frame = o->debug_frame;
+		fo.convert.sframe_version = o->sframe_version;
+		fo.convert.share_fres = o->share_fres;
+		fo.in_place = 1;
+		eh2s_status st = eh2s_convert_file(it->path, it->path, &fo, &res,
+						   &err);
+		/* classify() has rejected other machines and ELF classes, so
+		 * UNSUPPORTED here is a limit (too large), a failure. */
+		switch (st) {
+		case EH2S_OK: kind = T_PATCHED; break;
+		case EH2S_E_EXISTS: kind = T_HAD_SFRAME; break;
+		case EH2S_E_NO_CFI: kind = T_NO_CFI; break;
+		case EH2S_E_NO_FUNCS: kind = T_NO_FUNCS; break;
+		case EH2S_E_NOT_ELF: kind = T_NOT_ELF; break;
 		default: kind = T_FAILED; break;
 		}
-		e2s_diag_format(&d, why, sizeof why);
-		it->converted = res.converted;
-		it->nfdes = res.nfdes;
-		it->unrelocated = res.unrelocated;
-		for (size_t i = 0; i < res.ncounts && i < 32; i++)
-			it->counts[i] = res.counts[i];
-		elfp_result_free(&res);
+		snprintf(why, sizeof why, "%.255s", err.message);
+		if (st == EH2S_OK || st == EH2S_E_NO_FUNCS) {
+			it->converted = res.summary.converted;
+			it->nfdes = res.summary.functions;
+			it->unrelocated = res.summary.unrelocated;
+			for (int i = 1; i < 32; i++)
+				it->counts[i] = res.summary.skipped[i];
+		}
 	}
 	it->outcome = kind;
 	pthread_mutex_lock(&r->lock);
@@ -462,10 +466,10 @@ int cmd_tree(const cli_opts *o)
 		fprintf(stderr, "\neh2sframe: functions: %zu converted, %zu skipped",
 			conv, skipped);
 		const char *sep = " (";
-		for (int k = 1; k < SFE_SKIP_COUNT_ && k < 32; k++)
+		for (int k = 1; k < 32; k++)
 			if (counts[k]) {
 				fprintf(stderr, "%s%s=%zu", sep,
-					sfe_skip_name((sfe_skip)k), counts[k]);
+					eh2s_skip_name(k), counts[k]);
 				sep = ", ";
 			}
 		if (unrel)

@@ -5,9 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eh2sframe.h"
 #include "cli.h"
-
-#define E2S_VERSION "0.1.0"
 
 void cli_error(const char *file, const char *fmt, ...)
 {
@@ -156,7 +155,7 @@ int main(int argc, char **argv)
 		case 'h': usage(stdout); return 0;
 		case 'V':
 			printf("eh2sframe %s\nSFrame output: version 3 (2 with "
-			       "--sframe-version=2)\n", E2S_VERSION);
+			       "--sframe-version=2)\n", eh2s_version());
 			return 0;
 		case 'r': o.recursive = true; break;
 		case 'j':
