@@ -118,8 +118,9 @@ emit()
 # ---- time -----------------------------------------------------------------
 emit("## CPU time (user+sys, ms, median) and throughput")
 emit()
-emit("`eh2sframe` = `eh2sframe IN -o OUT` (whole tool, writes and fsyncs the "
-     "output); `convert` = bench/convert_only (cfi_file_open_stream with "
+emit("`eh2sframe` = `eh2sframe IN -o OUT` (whole tool: maps the input, "
+     "copies its unchanged bytes with copy_file_range like cp, writes the "
+     "new ones; no fsync for -o, --in-place syncs); `convert` = bench/convert_only (cfi_file_open_stream with "
      "the streaming projection + sfe_encoded_size + sfe_encode, no ELF "
      "writing, one process); `core` = the in-memory part of the library "
      "(sfe_project_view on an image already in memory: parse + interpret + "

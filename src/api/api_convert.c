@@ -1,6 +1,5 @@
 /* Public API: conversion and its per-function results. The conversion
- * itself is elfp_convert's (files in, file out): the handle's bytes go
- * through a private temporary directory. */
+ * itself is elfp_convert_file's, run on the handle's bytes in memory. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,13 +53,11 @@ static e2s_err project(const eh2s_file *f, const eh2s_convert_opts *o,
 	e2s_err e;
 
 	memset(&set, 0, sizeof set);
-	e = cfi_file_open_mem(f->in, f->in_size, &lo, &cf, d);
+	/* One streaming pass over the handle's bytes: no copy, no rows. */
+	e = sfe_project_view(f->in, f->in_size, &lo, &cf, &set, d);
 	if (e)
 		return e;
 	const cfi_table *t = cfi_file_table(cf);
-	e = sfe_project(t, &set, d);
-	if (e)
-		goto out;
 	if (o->sframe_version == 2) {
 		sfe_encode_opts eo = {.relocatable = cfi_file_is_rel(cf),
 				      .sframe_version = 2};
@@ -103,23 +100,21 @@ out:
 	return e;
 }
 
-/* Run elfp_convert on a private copy; *img receives the output. */
+/* elfp_convert in memory: the handle's bytes in (borrowed), *img out. */
 static e2s_err run_convert(const eh2s_file *f, const elfp_opts *eo,
 			   elfp_result *res, uint8_t **img, size_t *size,
 			   e2s_diag *d)
 {
-	char dir[4096], in[4200], out[4200];
-	e2s_err e = api_tmpdir(dir, sizeof dir, d);
-	if (e)
+	elfp_file *ef = NULL;
+	e2s_err e = elfp_open_view(f->in, f->in_size, &ef, d);
+	if (e) {
+		memset(res, 0, sizeof *res);
 		return e;
-	snprintf(in, sizeof in, "%s/in", dir);
-	snprintf(out, sizeof out, "%s/out", dir);
-	e = api_write_file(in, f->in, f->in_size, 0600, d);
+	}
+	e = elfp_convert_file(ef, eo, res, d);
 	if (!e)
-		e = elfp_convert(in, out, eo, res, d);
-	if (!e)
-		e = api_read_file(out, img, size, NULL, d);
-	api_tmpdir_remove(dir);
+		e = elfp_write_mem(ef, img, size, d);
+	elfp_close(ef);
 	return e;
 }
 

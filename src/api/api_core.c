@@ -222,7 +222,7 @@ e2s_err api_tmpdir(char *dir, size_t len, e2s_diag *d)
  * own temporary files are renamed or removed by it). */
 void api_tmpdir_remove(const char *dir)
 {
-	static const char *const names[] = {"in", "out", "cur"};
+	static const char *const names[] = {"cur"};
 	char p[PATH_MAX];
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		snprintf(p, sizeof p, "%s/%s", dir, names[i]);
@@ -238,7 +238,7 @@ e2s_err api_scan(eh2s_file *f, e2s_diag *d)
 	size_t size;
 	const uint8_t *img = api_cur(f, &size);
 	elfp_file *ef = NULL;
-	e2s_err e = elfp_open_mem(img, size, &ef, d);
+	e2s_err e = elfp_open_view(img, size, &ef, d);
 	if (e)
 		return e;
 	free(f->secs);

@@ -63,7 +63,8 @@ eh2s_status eh2s_verify(const eh2s_file *f, eh2s_verify_result *out,
 		return api_fail(err, &d);
 	img = api_cur(f, &size);
 	lo.prefer_debug_frame = f->debug_frame;
-	if (cfi_file_open_mem(img, size, &lo, &cf, &d) ||
+	/* Rows kept (sfe_verify walks them); the image is borrowed. */
+	if (cfi_file_open_view(img, size, &lo, NULL, NULL, &cf, &d) ||
 	    sfe_verify(cfi_file_table(cf), &s, NULL, NULL, &n, &d)) {
 		st = api_fail(err, &d);
 		goto out;
@@ -96,7 +97,7 @@ static e2s_err section_sizes(const uint8_t *img, size_t size, eh2s_stats *o,
 			     e2s_diag *d)
 {
 	elfp_file *ef = NULL;
-	e2s_err e = elfp_open_mem(img, size, &ef, d);
+	e2s_err e = elfp_open_view(img, size, &ef, d);
 	if (e)
 		return e;
 	for (size_t i = 1; i < elfp_shnum(ef); i++) {
@@ -122,18 +123,15 @@ static e2s_err dry_run(const eh2s_file *f, const uint8_t *img, size_t size,
 	cfi_load_opts lo = {.prefer_debug_frame = f->debug_frame};
 	cfi_file *cf = NULL;
 	sfe_set set;
-	e2s_err e = cfi_file_open_mem(img, size, &lo, &cf, d);
 	uint8_t *unrel = NULL;
 
+	memset(&set, 0, sizeof set);
+	e2s_err e = sfe_project_view(img, size, &lo, &cf, &set, d);
 	if (e == E2S_ERR_NO_CFI)
 		return E2S_ERR_OK;
 	if (e)
 		return e;
-	memset(&set, 0, sizeof set);
 	const cfi_table *t = cfi_file_table(cf);
-	e = sfe_project(t, &set, d);
-	if (e)
-		goto out;
 	unrel = calloc(t->nfdes ? t->nfdes : 1, 1);
 	if (!unrel) {
 		e = e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);

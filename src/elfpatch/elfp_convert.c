@@ -116,14 +116,15 @@ static e2s_err convert_linked(elfp_file *f, size_t old, const sfe_set *set,
 	eo.section_vaddr = elfp_section(f, idx)->addr;
 	bw_init(&w, elfp_big_endian(f));
 	e = sfe_encode(set, &eo, &w, NULL, NULL, d);
-	if (!e)
-		e = elfp_set_content(f, idx, w.data, w.len, d);
-	if (!e) {
-		res->sframe_size = w.len;
-		res->nsections = 1;
+	if (e) {
+		bw_free(&w);
+		return e;
 	}
-	bw_free(&w);
-	return e;
+	res->sframe_size = w.len;
+	res->nsections = 1;
+	/* The section is megabytes for large libraries: hand the buffer
+	 * over instead of copying it. */
+	return elfp_take_content(f, idx, w.data, w.len, d);
 }
 
 /* PC-relative relocation for a function start field of width bytes
@@ -291,10 +292,9 @@ out:
 	return e;
 }
 
-e2s_err elfp_convert(const char *in_path, const char *out_path,
-		     const elfp_opts *o, elfp_result *res, e2s_diag *d)
+e2s_err elfp_convert_file(elfp_file *f, const elfp_opts *o,
+			  elfp_result *res, e2s_diag *d)
 {
-	elfp_file *f = NULL;
 	cfi_file *cf = NULL;
 	sfe_set set;
 	bool have_set = false;
@@ -303,22 +303,16 @@ e2s_err elfp_convert(const char *in_path, const char *out_path,
 
 	memset(res, 0, sizeof *res);
 	memset(&set, 0, sizeof set);
-	e = elfp_open(in_path, &f, d);
-	if (e)
-		return e;
 	old = elfp_find_section(f, ".sframe");
-	if (old && !o->force) {
-		e = e2s_fail(d, E2S_ERR_EXISTS, NULL, 0, NULL);
-		goto out;
-	}
-	if (old && elfp_is_rel(f)) {
-		e = e2s_fail(d, E2S_ERR_EXISTS, NULL, 0,
-			     "--force is not supported for relocatable files");
-		goto out;
-	}
+	if (old && !o->force)
+		return e2s_fail(d, E2S_ERR_EXISTS, NULL, 0, NULL);
+	if (old && elfp_is_rel(f))
+		return e2s_fail(d, E2S_ERR_EXISTS, NULL, 0,
+				"--force is not supported for relocatable files");
 	cfi_load_opts lo = {.prefer_debug_frame = o->debug_frame};
 	const uint8_t *img = elfp_image(f, &size);
-	/* Rows stream into the projector; the CFI handle borrows the image. */
+	/* Rows stream into the projector; the CFI handle borrows the image
+	 * (which elfp never writes). */
 	e = sfe_project_view(img, size, &lo, &cf, &set, d);
 	if (e)
 		goto out;
@@ -328,7 +322,6 @@ e2s_err elfp_convert(const char *in_path, const char *out_path,
 	e = collect(cf, cfi_file_table(cf), &set, o, res, d);
 	if (e)
 		goto out;
-	/* The writer edits the image the CFI handle borrows: finish first. */
 	cfi_file_close(cf);
 	cf = NULL;
 	if (set.nfuncs == 0) {
@@ -339,15 +332,28 @@ e2s_err elfp_convert(const char *in_path, const char *out_path,
 		e = convert_rel(f, &set, o, res, d);
 	else
 		e = convert_linked(f, old, &set, o, res, d);
-	if (e)
-		goto out;
-	elfp_get_layout(f, &res->layout);
-	e = elfp_write_atomic(out_path, in_path, o->in_place, f, d);
+	if (!e)
+		elfp_get_layout(f, &res->layout);
 out:
 	if (have_set)
 		sfe_set_free(&set);
 	if (cf)
 		cfi_file_close(cf);
+	return e;
+}
+
+e2s_err elfp_convert(const char *in_path, const char *out_path,
+		     const elfp_opts *o, elfp_result *res, e2s_diag *d)
+{
+	elfp_file *f = NULL;
+	e2s_err e;
+
+	memset(res, 0, sizeof *res);
+	e = elfp_open(in_path, &f, d);
+	if (!e)
+		e = elfp_convert_file(f, o, res, d);
+	if (!e)
+		e = elfp_write_atomic(out_path, in_path, o->in_place, f, d);
 	elfp_close(f);
 	return e;
 }

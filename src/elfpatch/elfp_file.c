@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -175,20 +176,25 @@ static e2s_err parse(elfp_file *f, e2s_diag *d)
 	return E2S_ERR_OK;
 }
 
-e2s_err elfp_open_mem(const void *data, size_t size, elfp_file **out,
-		      e2s_diag *d)
+/* A handle for img (kind says who owns it); parse it. */
+static e2s_err open_image(const uint8_t *img, size_t size, uint8_t kind,
+			  int fd, elfp_file **out, e2s_diag *d)
 {
 	elfp_file *f = calloc(1, sizeof *f);
 	*out = NULL;
-	if (!f)
-		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
-	f->img = malloc(size ? size : 1);
-	if (!f->img) {
-		free(f);
+	if (!f) {
+		if (kind == ELFP_IMG_HEAP)
+			free((void *)img);
+		else if (kind == ELFP_IMG_MAP)
+			munmap((void *)img, size);
+		if (fd >= 0)
+			close(fd);
 		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
 	}
-	memcpy(f->img, data, size);
+	f->img = img;
 	f->size = size;
+	f->img_kind = kind;
+	f->fd = fd;
 	e2s_err e = parse(f, d);
 	if (e) {
 		elfp_close(f);
@@ -198,57 +204,87 @@ e2s_err elfp_open_mem(const void *data, size_t size, elfp_file **out,
 	return E2S_ERR_OK;
 }
 
+e2s_err elfp_open_mem(const void *data, size_t size, elfp_file **out,
+		      e2s_diag *d)
+{
+	uint8_t *p = malloc(size ? size : 1);
+	*out = NULL;
+	if (!p)
+		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+	if (size)
+		memcpy(p, data, size);
+	return open_image(p, size, ELFP_IMG_HEAP, -1, out, d);
+}
+
+e2s_err elfp_open_view(const void *data, size_t size, elfp_file **out,
+		       e2s_diag *d)
+{
+	static const uint8_t empty[1];
+	return open_image(size ? data : empty, size, ELFP_IMG_VIEW, -1, out, d);
+}
+
+/* The whole file with read(): for files mmap refuses. */
+static e2s_err read_whole(int fd, size_t size, uint8_t **out, e2s_diag *d)
+{
+	uint8_t *buf = malloc(size ? size : 1);
+	size_t got = 0;
+	if (!buf)
+		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+	while (got < size) {
+		ssize_t n = pread(fd, buf + got, size - got, (off_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			free(buf);
+			return e2s_fail(d, E2S_ERR_IO, NULL, 0, "read: %s",
+					n ? strerror(errno) : "file shrank");
+		}
+		got += (size_t)n;
+	}
+	*out = buf;
+	return E2S_ERR_OK;
+}
+
+/* The input is mapped, not read: only the pages the parse and the CFI
+ * pass touch are faulted in (from the shared page cache), and elfp_write
+ * copies the untouched bytes from fd inside the kernel. Like every tool
+ * that maps its input, a file truncated by another process while we run
+ * may kill us with SIGBUS; files we replace ourselves (--in-place) are
+ * renamed over, never truncated. */
 e2s_err elfp_open(const char *path, elfp_file **out, e2s_diag *d)
 {
 	struct stat st;
-	e2s_err e = E2S_ERR_OK;
-	uint8_t *buf = NULL;
-	size_t got = 0;
+	e2s_err e;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	*out = NULL;
 	if (fd < 0)
 		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s", strerror(errno));
 	if (fstat(fd, &st) != 0) {
 		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s", strerror(errno));
-		goto out;
+		close(fd);
+		return e;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "not a regular file");
-		goto out;
+		close(fd);
+		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "not a regular file");
 	}
-	buf = malloc(st.st_size ? (size_t)st.st_size : 1);
-	if (!buf) {
-		e = e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
-		goto out;
+	if ((uint64_t)st.st_size > SIZE_MAX / 2) {
+		close(fd);
+		return e2s_fail(d, E2S_ERR_TOO_LARGE, NULL, 0, "file too large");
 	}
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "read: %s",
-				     n ? strerror(errno) : "file shrank");
-			goto out;
-		}
-		got += (size_t)n;
+	size_t size = (size_t)st.st_size;
+	if (size) {
+		void *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m != MAP_FAILED)
+			return open_image(m, size, ELFP_IMG_MAP, fd, out, d);
 	}
-	elfp_file *f = calloc(1, sizeof *f);
-	if (!f) {
-		e = e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
-		goto out;
+	uint8_t *buf = NULL;
+	e = read_whole(fd, size, &buf, d);
+	if (e) {
+		close(fd);
+		return e;
 	}
-	f->img = buf;
-	f->size = got;
-	buf = NULL;
-	e = parse(f, d);
-	if (e)
-		elfp_close(f);
-	else
-		*out = f;
-out:
-	free(buf);
-	close(fd);
-	return e;
+	return open_image(buf, size, ELFP_IMG_HEAP, fd, out, d);
 }
 
 void elfp_close(elfp_file *f)
@@ -260,7 +296,12 @@ void elfp_close(elfp_file *f)
 	free(f->secs);
 	free(f->segs);
 	bw_free(&f->strtab);
-	free(f->img);
+	if (f->img_kind == ELFP_IMG_HEAP)
+		free((void *)f->img);
+	else if (f->img_kind == ELFP_IMG_MAP)
+		munmap((void *)f->img, f->size);
+	if (f->fd >= 0)
+		close(f->fd);
 	free(f);
 }
 
@@ -532,6 +573,22 @@ e2s_err elfp_track_phdr(elfp_file *f, size_t i, size_t sec, e2s_diag *d)
 				"bad program header %zu / section %zu", i, sec);
 	f->segs[i].track = sec;
 	f->edited = true;
+	return E2S_ERR_OK;
+}
+
+e2s_err elfp_take_content(elfp_file *f, size_t i, void *data, size_t size,
+			  e2s_diag *d)
+{
+	if (i >= f->nsecs || f->secs[i].place == ELFP_ORIG ||
+	    size != f->secs[i].sh.size) {
+		free(data);
+		/* Fails with the message for this misuse. */
+		return elfp_set_content(f, i, NULL, size, d);
+	}
+	elfp_sec *s = &f->secs[i];
+	free(s->content);
+	s->content = data;
+	s->has_content = true;
 	return E2S_ERR_OK;
 }
 

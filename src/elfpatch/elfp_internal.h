@@ -43,9 +43,20 @@ typedef struct {
 	size_t track;        /* section index, or ELFP_TRACK_* */
 } elfp_seg;
 
+/* Where elfp_file.img comes from (what elfp_close releases). */
+typedef enum {
+	ELFP_IMG_HEAP = 0, /* malloc'd copy */
+	ELFP_IMG_MAP,      /* private read-only mapping of the input file */
+	ELFP_IMG_VIEW,     /* borrowed from the caller */
+} elfp_img_kind;
+
 struct elfp_file {
-	uint8_t *img;
+	/* The input, never written: edits live in elfp_sec.content and the
+	 * headers, and elfp_write lays them over the input as it writes. */
+	const uint8_t *img;
 	size_t size;
+	uint8_t img_kind;    /* elfp_img_kind */
+	int fd;              /* input file (copy_file_range source), or -1 */
 	bool be;
 	uint8_t ident[16];
 	uint16_t type, machine, ehsize;

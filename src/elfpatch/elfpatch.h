@@ -3,7 +3,7 @@
  * the conversion driver that adds an SFrame section built from the file's
  * DWARF CFI.
  *
- * Editing model: the whole input file is held in memory. Existing section
+ * Editing model: the input file is mapped (never written). Existing section
  * contents keep their offsets (or, when a growing program header table
  * moves to the file start, all move down by the same whole pages; see
  * elfp_layout.c); new or rewritten contents go after the old end of the
@@ -41,12 +41,18 @@ typedef struct {
 
 typedef struct elfp_file elfp_file;
 
-/* Read path whole into memory and parse its headers. Accepts 64-bit ELF of
- * x86-64, AArch64 and s390x (UNSUPPORTED_MACHINE otherwise). */
+/* Map path (private, read-only; read() where mapping fails) and parse its
+ * headers. Accepts 64-bit ELF of x86-64, AArch64 and s390x
+ * (UNSUPPORTED_MACHINE otherwise). The file stays open until elfp_close:
+ * elfp_write copies the unchanged bytes from it. */
 e2s_err elfp_open(const char *path, elfp_file **out, e2s_diag *d);
 /* Same from a buffer (copied). */
 e2s_err elfp_open_mem(const void *data, size_t size, elfp_file **out,
 		      e2s_diag *d);
+/* Same without the copy: data is borrowed (never written) and must stay
+ * valid and unchanged until elfp_close. */
+e2s_err elfp_open_view(const void *data, size_t size, elfp_file **out,
+		       e2s_diag *d);
 void elfp_close(elfp_file *f);
 
 /* ---- Queries --------------------------------------------------------- */
@@ -109,8 +115,16 @@ e2s_err elfp_layout(elfp_file *f, e2s_diag *d);
  * its sh_size. Copied. */
 e2s_err elfp_set_content(elfp_file *f, size_t i, const void *data,
 			 size_t size, e2s_diag *d);
-/* Write the whole output file to fd (from its current position). */
+/* The same taking ownership of data (malloc'd; freed on failure too):
+ * no copy of a large section. */
+e2s_err elfp_take_content(elfp_file *f, size_t i, void *data, size_t size,
+			  e2s_diag *d);
+/* Write the whole output file to fd (from its current position). The
+ * input image is not changed: elfp_write may be called again. */
 e2s_err elfp_write(elfp_file *f, int fd, e2s_diag *d);
+/* The same into one malloc'd buffer (*out, free it), *size bytes. */
+e2s_err elfp_write_mem(elfp_file *f, uint8_t **out, size_t *size,
+		       e2s_diag *d);
 
 /* What the layout chose, for reports and tests. */
 typedef struct {
@@ -189,10 +203,17 @@ void elfp_result_free(elfp_result *r);
  * written. */
 e2s_err elfp_convert(const char *in_path, const char *out_path,
 		     const elfp_opts *o, elfp_result *res, e2s_diag *d);
+/* The conversion of an open file, up to elfp_write: afterwards f holds
+ * the converted output (elfp_write / elfp_write_mem) and res->layout is
+ * filled. Errors as elfp_convert. */
+e2s_err elfp_convert_file(elfp_file *f, const elfp_opts *o,
+			  elfp_result *res, e2s_diag *d);
 
-/* Write size bytes to path atomically: temporary file in the same
- * directory, fsync, mode (and owner when keep_owner) of ref_path, rename.
- * On failure path is untouched and no temporary file remains. */
+/* Write f's output to path atomically: temporary file in the same
+ * directory, mode (and owner when keep_owner) of ref_path, rename. The
+ * temporary file is fsync'ed first only when it replaces ref_path itself
+ * (keep_owner, or path is the same file as ref_path). On failure path is
+ * untouched and no temporary file remains. */
 e2s_err elfp_write_atomic(const char *path, const char *ref_path,
 			  bool keep_owner, elfp_file *f, e2s_diag *d);
 
