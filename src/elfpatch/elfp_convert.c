@@ -162,6 +162,12 @@ static e2s_err convert_rel(elfp_file *f, const sfe_set *set,
 	bw_init(&w, elfp_big_endian(f));
 	if (!symtab)
 		return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0, "no symbol table");
+	/* gABI: at most one SHT_SYMTAB; with two, the FDE relocations' symbol
+	 * indices might belong to the other one. */
+	for (size_t i = symtab + 1; i < shnum; i++)
+		if (elfp_section(f, i)->type == SHT_SYMTAB)
+			return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
+					"more than one symbol table");
 	group_of = calloc(shnum ? shnum : 1, sizeof *group_of);
 	/* At most one part per group plus the ungrouped one. */
 	parts = calloc(shnum + 1, sizeof *parts);

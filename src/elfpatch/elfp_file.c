@@ -149,6 +149,23 @@ static e2s_err parse(elfp_file *f, e2s_diag *d)
 	}
 	if (!br_ok(&r))
 		return e2s_fail(d, r.err, NULL, r.err_pos, "ELF headers");
+	/* Loaders map PT_LOADs in address order and we place the new one
+	 * above them all: out-of-order or overlapping ones mean a corrupt
+	 * file whose memory image we cannot reason about. */
+	uint64_t load_end = 0;
+	bool have_load = false;
+	for (size_t i = 0; i < phnum; i++) {
+		const elfp_phdr *p = &f->segs[i].ph;
+		if (p->type != PT_LOAD)
+			continue;
+		if (p->memsz > UINT64_MAX - p->vaddr ||
+		    (have_load && p->vaddr < load_end))
+			return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
+					"segment %zu: PT_LOAD overlaps or precedes "
+					"the previous one", i);
+		load_end = p->vaddr + p->memsz;
+		have_load = true;
+	}
 	f->nsecs = f->old_nsecs = nsec;
 	f->nsegs = f->old_nsegs = phnum;
 	bw_init(&f->strtab, f->be);
@@ -431,9 +448,29 @@ e2s_err elfp_add_section(elfp_file *f, const char *name,
 	uint32_t off = 0;
 	if (e)
 		return e;
-	if (f->nsecs == 0)
-		return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
-				"file has no section headers");
+	if (f->nsecs == 0) {
+		/* Section headers stripped (sstrip): loaders need none, but the
+		 * new .sframe gets a table of its own, with section 0 and a
+		 * .shstrtab, so tools can still find it by name. */
+		if (f->type == ET_REL)
+			return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
+					"relocatable file has no section headers");
+		memset(&f->secs[0], 0, 2 * sizeof f->secs[0]);
+		bw_u8(&f->strtab, 0);
+		e = strtab_add(f, ".shstrtab", &off, d);
+		if (e)
+			return e;
+		elfp_sec *st = &f->secs[1];
+		st->sh.type = SHT_STRTAB;
+		st->sh.name = off;
+		st->sh.addralign = 1;
+		st->is_new = true;
+		st->place = ELFP_TAIL;
+		f->shstrndx = 1;
+		f->nsecs = 2;
+		f->strtab_changed = true;
+		f->edited = true;
+	}
 	if (f->nsecs >= 0xffffffffu)
 		return e2s_fail(d, E2S_ERR_TOO_LARGE, NULL, 0,
 				"too many sections");

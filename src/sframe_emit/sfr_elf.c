@@ -191,7 +191,9 @@ e2s_err sfr_elf_read(const char *path, sfr_elf *out, e2s_diag *diag)
 		if (out->relocatable) {
 			out->vaddr = 0;
 			out->nfields = vf.n;
-			qsort(out->fields, out->nfields, sizeof *out->fields, field_cmp);
+			if (out->nfields) /* qsort(NULL, 0) is undefined */
+				qsort(out->fields, out->nfields, sizeof *out->fields,
+				      field_cmp);
 		}
 		goto out;
 	}

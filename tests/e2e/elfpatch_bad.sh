@@ -36,6 +36,30 @@ cp "$T/good" "$T/bad-phent"; printf '\x20' | dd of="$T/bad-phent" bs=1 seek=54 c
 expect_fail "corrupt e_phentsize" "$T/bad-phent" --in-place "$T/bad-phent"
 cp "$T/good" "$T/class32"; printf '\x01' | dd of="$T/class32" bs=1 seek=4 conv=notrunc 2>/dev/null
 expect_fail "32-bit class" "$T/class32" --in-place "$T/class32"
+# Overlapping segments: the second PT_LOAD moved onto the first.
+cp "$T/good" "$T/overlap"
+python3 -c '
+import struct, sys
+f = sys.argv[1]; d = bytearray(open(f, "rb").read())
+phoff, = struct.unpack_from("<Q", d, 0x20); phnum, = struct.unpack_from("<H", d, 0x38)
+loads = [phoff + 56 * i for i in range(phnum) if struct.unpack_from("<I", d, phoff + 56 * i)[0] == 1]
+v0, = struct.unpack_from("<Q", d, loads[0] + 16)
+struct.pack_into("<QQ", d, loads[1] + 16, v0 + 0x10, v0 + 0x10)
+open(f, "wb").write(d)' "$T/overlap"
+expect_fail "overlapping segments" "$T/overlap" --in-place "$T/overlap"
+# Not bad, but odd: section headers stripped (e_shnum 0, as sstrip leaves
+# files). The CFI is found through PT_GNU_EH_FRAME; the output gains a
+# small section table of its own, runs, and verifies.
+cp "$T/good" "$T/noshdr"; printf '\x00\x00' | dd of="$T/noshdr" bs=1 seek=60 conv=notrunc 2>/dev/null
+printf '\x00\x00' | dd of="$T/noshdr" bs=1 seek=62 conv=notrunc 2>/dev/null
+ncases=$((ncases + 1))
+if "$E2S" -q "$T/noshdr" -o "$T/noshdr.out" && [ "$("$T/noshdr.out" a)" = "$("$T/good" a)" ] &&
+  "$E2S" --verify "$T/noshdr.out" >/dev/null && readelf -lW "$T/noshdr.out" | grep -q GNU_SFRAME; then
+  echo "no section headers: converted, runs, verifies"
+else
+  fail "no section headers"
+fi
+rm -f "$T/noshdr.out"
 mkdir "$T/dir"
 expect_fail "directory" "$T/dir" --in-place "$T/dir"
 echo "just text" > "$T/text"

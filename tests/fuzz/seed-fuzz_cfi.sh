@@ -2,7 +2,8 @@
 # Seeds for fuzz_cfi: the CFI sections of a few small real files, each
 # prefixed with the target's selector byte (bit 0 .debug_frame, bit 1 big
 # endian, bit 2 32-bit addresses, bits 3-4 ABI 1 amd64 / 2 aarch64 /
-# 3 s390x, bit 5 indirect pointer reads allowed). Usage: seed-fuzz_cfi.sh DIR
+# 3 s390x, bit 5 indirect pointer reads allowed, bit 6 FRE sharing, bit 7
+# SFrame V2). Usage: seed-fuzz_cfi.sh DIR
 set -u
 out=${1:?usage: seed-fuzz_cfi.sh DIR}
 cd "$(dirname "$0")/../.."
@@ -16,7 +17,9 @@ seed() {
   [ -f "$f" ] || return 0
   "$oc" --dump-section "$sec=$tmp/s" "$f" "$tmp/o" 2>/dev/null || return 0
   { printf "\\x$sel"; cat "$tmp/s"; } >"$out/$name"
-  n=$((n + 1))
+  # the same section as V2 with shared FREs
+  { printf "\\x$(printf %02x $((0x$sel | 0xc0)))"; cat "$tmp/s"; } >"$out/$name.v2"
+  n=$((n + 2))
 }
 gas=tests/data/gas
 seed 28 /bin/true .eh_frame true.eh

@@ -2,7 +2,7 @@
 # Seeds for fuzz_elf: small real ELF files (linked and relocatable, each
 # ABI, with and without an existing .sframe), each prefixed with the
 # target's option byte (bit 0 force, bit 1 debug_frame, bit 2
-# want_skipped). Usage: seed-fuzz_elf.sh DIR
+# want_skipped, bit 3 share_fres, bit 4 SFrame V2). Usage: seed-fuzz_elf.sh DIR
 set -u
 out=${1:?usage: seed-fuzz_elf.sh DIR}
 cd "$(dirname "$0")/../.."
@@ -15,12 +15,14 @@ seed() { # sel file name
 }
 gas=tests/data/gas
 seed 04 /bin/true true
+seed 1c /bin/true true-v2-shared
 seed 00 /usr/lib/x86_64-linux-gnu/libanl.so.1 libanl
 seed 04 /usr/s390x-linux-gnu/lib/libanl.so.1 s390x-libanl
 seed 00 /usr/s390x-linux-gnu/lib/libatomic.so.1 s390x-libatomic
 for f in x86_basic.o x86_cases.o x86_plt.o x86_prog.o x86_plt.so aarch64_cases.o \
          s390x_cases.o s390x_plt.o s390x_plt.so; do
   seed 04 $gas/$f gas-$f
+  seed 18 $gas/$f gas-$f-v2
 done
 # An existing .sframe (rebuilt with force), and .debug_frame only.
 if [ -x ./eh2sframe ] || make -s eh2sframe >/dev/null 2>&1; then
