@@ -12,6 +12,7 @@
 
 #include "../elfpatch/elfpatch.h"
 #include "../sframe_emit/sframe_fmt.h"
+#include "../common/mem.h"
 #include "api_int.h"
 
 const char *eh2s_version(void)
@@ -155,21 +156,6 @@ e2s_err api_read_file(const char *path, uint8_t **data, size_t *size,
 	return E2S_ERR_OK;
 }
 
-static e2s_err write_all(int fd, const uint8_t *p, size_t n, e2s_diag *d)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return e2s_fail(d, E2S_ERR_IO, NULL, 0, "write: %s",
-					w ? strerror(errno) : "no progress");
-		p += w;
-		n -= (size_t)w;
-	}
-	return E2S_ERR_OK;
-}
-
 e2s_err api_write_file(const char *path, const void *data, size_t size,
 		       int mode, e2s_diag *d)
 {
@@ -187,7 +173,7 @@ e2s_err api_write_file(const char *path, const void *data, size_t size,
 	if (fd < 0)
 		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "cannot create %s: %s",
 				tmp, strerror(errno));
-	e = write_all(fd, data, size, d);
+	e = e2s_write_all(fd, data, size, d);
 	if (!e && fchmod(fd, (mode_t)mode) != 0)
 		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "fchmod: %s",
 			     strerror(errno));

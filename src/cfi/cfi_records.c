@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "../common/mem.h"
 #include "cfi_int.h"
 
 typedef struct {
@@ -407,23 +408,6 @@ static e2s_err walk(parse_t *p, bool cies)
 	}
 }
 
-/* The FDE array is filled front to back: ask for transparent huge pages
- * (where the system leaves it to madvise), turning thousands of page
- * faults into a few. Only whole aligned 2 MiB blocks are affected. */
-static void hint_huge(void *p, size_t bytes)
-{
-#ifdef MADV_HUGEPAGE
-	const uintptr_t huge = (uintptr_t)2 << 20;
-	uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1);
-	uintptr_t e = ((uintptr_t)p + bytes) & ~(huge - 1);
-	if (e > a)
-		(void)madvise((void *)a, e - a, MADV_HUGEPAGE);
-#else
-	(void)p;
-	(void)bytes;
-#endif
-}
-
 static e2s_err parse(const cfi_section *sec, cfi_abi abi, cfi_fde_fn on_fde,
 		     void *ctx, cfi_table *out, e2s_diag *diag)
 {
@@ -458,7 +442,7 @@ static e2s_err parse(const cfi_section *sec, cfi_abi abi, cfi_fde_fn on_fde,
 		if (v) {
 			out->fdes = v;
 			p.fdes_cap = want;
-			hint_huge(v, want * sizeof *v);
+			e2s_hint_hugepages(v, want * sizeof *v);
 		}
 	}
 	if (e == E2S_ERR_OK)

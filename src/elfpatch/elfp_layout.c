@@ -66,6 +66,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/mem.h"
 #include "elfp_internal.h"
 
 static uint64_t align_up(uint64_t v, uint64_t a)
@@ -529,26 +530,11 @@ typedef struct {
 
 #define ELFP_STAGE ((size_t)64 << 10)
 
-static e2s_err write_all(int fd, const uint8_t *p, size_t n, e2s_diag *d)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n > (1u << 30) ? (1u << 30) : n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return e2s_fail(d, E2S_ERR_IO, NULL, 0, "write: %s",
-					w ? strerror(errno) : "no progress");
-		p += w;
-		n -= (size_t)w;
-	}
-	return E2S_ERR_OK;
-}
-
 static e2s_err sink_flush(wsink *k)
 {
 	e2s_err e = E2S_ERR_OK;
 	if (k->nstage)
-		e = write_all(k->fd, k->stage, k->nstage, k->d);
+		e = e2s_write_all(k->fd, k->stage, k->nstage, k->d);
 	k->nstage = 0;
 	return e;
 }
@@ -570,7 +556,7 @@ static e2s_err sink_put(wsink *k, const uint8_t *p, uint64_t n)
 		size_t c = n < ELFP_STAGE ? (size_t)n : ELFP_STAGE;
 		if (p && c == ELFP_STAGE && !k->nstage) {
 			/* Large: straight from the source. */
-			e2s_err e = write_all(k->fd, p, c, k->d);
+			e2s_err e = e2s_write_all(k->fd, p, c, k->d);
 			if (e)
 				return e;
 		} else {

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "../common/mem.h"
 #include "sfe.h"
 #include "sframe_fmt.h"
 
@@ -766,23 +767,6 @@ static void pctx_init(pctx *c, sfe_set *out)
 	c->rng = 0x9e3779b9u;
 }
 
-/* Large arrays filled front to back: ask for transparent huge pages
- * (where the system leaves it to madvise), which turns thousands of page
- * faults into a few. Only whole aligned 2 MiB blocks are affected. */
-static void hint_huge(void *p, size_t bytes)
-{
-#ifdef MADV_HUGEPAGE
-	const uintptr_t huge = (uintptr_t)2 << 20;
-	uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1);
-	uintptr_t e = ((uintptr_t)p + bytes) & ~(huge - 1);
-	if (e > a)
-		(void)madvise((void *)a, e - a, MADV_HUGEPAGE);
-#else
-	(void)p;
-	(void)bytes;
-#endif
-}
-
 /* First FDE: learn the ABI and reserve from the section size (about
  * 6 bytes of .eh_frame per FRE and 40 per function in practice;
  * untouched reserve costs address space only). */
@@ -801,9 +785,9 @@ static e2s_err pctx_start(pctx *c, const cfi_table *t)
 	     !grow((void **)&c->set->fde_skip, &c->gs, 1, t->size / 32)))
 		return E2S_ERR_NOMEM;
 	if (c->set->fres)
-		hint_huge(c->set->fres, c->gr.cap * sizeof(sfe_fre));
+		e2s_hint_hugepages(c->set->fres, c->gr.cap * sizeof(sfe_fre));
 	if (c->set->funcs)
-		hint_huge(c->set->funcs, c->gf.cap * sizeof(sfe_func));
+		e2s_hint_hugepages(c->set->funcs, c->gf.cap * sizeof(sfe_func));
 	return E2S_ERR_OK;
 }
 

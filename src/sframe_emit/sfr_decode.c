@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../common/reader.h"
+#include "../common/mem.h"
 #include "sfr.h"
 #include "sframe_fmt.h"
 
@@ -38,23 +39,6 @@ int64_t sfr_dw(const sfr_fre *f, unsigned i)
 	}
 }
 
-typedef struct {
-	size_t n, cap;
-} vec_t;
-
-static bool vgrow(void **p, vec_t *v, size_t elem)
-{
-	if (v->n < v->cap)
-		return true;
-	size_t cap = v->cap ? v->cap * 2 : 64;
-	void *np = realloc(*p, cap * elem);
-	if (!np)
-		return false;
-	*p = np;
-	v->cap = cap;
-	return true;
-}
-
 /* Data word counts the spec defines, per ABI and FDE type. */
 static bool count_ok(unsigned abi, unsigned fde_type, const sfr_fre *f)
 {
@@ -84,7 +68,7 @@ static bool count_ok(unsigned abi, unsigned fde_type, const sfr_fre *f)
 
 typedef struct {
 	sfr_section *s;
-	vec_t vb, vf, vr;
+	e2s_vec vb, vf, vr;
 	const sfr_relfield *rf; /* ET_REL start fields, or NULL */
 	size_t nrf;
 	e2s_diag *diag;
@@ -224,7 +208,7 @@ static e2s_err decode_fres(dctx *c, const uint8_t *data, const sfr_block *b,
 			return bad(c, f.sec_off, "data word count invalid for ABI/FDE type");
 		if (i > 0 && f.start <= c->s->fres[c->vr.n - 1].start)
 			return bad(c, f.sec_off, "FRE starts not increasing");
-		if (!vgrow((void **)&c->s->fres, &c->vr, sizeof f))
+		if (!e2s_vec_grow((void **)&c->s->fres, &c->vr, sizeof f, 64))
 			return e2s_fail(c->diag, E2S_ERR_NOMEM, SEC, 0, NULL);
 		c->s->fres[c->vr.n++] = f;
 	}
@@ -317,7 +301,7 @@ static e2s_err read_block(dctx *c, const uint8_t *data, size_t size,
 	}
 
 	uint32_t bi = (uint32_t)c->vb.n;
-	if (!vgrow((void **)&c->s->blocks, &c->vb, sizeof b))
+	if (!e2s_vec_grow((void **)&c->s->blocks, &c->vb, sizeof b, 64))
 		return e2s_fail(c->diag, E2S_ERR_NOMEM, SEC, 0, NULL);
 	b.fde_first = (uint32_t)c->vf.n;
 	c->s->blocks[c->vb.n++] = b;
@@ -369,7 +353,7 @@ static e2s_err read_block(dctx *c, const uint8_t *data, size_t size,
 			if (fd.shndx < p->shndx || (fd.shndx == p->shndx && fd.pc < p->pc))
 				return bad(c, fd.field_off, "FDEs flagged sorted are not");
 		}
-		if (!vgrow((void **)&c->s->fdes, &c->vf, sizeof fd))
+		if (!e2s_vec_grow((void **)&c->s->fdes, &c->vf, sizeof fd, 64))
 			return e2s_fail(c->diag, E2S_ERR_NOMEM, SEC, 0, NULL);
 		c->s->fdes[c->vf.n++] = fd;
 	}

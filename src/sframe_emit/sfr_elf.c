@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/mem.h"
 #include "sfr.h"
 #include "sframe_fmt.h"
 
@@ -14,23 +15,6 @@
 #ifndef R_390_PC32
 #define R_390_PC32 5
 #endif
-
-typedef struct {
-	size_t n, cap;
-} vec_t;
-
-static bool vgrow(void **p, vec_t *v, size_t elem)
-{
-	if (v->n < v->cap)
-		return true;
-	size_t cap = v->cap ? v->cap * 2 : 16;
-	void *np = realloc(*p, cap * elem);
-	if (!np)
-		return false;
-	*p = np;
-	v->cap = cap;
-	return true;
-}
 
 /* PC-relative relocation types a start field can carry: 64-bit for V3,
  * 32-bit for V2. Anything else is counted, not applied. */
@@ -49,7 +33,7 @@ static bool pcrel_type(unsigned machine, unsigned t)
  * symbol + addend in the symbol's section. */
 static e2s_err read_relas(Elf *e, size_t sfidx, unsigned machine,
 			  uint64_t base, uint64_t size, sfr_elf *out,
-			  vec_t *vf, e2s_diag *diag)
+			  e2s_vec *vf, e2s_diag *diag)
 {
 	Elf_Scn *scn = NULL;
 	while ((scn = elf_nextscn(e, scn))) {
@@ -73,7 +57,7 @@ static e2s_err read_relas(Elf *e, size_t sfidx, unsigned machine,
 				out->bad_relocs++;
 				continue;
 			}
-			if (!vgrow((void **)&out->fields, vf, sizeof *out->fields))
+			if (!e2s_vec_grow((void **)&out->fields, vf, sizeof *out->fields, 16))
 				return e2s_fail(diag, E2S_ERR_NOMEM, NULL, 0, NULL);
 			out->fields[vf->n++] = (sfr_relfield){
 				.off = base + r.r_offset,
@@ -121,12 +105,12 @@ static bool is_sframe(Elf *e, size_t shstr, const GElf_Shdr *sh)
 	return name && strcmp(name, ".sframe") == 0 && sh->sh_type != SHT_NOBITS;
 }
 
-static e2s_err add_part(sfr_elf *out, vec_t *vp, const void *bytes,
+static e2s_err add_part(sfr_elf *out, e2s_vec *vp, const void *bytes,
 			size_t n, uint32_t shndx, uint32_t group, e2s_diag *diag)
 {
 	size_t at = (out->size + 7) & ~(size_t)7;
 	uint8_t *nd;
-	if (!vgrow((void **)&out->parts, vp, sizeof *out->parts) ||
+	if (!e2s_vec_grow((void **)&out->parts, vp, sizeof *out->parts, 16) ||
 	    !(nd = realloc(out->data, at + n)))
 		return e2s_fail(diag, E2S_ERR_NOMEM, NULL, 0, NULL);
 	out->data = nd;
@@ -145,7 +129,7 @@ e2s_err sfr_elf_read(const char *path, sfr_elf *out, e2s_diag *diag)
 	int fd;
 	size_t shstr = 0, nph = 0;
 	GElf_Ehdr eh;
-	vec_t vp = {0, 0}, vf = {0, 0};
+	e2s_vec vp = {0, 0}, vf = {0, 0};
 
 	memset(out, 0, sizeof *out);
 	if (elf_version(EV_CURRENT) == EV_NONE)

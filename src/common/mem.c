@@ -1,0 +1,52 @@
+#include "mem.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+bool e2s_vec_grow(void **p, e2s_vec *v, size_t elem, size_t first)
+{
+	if (v->n < v->cap)
+		return true;
+	size_t cap = v->cap ? v->cap * 2 : first;
+	if (cap < v->cap || elem == 0 || cap > SIZE_MAX / elem)
+		return false;
+	void *np = realloc(*p, cap * elem);
+	if (!np)
+		return false;
+	*p = np;
+	v->cap = cap;
+	return true;
+}
+
+void e2s_hint_hugepages(void *p, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+	uintptr_t e = ((uintptr_t)p + bytes) & ~(huge - 1);
+	if (e > a)
+		(void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)bytes;
+#endif
+}
+
+e2s_err e2s_write_all(int fd, const void *buf, size_t n, e2s_diag *d)
+{
+	const uint8_t *p = buf;
+	while (n) {
+		ssize_t w = write(fd, p, n > (1u << 30) ? (1u << 30) : n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return e2s_fail(d, E2S_ERR_IO, NULL, 0, "write: %s",
+					w ? strerror(errno) : "no progress");
+		p += w;
+		n -= (size_t)w;
+	}
+	return E2S_ERR_OK;
+}

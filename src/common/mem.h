@@ -1,0 +1,30 @@
+/* Small memory and I/O helpers shared by every module. */
+#ifndef E2S_MEM_H
+#define E2S_MEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+/* A growable array's count and capacity; the element pointer lives with
+ * the caller so it keeps its type. */
+typedef struct {
+	size_t n, cap;
+} e2s_vec;
+
+/* Make room for one more element of elem bytes in *p (doubling, starting
+ * at first). False on overflow or allocation failure; *p is unchanged. */
+bool e2s_vec_grow(void **p, e2s_vec *v, size_t elem, size_t first);
+
+/* Ask for transparent huge pages on the whole aligned 2 MiB blocks of
+ * [p, p+bytes) (where the system leaves it to madvise): an array filled
+ * front to back then takes a few page faults instead of thousands. */
+void e2s_hint_hugepages(void *p, size_t bytes);
+
+/* write() all n bytes (retrying EINTR and short writes, in chunks of at
+ * most 1 GiB); E2S_ERR_IO with the errno text in *d on failure. */
+e2s_err e2s_write_all(int fd, const void *p, size_t n, e2s_diag *d);
+
+#endif
