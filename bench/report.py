@@ -247,6 +247,25 @@ for inp in order:
                  st.get("verify", "").replace(",", " ")])
 table(head, rows)
 
+emit("With `--share-fres` (FDEs whose attribute and FRE bytes are identical "
+     "point at one stored copy; `sfh_num_fres` still counts every FDE's FREs). "
+     "Off by default: libsframe 2.47 rejects such sections when it has to "
+     "byte-swap them (s390x read on a little-endian host).")
+emit()
+head = ["input", ".sframe", "shared .sframe", "saved", "shared/(eh+hdr)",
+        "verify (shared)"]
+rows = []
+for inp in order:
+    st = stats[inp]
+    if "shared_sframe_bytes" not in st:
+        continue
+    eh, hdr = int(st["eh_bytes"]), int(st["hdr_bytes"])
+    sf, sh = int(st["out_sframe_bytes"]), int(st["shared_sframe_bytes"])
+    rows.append([name(inp), sf, sh, "%.1f%%" % (100.0 * (sf - sh) / max(sf, 1)),
+                 "%.3f" % (sh / (eh + hdr)),
+                 st.get("verify_shared", "").replace(",", " ")])
+table(head, rows)
+
 oracle = os.path.join(work, "oracle", "sizes.tsv")
 if os.path.exists(oracle):
     emit("## Against the reference assembler (binutils 2.47 gas --gsframe + ld, gcc 16, sid chroot)")
