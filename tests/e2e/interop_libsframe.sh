@@ -37,7 +37,7 @@ run_check() { # FILE LABEL REFTEXT(objdump|dump)
   fi
 }
 
-for f in "$repo"/tests/data/gas/*.o "$repo"/tests/data/gas/*.so; do
+for f in "$repo"/tests/data/gas/*.obj "$repo"/tests/data/gas/*.dso; do
   [ -f "$f" ] && run_check "$f" "gas/$(basename "$f")" objdump
 done
 build_progs "-O2"

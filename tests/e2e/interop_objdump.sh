@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Interop (a): binutils 2.47 `objdump --sframe` (oracle chroot) and our
 # `eh2sframe --dump` must see the same FDEs and FREs:
-#  1. on gas's reference objects tests/data/gas/*.o *.so (our decoder vs
+#  1. on gas's reference objects tests/data/gas/*.obj *.dso (our decoder vs
 #     objdump on independent input), and the stored objdump text must still
 #     match a fresh objdump run;
 #  2. on every .sframe eh2sframe writes (test programs built in the chroot
@@ -33,13 +33,13 @@ compare() { # FILE LABEL: objdump vs eh2sframe --dump
 
 files=0 fres=0
 [ -n "$e2s" ] || echo "note: ./eh2sframe not built; checking objdump decoding only"
-for f in "$repo"/tests/data/gas/*.o "$repo"/tests/data/gas/*.so; do
+for f in "$repo"/tests/data/gas/*.obj "$repo"/tests/data/gas/*.dso; do
   [ -f "$f" ] || continue
   b=$(basename "$f")
   compare "$f" "gas/$b"
   # The stored text is what 2.47 printed when the object was made.
-  txt=${f%.o}.objdump.txt
-  case $f in *.so) txt=$f.objdump.txt ;; esac
+  txt=${f%.obj}.objdump.txt
+  case $f in *.dso) txt=$f.objdump.txt ;; esac
   if [ -f "$txt" ] && ! diff -q <($norm "$txt") "$work/a.n" >/dev/null; then
     fail "gas/$b: objdump output differs from the stored $(basename "$txt")"
   fi

@@ -21,13 +21,13 @@ tmp=$(mktemp -d /tmp/sframe-rel.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 
-for o in tests/data/gas/*.o; do
+for o in tests/data/gas/*.obj; do
 	out=$($bin --verify "$o"); rc=$?
 	last=$(echo "$out" | tail -1)
 	bad=$(echo "$out" | awk '/^mismatch/ {print $3}' | sort | tr '\n' ' ')
 	case $(basename "$o") in
-	x86_cases.o) want="bug: " ;;
-	s390x_cases.o) want="odd: " ;;
+	x86_cases.obj) want="bug: " ;;
+	s390x_cases.obj) want="odd: " ;;
 	*) want="" ;;
 	esac
 	echo "gas $(basename "$o"): $last${bad:+ (mismatch: $bad)}"
@@ -73,7 +73,7 @@ done
 
 if command -v ld.lld >/dev/null; then
 	g=tests/data/gas
-	ld.lld -shared -o $tmp/lld.so $g/x86_basic.o $g/x86_prog.o $g/x86_cases.o 2>/dev/null
+	ld.lld -shared -o $tmp/lld.so $g/x86_basic.obj $g/x86_prog.obj $g/x86_cases.obj 2>/dev/null
 	out=$($bin --verify $tmp/lld.so)
 	nb=$($bin --dump $tmp/lld.so | grep -c '^  Block ')
 	echo "ld.lld: extra blocks=$nb $(echo "$out" | tail -1)"

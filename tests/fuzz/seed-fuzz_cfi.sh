@@ -30,15 +30,15 @@ seed 30 /usr/aarch64-linux-gnu/lib/libatomic.so.1 .eh_frame a64-libatomic.eh
 seed 30 /usr/aarch64-linux-gnu/lib/libgcc_s.so.1 .eh_frame a64-libgcc_s.eh
 seed 3a /usr/s390x-linux-gnu/lib/libatomic.so.1 .eh_frame s390x-libatomic.eh
 seed 3a /usr/s390x-linux-gnu/lib/libgcc_s.so.1 .eh_frame s390x-libgcc_s.eh
-seed 08 $gas/x86_basic.o .eh_frame gas-x86_basic.eh
-seed 08 $gas/x86_cases.o .eh_frame gas-x86_cases.eh
-seed 08 $gas/x86_plt.o .eh_frame gas-x86_plt.eh
-seed 08 $gas/x86_prog.o .eh_frame gas-x86_prog.eh
-seed 28 $gas/x86_plt.so .eh_frame gas-x86_plt_so.eh
-seed 10 $gas/aarch64_cases.o .eh_frame gas-a64_cases.eh
-seed 1a $gas/s390x_cases.o .eh_frame gas-s390x_cases.eh
-seed 1a $gas/s390x_plt.o .eh_frame gas-s390x_plt.eh
-seed 3a $gas/s390x_plt.so .eh_frame gas-s390x_plt_so.eh
+seed 08 $gas/x86_basic.obj .eh_frame gas-x86_basic.eh
+seed 08 $gas/x86_cases.obj .eh_frame gas-x86_cases.eh
+seed 08 $gas/x86_plt.obj .eh_frame gas-x86_plt.eh
+seed 08 $gas/x86_prog.obj .eh_frame gas-x86_prog.eh
+seed 28 $gas/x86_plt.dso .eh_frame gas-x86_plt_so.eh
+seed 10 $gas/aarch64_cases.obj .eh_frame gas-a64_cases.eh
+seed 1a $gas/s390x_cases.obj .eh_frame gas-s390x_cases.eh
+seed 1a $gas/s390x_plt.obj .eh_frame gas-s390x_plt.eh
+seed 3a $gas/s390x_plt.dso .eh_frame gas-s390x_plt_so.eh
 # .debug_frame (version 1/3/4 CIEs) from quick compiles, when gcc works.
 src=$tmp/t.c
 printf 'int g(int);\nint f(int x){int a[64];for(int i=0;i<64;i++)a[i]=g(i+x);return a[x&63];}\n' >"$src"

@@ -19,14 +19,14 @@ seed 1c /bin/true true-v2-shared
 seed 00 /usr/lib/x86_64-linux-gnu/libanl.so.1 libanl
 seed 04 /usr/s390x-linux-gnu/lib/libanl.so.1 s390x-libanl
 seed 00 /usr/s390x-linux-gnu/lib/libatomic.so.1 s390x-libatomic
-for f in x86_basic.o x86_cases.o x86_plt.o x86_prog.o x86_plt.so aarch64_cases.o \
-         s390x_cases.o s390x_plt.o s390x_plt.so; do
+for f in x86_basic.obj x86_cases.obj x86_plt.obj x86_prog.obj x86_plt.dso aarch64_cases.obj \
+         s390x_cases.obj s390x_plt.obj s390x_plt.dso; do
   seed 04 $gas/$f gas-$f
   seed 18 $gas/$f gas-$f-v2
 done
 # An existing .sframe (rebuilt with force), and .debug_frame only.
 if [ -x ./eh2sframe ] || make -s eh2sframe >/dev/null 2>&1; then
-  ./eh2sframe $gas/x86_plt.so -o "$tmp/plt.so" >/dev/null 2>&1 && seed 01 "$tmp/plt.so" sframe-x86_plt.so
+  ./eh2sframe $gas/x86_plt.dso -o "$tmp/plt.so" >/dev/null 2>&1 && seed 01 "$tmp/plt.so" sframe-x86_plt.so
   ./eh2sframe /usr/lib/x86_64-linux-gnu/libanl.so.1 -o "$tmp/anl" >/dev/null 2>&1 && seed 01 "$tmp/anl" sframe-libanl
 fi
 printf 'int g(int);\nint f(int x){return g(x)+1;}\nint h(int x){int a[9];a[x&7]=x;return g(a[3]);}\n' >"$tmp/t.c"

@@ -14,8 +14,8 @@ gas=tests/data/gas
 for f in /bin/true /usr/lib/x86_64-linux-gnu/libanl.so.1 /usr/lib/x86_64-linux-gnu/libatomic.so.1 \
          /usr/aarch64-linux-gnu/lib/libatomic.so.1 /usr/s390x-linux-gnu/lib/libatomic.so.1 \
          /usr/s390x-linux-gnu/lib/libgcc_s.so.1 \
-         $gas/x86_cases.o $gas/x86_plt.o $gas/x86_plt.so $gas/x86_prog.o $gas/aarch64_cases.o \
-         $gas/s390x_cases.o $gas/s390x_plt.o $gas/s390x_plt.so; do
+         $gas/x86_cases.obj $gas/x86_plt.obj $gas/x86_plt.dso $gas/x86_prog.obj $gas/aarch64_cases.obj \
+         $gas/s390x_cases.obj $gas/s390x_plt.obj $gas/s390x_plt.dso; do
   [ -f "$f" ] || continue
   name=$(echo "$f" | sed 's#^/##; s#/#_#g')
   ./eh2sframe "$f" -o "$tmp/o" >/dev/null 2>&1 || continue

@@ -251,7 +251,7 @@ static void test_errors(void)
  * .rela.sframe, verify through the relocations. */
 static void test_rel(void)
 {
-	const char *gas = "tests/data/gas/x86_prog.o";
+	const char *gas = "tests/data/gas/x86_prog.obj";
 	char dir[] = "/tmp/test_api_rel_XXXXXX", src[64], obj[64], cmd[256];
 	eh2s_file *f = NULL;
 	eh2s_error err;
