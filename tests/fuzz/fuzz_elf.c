@@ -105,19 +105,6 @@ static void in_memory(const uint8_t *data, size_t size, bool debug_frame)
 	}
 }
 
-/* sfe_verify walks every repeated block of a MASK function (cost
- * size / rep_size per FRE): skip it when that would make a run slow
- * (finding F4 in the fuzz report; regress input verify-mask-huge). */
-static bool verify_cheap(const sfr_section *s)
-{
-	uint64_t blocks = 0;
-	for (size_t i = 0; i < s->nfdes; i++)
-		if (s->fdes[i].rep_size)
-			blocks += (uint64_t)s->fdes[i].size / s->fdes[i].rep_size *
-				  (s->fdes[i].nfres + 1u);
-	return blocks <= 65536;
-}
-
 static void check_output(const elfp_opts *o, const elfp_result *res)
 {
 	elfp_file *ef = NULL;
@@ -140,7 +127,7 @@ static void check_output(const elfp_opts *o, const elfp_result *res)
 	if (sfr_decode(img + sh->offset, sh->size, sh->addr, &s, &d) !=
 	    E2S_ERR_OK)
 		FUZZ_FAIL_DIAG("our encoder wrote what our reader rejects", &d);
-	if (!elfp_is_rel(ef) && verify_cheap(&s)) {
+	if (!elfp_is_rel(ef)) {
 		sfe_verify_counts c;
 		if (sfe_verify(t, &s, NULL, NULL, &c, &d) == E2S_ERR_OK &&
 		    (c.mismatch || c.extra))
