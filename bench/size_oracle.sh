@@ -21,7 +21,10 @@ say() { echo "size_oracle: $*" >&2; }
 mkdir -p "$w/apt/lists/partial" "$w/apt/cache/archives/partial" "$w/src"
 have() { compgen -G "$w/src/$1" >/dev/null; }
 if ! have 'zlib_*.orig.tar.*' || ! have 'lz4_*.orig.tar.*' || ! have 'fmtlib_*.orig.tar.*'; then
-  echo 'deb-src http://deb.debian.org/debian sid main' >"$w/apt/sources.list"
+  # The chroot's own archive (make-oracle.sh took it from this machine's apt sources).
+  uri=$(awk '$1 == "deb" { print $2; exit }' "$repo/oracle/sid/etc/apt/sources.list")
+  [ -n "$uri" ] || { say "no archive URI in the chroot's sources.list: skipped"; exit 77; }
+  echo "deb-src $uri sid main" >"$w/apt/sources.list"
   say "fetching zlib, lz4, fmtlib sources (apt-get source in the chroot)"
   # Partial failures (e.g. a .debian.tar 404 on the mirror) are fine as
   # long as the orig tarballs arrive.
