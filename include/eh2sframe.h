@@ -343,8 +343,7 @@ typedef struct {
 /* Convert the file in and write the result to out (atomically through a
  * temporary file in out's directory; out may equal in). On failure out
  * is not touched. EXISTS: in already has .sframe and !force (out written
- * only with copy_unchanged), or force was given for a relocatable file
- * (err->message says so). NO_FUNCS: nothing convertible (out untouched;
+ * only with copy_unchanged). NO_FUNCS: nothing convertible (out untouched;
  * *res filled). *res (may be NULL) is filled on success and NO_FUNCS. */
 eh2s_status eh2s_convert_file(const char *in, const char *out,
 			      const eh2s_file_opts *o, eh2s_file_result *res,

@@ -41,7 +41,6 @@ static void usage(FILE *f)
 "  -i, --in-place         rewrite each FILE (temporary file and rename;\n"
 "                         a symbolic link's target is rewritten)\n"
 "  -f, --force            rebuild .sframe even if the file already has one\n"
-"                         (linked files only)\n"
 "      --debug-frame      read .debug_frame even when .eh_frame exists\n"
 "      --sframe-version=N write SFrame version N: 3 (default) or 2 (for\n"
 "                         older consumers; functions V2 cannot describe are\n"

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../cfi/cfi.h"
+#include "../common/reader.h"
 #include "../sframe_emit/sfe.h"
 #include "../sframe_emit/sframe_fmt.h"
 #include "elfpatch.h"
@@ -141,6 +142,29 @@ static uint32_t pcrel_type(unsigned machine, unsigned width)
 	}
 }
 
+/* The section a function's FDE relocation symbol is defined in. The CFI
+ * model keeps the raw 16-bit st_shndx; past SHN_LORESERVE sections that
+ * is SHN_XINDEX and the real index is in the SHT_SYMTAB_SHNDX section
+ * linked to the symbol table. 0 when unknown. */
+static size_t func_shndx(const elfp_file *f, size_t xndx, const sfe_func *fn)
+{
+	size_t size;
+	const uint8_t *img = elfp_image(f, &size);
+	if (fn->reloc.shndx != SHN_XINDEX)
+		return fn->reloc.shndx < SHN_LORESERVE ? fn->reloc.shndx : 0;
+	if (!xndx)
+		return 0;
+	const elfp_shdr *x = elfp_section(f, xndx);
+	uint64_t at = (uint64_t)fn->reloc.sym * 4;
+	if (x->offset > size || x->size > size - x->offset || at + 4 > x->size)
+		return 0;
+	br_t r;
+	br_init(&r, img + x->offset, (size_t)x->size, elfp_big_endian(f));
+	br_seek(&r, (size_t)at);
+	uint32_t v = br_u32(&r);
+	return br_ok(&r) ? v : 0;
+}
+
 /* One .sframe (+ .rela.sframe) of a relocatable file: the functions of
  * one COMDAT group, or of no group. */
 typedef struct {
@@ -150,11 +174,74 @@ typedef struct {
 	size_t sec, rela;
 } rel_part;
 
+static bool is_sframe(const elfp_file *f, size_t i)
+{
+	const char *n = elfp_section_name(f, i);
+	return elfp_section(f, i)->type == SHT_GNU_SFRAME ||
+	       (n && strcmp(n, ".sframe") == 0);
+}
+
+/* The first unused relocation section among the n old ones applying to
+ * section i, or 0. */
+static size_t rela_for(const elfp_file *f, size_t n, size_t i,
+		       const bool *used)
+{
+	for (size_t k = 1; k < n; k++) {
+		const elfp_shdr *sh = elfp_section(f, k);
+		if ((sh->type == SHT_RELA || sh->type == SHT_REL) &&
+		    sh->info == i && !used[k])
+			return k;
+	}
+	return 0;
+}
+
+/* --force: make section i (an old .sframe or .rela.sframe) a section of
+ * the given type, 8-aligned, with size bytes: in place when they fit
+ * where it is (a rebuild of our own output then changes no byte), else
+ * in new space at the tail. The index stays, and with it the group
+ * membership and any section symbol. */
+static e2s_err reuse(elfp_file *f, size_t i, uint32_t type, uint64_t size,
+		     e2s_diag *d)
+{
+	const elfp_shdr *sh = elfp_section(f, i);
+	bool fits = size <= sh->size && sh->type != SHT_NOBITS &&
+		    sh->addralign >= 8 && sh->offset % 8 == 0;
+	e2s_err e = elfp_set_type(f, i, type, 8, d);
+	if (e)
+		return e;
+	if (fits)
+		return elfp_shrink_section(f, i, size, d);
+	return elfp_move_section(f, i, size, d);
+}
+
+/* --force: retire the old SFrame sections no part reused, with their
+ * relocation sections, so that linkers see one .sframe per function. */
+static e2s_err drop_unused(elfp_file *f, size_t shnum, bool *used,
+			   e2s_diag *d)
+{
+	for (size_t i = 1; i < shnum; i++) {
+		if (used[i] || !is_sframe(f, i))
+			continue;
+		for (size_t r; (r = rela_for(f, shnum, i, used));) {
+			used[r] = true;
+			e2s_err e = elfp_drop_section(f, r, d);
+			if (e)
+				return e;
+		}
+		used[i] = true;
+		e2s_err e = elfp_drop_section(f, i, d);
+		if (e)
+			return e;
+	}
+	return E2S_ERR_OK;
+}
+
 static e2s_err convert_rel(elfp_file *f, const sfe_set *set,
 			   const elfp_opts *o, elfp_result *res, e2s_diag *d)
 {
 	size_t shnum = elfp_shnum(f), symtab = elfp_symtab(f), nparts = 0;
-	size_t *group_of = NULL;
+	size_t *group_of = NULL, *olds = NULL, nolds = 0;
+	bool *used = NULL;
 	rel_part *parts = NULL;
 	e2s_err e = E2S_ERR_OK;
 	bw_t w;
@@ -171,13 +258,22 @@ static e2s_err convert_rel(elfp_file *f, const sfe_set *set,
 	group_of = calloc(shnum ? shnum : 1, sizeof *group_of);
 	/* At most one part per group plus the ungrouped one. */
 	parts = calloc(shnum + 1, sizeof *parts);
-	if (!group_of || !parts) {
+	used = calloc(shnum ? shnum : 1, sizeof *used);
+	olds = calloc(shnum ? shnum : 1, sizeof *olds);
+	if (!group_of || !parts || !used || !olds) {
 		e = e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
 		goto out;
 	}
-	for (size_t i = 1; i < shnum; i++)
-		if (elfp_section(f, i)->flags & SHF_GROUP)
+	size_t xndx = 0;
+	for (size_t i = 1; i < shnum; i++) {
+		const elfp_shdr *sh = elfp_section(f, i);
+		if (sh->flags & SHF_GROUP)
 			group_of[i] = elfp_group_of(f, i);
+		if (sh->type == SHT_SYMTAB_SHNDX && sh->link == symtab)
+			xndx = i;
+		if (o->force && is_sframe(f, i))
+			olds[nolds++] = i;
+	}
 	/* Part 0 is the ungrouped one; groups follow in section order. */
 	nparts = 1;
 	for (size_t g = 1; g < shnum; g++) {
@@ -200,8 +296,9 @@ static e2s_err convert_rel(elfp_file *f, const sfe_set *set,
 			res->unrelocated++;
 			continue;
 		}
-		if (fn->reloc.shndx < shnum)
-			g = group_of[fn->reloc.shndx];
+		size_t sec = func_shndx(f, xndx, fn);
+		if (sec < shnum)
+			g = group_of[sec];
 		if (g)
 			for (p = 1; p < nparts && parts[p].group != g; p++)
 				;
@@ -220,11 +317,40 @@ static e2s_err convert_rel(elfp_file *f, const sfe_set *set,
 		if (!pt->n)
 			continue;
 		total += pt->n;
+		size_t old = 0, orela = 0;
+		for (size_t k = 0; !old && k < nolds; k++)
+			if (!used[olds[k]] && group_of[olds[k]] == pt->group)
+				old = olds[k];
+		if (old) {
+			used[old] = true;
+			orela = rela_for(f, shnum, old, used);
+			if (orela && elfp_section(f, orela)->type != SHT_RELA) {
+				used[orela] = true;
+				e = elfp_drop_section(f, orela, d);
+				if (e)
+					goto out;
+				orela = 0;
+			}
+			pt->sec = old;
+			e = reuse(f, old, SHT_GNU_SFRAME,
+				  sfe_encoded_size(set, &eo), d);
+			if (!e && orela) {
+				used[orela] = true;
+				pt->rela = orela;
+				e = reuse(f, orela, SHT_RELA,
+					  (uint64_t)pt->n * 24, d);
+			}
+			if (e)
+				goto out;
+			if (orela)
+				continue;
+		}
 		sh.type = SHT_GNU_SFRAME;
 		sh.flags = SHF_ALLOC | (pt->group ? SHF_GROUP : 0);
 		sh.addralign = 8;
 		sh.size = sfe_encoded_size(set, &eo);
-		e = elfp_add_section(f, ".sframe", &sh, &pt->sec, d);
+		if (!old)
+			e = elfp_add_section(f, ".sframe", &sh, &pt->sec, d);
 		if (e)
 			goto out;
 		memset(&sh, 0, sizeof sh);
@@ -236,7 +362,7 @@ static e2s_err convert_rel(elfp_file *f, const sfe_set *set,
 		sh.entsize = 24;
 		sh.size = (uint64_t)pt->n * 24;
 		e = elfp_add_section(f, ".rela.sframe", &sh, &pt->rela, d);
-		if (!e && pt->group)
+		if (!e && pt->group && !old)
 			e = elfp_group_add(f, pt->group, pt->sec, d);
 		if (!e && pt->group)
 			e = elfp_group_add(f, pt->group, pt->rela, d);
@@ -247,6 +373,11 @@ static e2s_err convert_rel(elfp_file *f, const sfe_set *set,
 	if (!total) {
 		e = e2s_fail(d, E2S_ERR_NO_FUNCS, NULL, 0, NULL);
 		goto out;
+	}
+	if (o->force) {
+		e = drop_unused(f, shnum, used, d);
+		if (e)
+			goto out;
 	}
 	e = elfp_layout(f, d);
 	if (e)
@@ -294,6 +425,8 @@ out:
 		free(parts[p].only);
 	free(parts);
 	free(group_of);
+	free(used);
+	free(olds);
 	bw_free(&w);
 	return e;
 }
@@ -310,11 +443,11 @@ e2s_err elfp_convert_file(elfp_file *f, const elfp_opts *o,
 	memset(res, 0, sizeof *res);
 	memset(&set, 0, sizeof set);
 	old = elfp_find_section(f, ".sframe");
+	for (size_t i = 1; !old && elfp_is_rel(f) && i < elfp_shnum(f); i++)
+		if (elfp_section(f, i)->type == SHT_GNU_SFRAME)
+			old = i;
 	if (old && !o->force)
 		return e2s_fail(d, E2S_ERR_EXISTS, NULL, 0, NULL);
-	if (old && elfp_is_rel(f))
-		return e2s_fail(d, E2S_ERR_EXISTS, NULL, 0,
-				"--force is not supported for relocatable files");
 	cfi_load_opts lo = {.prefer_debug_frame = o->debug_frame};
 	const uint8_t *img = elfp_image(f, &size);
 	/* Rows stream into the projector; the CFI handle borrows the image

@@ -538,6 +538,76 @@ e2s_err elfp_shrink_section(elfp_file *f, size_t i, uint64_t new_size,
 	return E2S_ERR_OK;
 }
 
+e2s_err elfp_set_type(elfp_file *f, size_t i, uint32_t type, uint64_t align,
+		      e2s_diag *d)
+{
+	e2s_err e = not_after_layout(f, d);
+	if (e)
+		return e;
+	if (i == 0 || i >= f->nsecs || type == SHT_NOBITS ||
+	    f->secs[i].sh.type == SHT_NOBITS || align & (align - 1) ||
+	    align > ELFP_MAX_ALIGN)
+		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0,
+				"cannot change the type of section %zu", i);
+	elfp_shdr *sh = &f->secs[i].sh;
+	if (sh->type != type || sh->addralign < align) {
+		sh->type = type;
+		if (sh->addralign < align)
+			sh->addralign = align;
+		f->edited = true;
+	}
+	return E2S_ERR_OK;
+}
+
+e2s_err elfp_drop_section(elfp_file *f, size_t i, e2s_diag *d)
+{
+	e2s_err e = not_after_layout(f, d);
+	if (e)
+		return e;
+	if (f->type != ET_REL || i == 0 || i >= f->old_nsecs ||
+	    i == f->shstrndx || f->secs[i].place != ELFP_ORIG ||
+	    f->secs[i].sh.type == SHT_GROUP)
+		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0,
+				"cannot drop section %zu", i);
+	size_t g = elfp_group_of(f, i);
+	if (g) {
+		/* Rewrite the group without i (word 0 is the flags word). */
+		elfp_sec *gs = &f->secs[g];
+		size_t n = (size_t)(gs->sh.size / 4), m = 1;
+		uint8_t *p = malloc(n * 4 + 1);
+		if (!p)
+			return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+		elfp_put(p, group_word(f, g, 0), 4, f->be);
+		for (size_t k = 1; k < n; k++) {
+			uint32_t w = group_word(f, g, k);
+			if (w != i)
+				elfp_put(p + 4 * m++, w, 4, f->be);
+		}
+		free(gs->content);
+		gs->content = p;
+		gs->has_content = true;
+		gs->sh.size = (uint64_t)m * 4;
+		if (gs->place == ELFP_ORIG)
+			gs->place = ELFP_TAIL;
+	}
+	elfp_sec *s = &f->secs[i];
+	uint8_t *z = malloc(1);
+	if (!z)
+		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+	s->old_offset = s->sh.offset;
+	s->old_size = s->sh.type == SHT_NOBITS ? 0 : s->sh.size;
+	s->place = ELFP_INPLACE;
+	s->content = z;
+	s->has_content = true;
+	memset(&s->sh, 0, sizeof s->sh);
+	s->sh.type = SHT_PROGBITS;
+	s->sh.flags = SHF_EXCLUDE;
+	s->sh.offset = s->old_offset;
+	s->sh.addralign = 1;
+	f->edited = true;
+	return E2S_ERR_OK;
+}
+
 e2s_err elfp_group_add(elfp_file *f, size_t group, size_t member,
 		       e2s_diag *d)
 {

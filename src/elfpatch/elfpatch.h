@@ -91,6 +91,18 @@ e2s_err elfp_move_section(elfp_file *f, size_t i, uint64_t new_size,
  * than the old one; the bytes left over are zeroed. */
 e2s_err elfp_shrink_section(elfp_file *f, size_t i, uint64_t new_size,
 			    e2s_diag *d);
+/* Change the sh_type of section i and raise its sh_addralign to at least
+ * align (a rebuilt section made under an older convention). Before
+ * elfp_move_section / elfp_shrink_section: an in-place section must
+ * already sit at an offset so aligned. */
+e2s_err elfp_set_type(elfp_file *f, size_t i, uint32_t type, uint64_t align,
+		      e2s_diag *d);
+/* Retire existing section i of a relocatable file whose index must stay
+ * (symbols, relocations or groups may name it): it leaves its group,
+ * becomes an empty nameless SHT_PROGBITS with SHF_EXCLUDE (linkers drop
+ * it, a section symbol still has a section to point at) and its old
+ * bytes are zeroed. */
+e2s_err elfp_drop_section(elfp_file *f, size_t i, e2s_diag *d);
 /* Make section member a member of SHT_GROUP section group (the group's
  * content is rewritten at the tail; member gets SHF_GROUP). */
 e2s_err elfp_group_add(elfp_file *f, size_t group, size_t member,

@@ -57,14 +57,18 @@ PY
 }
 
 # lint_same IN OUT: eu-elflint finds nothing in OUT that it did not find in
-# IN, apart from not knowing the SFrame section and segment types.
+# IN, apart from not knowing the SFrame section and segment types (IN may
+# have SFrame sections too).
+lint_quiet() {
+  eu-elflint --gnu-ld "$1" 2>&1 | sed "s|$1|F|g" | grep -v '^No errors$' |
+    grep -v -e 'unknown program header entry type 0x6474e554' \
+            -e "'.sframe' has unsupported type 1879048180" \
+            -e "'.rela.sframe': invalid destination section type"
+}
 lint_same() {
   local a b
-  a=$(eu-elflint --gnu-ld "$1" 2>&1 | sed "s|$1|F|g" | grep -v '^No errors$')
-  b=$(eu-elflint --gnu-ld "$2" 2>&1 | sed "s|$2|F|g" | grep -v '^No errors$' |
-      grep -v -e 'unknown program header entry type 0x6474e554' \
-              -e "'.sframe' has unsupported type 1879048180" \
-              -e "'.rela.sframe': invalid destination section type")
+  a=$(lint_quiet "$1")
+  b=$(lint_quiet "$2")
   if [ "$a" != "$b" ]; then
     echo "elflint differs for $2:"; diff <(echo "$a") <(echo "$b") | head -5
     return 1
