@@ -128,7 +128,11 @@ static e2s_err move_to(run_t *x, uint64_t newloc)
 static e2s_err advance(run_t *x, uint64_t delta)
 {
 	uint64_t ca = x->cie->code_align;
-	if (ca && delta > (UINT64_MAX - x->loc) / ca)
+	/* delta * ca > UINT64_MAX - loc, without a division in the usual
+	 * case (both operands below 2^32 cannot overflow the product). */
+	if (((delta | ca) >> 32) != 0 && ca && delta > UINT64_MAX / ca)
+		return E2S_ERR_PC_BACKWARDS;
+	if (delta * ca > UINT64_MAX - x->loc)
 		return E2S_ERR_PC_BACKWARDS;
 	return move_to(x, x->loc + delta * ca);
 }

@@ -60,7 +60,7 @@ static e2s_err next_record(parse_t *p, br_t *r, rec_t *rec, bool *done)
 		return e2s_fail(p->diag, E2S_ERR_BAD_LENGTH, p->secname,
 				rec->off, "%zu stray bytes at the end",
 				br_left(r));
-	uint64_t len = br_u32(r);
+	uint64_t len = cfi_rd_uN(r, 4);
 	if (len == 0) {
 		if (eh)
 			*done = true;
@@ -86,7 +86,7 @@ static e2s_err next_record(parse_t *p, br_t *r, rec_t *rec, bool *done)
 				(unsigned long long)len, br_left(r));
 	br_sub(r, (size_t)len, &rec->body);
 	rec->id_off = rec->body.pos;
-	rec->id = br_uN(&rec->body, rec->offsize);
+	rec->id = cfi_rd_uN(&rec->body, rec->offsize);
 	if (eh)
 		rec->is_cie = br_ok(&rec->body) && rec->id == 0;
 	else

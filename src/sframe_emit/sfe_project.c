@@ -90,7 +90,7 @@ static sfe_skip loc_from_expr(const cfi_rule *r, bool val, ploc *out,
 }
 
 /* p must be zeroed by the caller (project_row, convert_plt). */
-static sfe_skip project_ra(cfi_abi abi, const cfi_abi_regs *regs,
+static inline sfe_skip project_ra(cfi_abi abi, const cfi_abi_regs *regs,
 			   const cfi_rule *r, prow *p)
 {
 	switch (r->kind) {
@@ -126,7 +126,7 @@ static sfe_skip project_ra(cfi_abi abi, const cfi_abi_regs *regs,
 	}
 }
 
-static sfe_skip project_fp(const cfi_abi_regs *regs, const cfi_rule *r,
+static inline sfe_skip project_fp(const cfi_abi_regs *regs, const cfi_rule *r,
 			   prow *p)
 {
 	switch (r->kind) {
@@ -171,7 +171,7 @@ static sfe_skip check_sp(cfi_abi abi, const cfi_rule *r)
 	return SFE_SKIP_SP_RULE;
 }
 
-static sfe_skip project_row(cfi_abi abi, const cfi_abi_regs *regs,
+static inline sfe_skip project_row(cfi_abi abi, const cfi_abi_regs *regs,
 			    const cfi_row *row, prow *p)
 {
 	sfe_skip s;
@@ -218,7 +218,7 @@ static sfe_skip project_row(cfi_abi abi, const cfi_abi_regs *regs,
 
 /* Can a default FDE express p? *why gets the reason when no FDE type can
  * (AArch64 has no flex, so its limits are final). */
-static bool default_ok(cfi_abi abi, const cfi_abi_regs *regs, const prow *p,
+static inline bool default_ok(cfi_abi abi, const cfi_abi_regs *regs, const prow *p,
 		       sfe_skip *why)
 {
 	*why = SFE_SKIP_NONE;
@@ -310,7 +310,29 @@ static sfe_skip push_flex_loc(sfe_fre *f, const ploc *l)
 	return push_w(f, l->off);
 }
 
-static sfe_skip make_fre(cfi_abi abi, const cfi_abi_regs *regs, bool flex,
+/* The data words of a flexible FDE's FRE (kept out of line: rare). */
+static sfe_skip flex_words(const prow *p, int32_t cw, sfe_fre *f)
+{
+	sfe_skip s;
+	unsigned ctrl = SF_FLEX_CTRL(p->cfa_reg, p->cfa_deref, 1);
+	if (ctrl > INT32_MAX)
+		return SFE_SKIP_CFA_REG;
+	f->dw[f->ndw++] = (int32_t)ctrl;
+	f->dw[f->ndw++] = cw;
+	if (p->ra.kind != PL_NONE) {
+		if ((s = push_flex_loc(f, &p->ra)))
+			return s;
+	} else if (p->fp.kind != PL_NONE) {
+		f->dw[f->ndw++] = 0; /* RA padding word */
+	}
+	if (p->fp.kind != PL_NONE) {
+		if ((s = push_flex_loc(f, &p->fp)))
+			return s == SFE_SKIP_RA_RULE ? SFE_SKIP_FP_RULE : s;
+	}
+	return SFE_SKIP_NONE;
+}
+
+static inline sfe_skip make_fre(cfi_abi abi, const cfi_abi_regs *regs, bool flex,
 			 const prow *p, sfe_fre *f)
 {
 	sfe_skip s;
@@ -324,24 +346,8 @@ static sfe_skip make_fre(cfi_abi abi, const cfi_abi_regs *regs, bool flex,
 	if (s)
 		return s;
 	f->mangled_ra = p->mangled;
-	if (flex) {
-		unsigned ctrl = SF_FLEX_CTRL(p->cfa_reg, p->cfa_deref, 1);
-		if (ctrl > INT32_MAX)
-			return SFE_SKIP_CFA_REG;
-		f->dw[f->ndw++] = (int32_t)ctrl;
-		f->dw[f->ndw++] = cw;
-		if (p->ra.kind != PL_NONE) {
-			if ((s = push_flex_loc(f, &p->ra)))
-				return s;
-		} else if (p->fp.kind != PL_NONE) {
-			f->dw[f->ndw++] = 0; /* RA padding word */
-		}
-		if (p->fp.kind != PL_NONE) {
-			if ((s = push_flex_loc(f, &p->fp)))
-				return s == SFE_SKIP_RA_RULE ? SFE_SKIP_FP_RULE : s;
-		}
-		return SFE_SKIP_NONE;
-	}
+	if (flex)
+		return flex_words(p, cw, f);
 	f->base_fp = p->cfa_reg == regs->fp && p->cfa_reg != regs->sp;
 	f->dw[f->ndw++] = cw;
 	switch (abi) {
@@ -398,6 +404,11 @@ typedef struct {
 	uint32_t croot;
 	uint32_t cmax; /* the claim with the largest key */
 	uint32_t rng; /* treap priorities: xorshift, seeded per projection */
+	/* The right spine, root first (ends at cmax): in address order a
+	 * new claim goes onto it in amortised O(1). Stale after a split. */
+	uint32_t *spine;
+	grow_t gsp;
+	bool spine_ok;
 	grow_t gs; /* set->fde_skip */
 	bool started;
 } pctx;
@@ -446,8 +457,11 @@ static int claim_range(pctx *c, uint16_t shndx, uint64_t start, uint64_t end)
 {
 	struct claim *v = c->claims;
 	uint32_t pred = CL_NIL, succ = CL_NIL;
-	if (c->gc.n == 0)
+	if (c->gc.n == 0) {
 		c->croot = c->cmax = CL_NIL;
+		c->gsp.n = 0;
+		c->spine_ok = true;
+	}
 	/* In address order (the usual case) the new key is above all. */
 	bool above = c->cmax != CL_NIL && cl_less(&v[c->cmax], shndx, start);
 	if (above)
@@ -476,13 +490,38 @@ static int claim_range(pctx *c, uint16_t shndx, uint64_t start, uint64_t end)
 	c->rng ^= c->rng << 5;
 	v[k] = (struct claim){start, end, CL_NIL, CL_NIL, c->rng, shndx};
 	if (above || c->cmax == CL_NIL) {
-		c->croot = cl_merge(v, c->croot, k);
+		/* cl_merge(root, k) done on the spine: the spine's suffix with
+		 * priorities <= k's becomes k's left subtree. */
+		if (!c->spine_ok) {
+			c->gsp.n = 0;
+			for (uint32_t t = c->croot; t != CL_NIL; t = v[t].right) {
+				if (!grow((void **)&c->spine, &c->gsp,
+					  sizeof *c->spine, c->gsp.n + 1))
+					return -1;
+				c->spine[c->gsp.n++] = t;
+			}
+			c->spine_ok = true;
+		}
+		/* Room first: popping only shrinks the spine. */
+		if (!grow((void **)&c->spine, &c->gsp, sizeof *c->spine,
+			  c->gsp.n + 1))
+			return -1;
+		uint32_t below = CL_NIL;
+		while (c->gsp.n && v[c->spine[c->gsp.n - 1]].prio <= v[k].prio)
+			below = c->spine[--c->gsp.n];
+		v[k].left = below;
+		if (c->gsp.n)
+			v[c->spine[c->gsp.n - 1]].right = k;
+		else
+			c->croot = k;
+		c->spine[c->gsp.n++] = k;
 		c->cmax = k;
 		return 1;
 	}
 	uint32_t l, r;
 	cl_split(v, c->croot, shndx, start, &l, &r);
 	c->croot = cl_merge(v, cl_merge(v, l, k), r);
+	c->spine_ok = false;
 	return 1;
 }
 
@@ -526,6 +565,91 @@ static bool row_live(const cfi_row *r, uint64_t pc, uint64_t end)
 	return rs < re;
 }
 
+/* Append tmp as the next FRE of funcs[fi], merging it with the previous
+ * one as the general path always did. false on OOM. */
+static inline bool add_fre(pctx *c, size_t fi, const sfe_fre *tmp)
+{
+	sfe_func *cur = &c->set->funcs[fi];
+	if (cur->fre_count > 0) {
+		sfe_fre *last = &c->set->fres[cur->fre_first + cur->fre_count - 1];
+		if (fre_same(last, tmp))
+			return true;
+		if (last->start == tmp->start) {
+			*last = *tmp; /* a zero-length row was replaced */
+			return true;
+		}
+	}
+	if (!grow((void **)&c->set->fres, &c->gr, sizeof(sfe_fre), c->gr.n + 1))
+		return false;
+	c->set->fres[c->gr.n++] = *tmp; /* make_fre set every byte */
+	cur->fre_count++;
+	return true;
+}
+
+/* Split functions with more FREs than sfda_func_num_fres holds into
+ * consecutive FDEs, each starting at its first FRE. false on OOM. */
+static bool split_func(pctx *c, const cfi_fde *fde, uint32_t fdeidx,
+		       size_t fi)
+{
+	while (c->set->funcs[fi].fre_count > SFE_MAX_FRES) {
+		sfe_func *cur = &c->set->funcs[fi];
+		uint32_t first = cur->fre_first + SFE_MAX_FRES;
+		uint32_t rest = cur->fre_count - SFE_MAX_FRES;
+		uint32_t delta = c->set->fres[first].start;
+		uint64_t total = cur->size;
+		cur->fre_count = SFE_MAX_FRES;
+		cur->size = delta;
+		sfe_func *nf = new_func(c, fde, fdeidx, cur->start + delta,
+					total - delta);
+		if (!nf)
+			return false;
+		cur = &c->set->funcs[fi];
+		nf->fde_type = cur->fde_type;
+		nf->fre_first = first;
+		nf->fre_count = rest;
+		for (uint32_t k = 0; k < rest; k++)
+			c->set->fres[first + k].start -= delta;
+		fi = (size_t)(nf - c->set->funcs);
+	}
+	return true;
+}
+
+/* The common case in one pass, without the per-FDE prow array: every
+ * live row projects, fits a default FDE and makes its FRE. 1: done;
+ * 0: something else happened, everything undone, take the general path
+ * (which decides which skip reason wins); -1: OOM. */
+static int convert_rows_default(pctx *c, const cfi_fde *fde, uint32_t fdeidx,
+				const cfi_row *rows, size_t nrows,
+				uint64_t pc, uint64_t end)
+{
+	size_t save_f = c->gf.n, save_r = c->gr.n;
+	sfe_func *fn = new_func(c, fde, fdeidx, pc, end - pc);
+	if (!fn)
+		return -1;
+	size_t fi = (size_t)(fn - c->set->funcs);
+	for (size_t i = 0; i < nrows; i++) {
+		const cfi_row *r = &rows[i];
+		if (!row_live(r, pc, end))
+			continue;
+		prow p;
+		sfe_skip s = project_row(c->abi, c->regs, r, &p);
+		if (s || !default_ok(c->abi, c->regs, &p, &s))
+			goto general;
+		uint64_t rs = r->start < pc ? pc : r->start;
+		sfe_fre tmp;
+		tmp.start = (uint32_t)(rs - pc);
+		if (make_fre(c->abi, c->regs, false, &p, &tmp))
+			goto general;
+		if (!add_fre(c, fi, &tmp))
+			return -1;
+	}
+	return split_func(c, fde, fdeidx, fi) ? 1 : -1;
+general:
+	c->gf.n = save_f;
+	c->gr.n = save_r;
+	return 0;
+}
+
 /* Convert one FDE's rows [pc, end) into funcs/FREs. Returns a skip
  * reason; on failure the caller rolls back c->gf.n / c->gr.n. *oom set
  * on allocation failure. */
@@ -535,6 +659,11 @@ static sfe_skip convert_rows(pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 {
 	if (nrows == 0)
 		return SFE_SKIP_CFA_UNSET;
+	int fast = convert_rows_default(c, fde, fdeidx, rows, nrows, pc, end);
+	if (fast != 0) {
+		*oom = fast < 0;
+		return SFE_SKIP_NONE;
+	}
 	if (nrows > c->npr_cap) {
 		prow *np = realloc(c->pr, nrows * sizeof *np);
 		if (!np) {
@@ -578,48 +707,13 @@ static sfe_skip convert_rows(pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 		sfe_skip s = make_fre(c->abi, c->regs, need_flex, &c->pr[i], &tmp);
 		if (s)
 			return s;
-		sfe_func *cur = &c->set->funcs[fi];
-		if (cur->fre_count > 0) {
-			sfe_fre *last = &c->set->fres[cur->fre_first + cur->fre_count - 1];
-			if (fre_same(last, &tmp))
-				continue;
-			if (last->start == tmp.start) {
-				*last = tmp; /* a zero-length row was replaced */
-				continue;
-			}
-		}
-		if (!grow((void **)&c->set->fres, &c->gr, sizeof(sfe_fre),
-			  c->gr.n + 1)) {
+		if (!add_fre(c, fi, &tmp)) {
 			*oom = true;
 			return SFE_SKIP_NONE;
 		}
-		c->set->fres[c->gr.n++] = tmp; /* make_fre set every byte */
-		c->set->funcs[fi].fre_count++;
 	}
-	/* Split functions with more FREs than sfda_func_num_fres holds into
-	 * consecutive FDEs, each starting at its first FRE. */
-	while (c->set->funcs[fi].fre_count > SFE_MAX_FRES) {
-		sfe_func *cur = &c->set->funcs[fi];
-		uint32_t first = cur->fre_first + SFE_MAX_FRES;
-		uint32_t rest = cur->fre_count - SFE_MAX_FRES;
-		uint32_t delta = c->set->fres[first].start;
-		uint64_t total = cur->size;
-		cur->fre_count = SFE_MAX_FRES;
-		cur->size = delta;
-		sfe_func *nf = new_func(c, fde, fdeidx, cur->start + delta,
-					total - delta);
-		if (!nf) {
-			*oom = true;
-			return SFE_SKIP_NONE;
-		}
-		cur = &c->set->funcs[fi];
-		nf->fde_type = cur->fde_type;
-		nf->fre_first = first;
-		nf->fre_count = rest;
-		for (uint32_t k = 0; k < rest; k++)
-			c->set->fres[first + k].start -= delta;
-		fi = (size_t)(nf - c->set->funcs);
-	}
+	if (!split_func(c, fde, fdeidx, fi))
+		*oom = true;
 	return SFE_SKIP_NONE;
 }
 
@@ -791,12 +885,63 @@ static e2s_err pctx_start(pctx *c, const cfi_table *t)
 	return E2S_ERR_OK;
 }
 
-static bool funcs_sorted(const sfe_set *s)
+static bool func_less(const sfe_func *x, const sfe_func *y)
 {
-	for (size_t i = 1; i < s->nfuncs; i++)
-		if (func_cmp(&s->funcs[i - 1], &s->funcs[i]) > 0)
-			return false;
-	return true;
+	return x->reloc.shndx < y->reloc.shndx ||
+	       (x->reloc.shndx == y->reloc.shndx && x->start < y->start);
+}
+
+/* Sort funcs by (shndx, start). FDEs come in a few ascending runs (one
+ * per input section order of the link), so merge the runs found rather
+ * than sort from scratch; qsort is the fallback when memory is short.
+ * Keys never tie (see pctx_finish), so the order is the same either way. */
+static void sort_funcs(sfe_set *s)
+{
+	size_t n = s->nfuncs, nruns = 1;
+	sfe_func *v = s->funcs;
+	for (size_t i = 1; i < n; i++)
+		nruns += func_less(&v[i], &v[i - 1]);
+	if (nruns == 1)
+		return;
+	size_t *run = malloc((nruns + 1) * sizeof *run);
+	sfe_func *tmp = malloc(n * sizeof *tmp);
+	if (!run || !tmp) {
+		free(run);
+		free(tmp);
+		qsort(v, n, sizeof *v, func_cmp);
+		return;
+	}
+	size_t k = 0;
+	run[k++] = 0;
+	for (size_t i = 1; i < n; i++)
+		if (func_less(&v[i], &v[i - 1]))
+			run[k++] = i;
+	run[k] = n;
+	sfe_func *src = v, *dst = tmp;
+	while (nruns > 1) {
+		size_t m = 0;
+		for (size_t r = 0; r < nruns; r += 2) {
+			size_t lo = run[r], mid = run[r + 1 < nruns ? r + 1 : nruns];
+			size_t hi = run[r + 2 < nruns ? r + 2 : nruns];
+			size_t a = lo, b = mid, o = lo;
+			while (a < mid && b < hi)
+				dst[o++] = func_less(&src[b], &src[a]) ? src[b++] : src[a++];
+			while (a < mid)
+				dst[o++] = src[a++];
+			while (b < hi)
+				dst[o++] = src[b++];
+			run[m++] = lo;
+		}
+		run[m] = n;
+		nruns = m;
+		sfe_func *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof *v);
+	free(run);
+	free(tmp);
 }
 
 /* Finish: counts, order; frees the scratch. nfdes: FDEs seen. */
@@ -805,8 +950,10 @@ static e2s_err pctx_finish(pctx *c, size_t nfdes)
 	sfe_set *out = c->set;
 	free(c->pr);
 	free(c->claims);
+	free(c->spine);
 	c->pr = NULL;
 	c->claims = NULL;
+	c->spine = NULL;
 	if (!out->fde_skip && !(out->fde_skip = calloc(1, 1)))
 		return E2S_ERR_NOMEM;
 	out->nfdes = nfdes;
@@ -814,8 +961,8 @@ static e2s_err pctx_finish(pctx *c, size_t nfdes)
 	out->nfres = c->gr.n;
 	/* Stable order: qsort is not stable, but starts never tie after the
 	 * overlap check (each part of a split FDE starts later). */
-	if (out->nfuncs > 1 && !funcs_sorted(out))
-		qsort(out->funcs, out->nfuncs, sizeof *out->funcs, func_cmp);
+	if (out->nfuncs > 1)
+		sort_funcs(out);
 	return E2S_ERR_OK;
 }
 
@@ -823,8 +970,10 @@ static e2s_err proj_oom(pctx *c, e2s_diag *diag)
 {
 	free(c->pr);
 	free(c->claims);
+	free(c->spine);
 	c->pr = NULL;
 	c->claims = NULL;
+	c->spine = NULL;
 	sfe_set_free(c->set);
 	return e2s_fail(diag, E2S_ERR_NOMEM, NULL, 0, "projecting CFI rows");
 }
@@ -906,6 +1055,7 @@ void sfe_stream_free(sfe_stream *s)
 		return;
 	free(s->c.pr);
 	free(s->c.claims);
+	free(s->c.spine);
 	sfe_set_free(&s->set);
 	free(s);
 }
