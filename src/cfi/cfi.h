@@ -141,7 +141,8 @@ typedef struct {
 typedef struct {
 	bool present;
 	uint32_t sym;     /* symbol table index */
-	uint16_t shndx;   /* section of the symbol's definition (SHN_* raw) */
+	uint32_t shndx;   /* section of the symbol's definition (SHN_XINDEX
+	                   * resolved through SHT_SYMTAB_SHNDX) */
 	int64_t addend;   /* relocation addend, as seen by the FDE field */
 	uint32_t type;    /* relocation type (R_X86_64_PC32 ...) */
 } cfi_reloc_ref;
@@ -191,7 +192,7 @@ typedef struct cfi_rela {
 	uint32_t sym;
 	int64_t addend;
 	uint64_t sym_value; /* st_value of the symbol */
-	uint16_t sym_shndx; /* st_shndx of the symbol */
+	uint32_t sym_shndx; /* the symbol's section (SHN_XINDEX resolved) */
 	bool implicit_addend; /* SHT_REL: the field holds the addend */
 } cfi_rela;
 

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cfi_gelf.h"
 #include "cfi_int.h"
 
 typedef struct {
@@ -24,7 +25,7 @@ typedef struct {
 
 typedef struct {
 	uint64_t value;
-	uint16_t shndx;
+	uint32_t shndx;
 	bool func;
 	const char *name;
 } sym_ent;
@@ -172,6 +173,28 @@ static e2s_err section_bytes(cfi_file *f, Elf_Scn *scn, const GElf_Shdr *sh,
 	return E2S_ERR_OK;
 }
 
+Elf_Data *cfi_gelf_xindex(Elf *elf, size_t symndx)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB_SHNDX &&
+		    sh.sh_link == symndx)
+			return elf_getdata(scn, NULL);
+	}
+	return NULL;
+}
+
+bool cfi_gelf_sym(Elf_Data *sd, Elf_Data *xd, size_t ndx, GElf_Sym *sym,
+		  uint32_t *shndx)
+{
+	Elf32_Word x = 0;
+	if (!gelf_getsymshndx(sd, xd, (int)ndx, sym, &x))
+		return false;
+	*shndx = sym->st_shndx == SHN_XINDEX ? (uint32_t)x : sym->st_shndx;
+	return true;
+}
+
 static int cmp_rela(const void *a, const void *b)
 {
 	const cfi_rela *x = a, *y = b;
@@ -193,6 +216,7 @@ static e2s_err load_relocs(cfi_file *f, size_t cfi_ndx, e2s_diag *diag)
 		Elf_Data *d = elf_getdata(scn, NULL);
 		Elf_Scn *symscn = elf_getscn(f->elf, sh.sh_link);
 		Elf_Data *sd = symscn ? elf_getdata(symscn, NULL) : NULL;
+		Elf_Data *xd = symscn ? cfi_gelf_xindex(f->elf, sh.sh_link) : NULL;
 		if (!d || !sd)
 			return libelf_fail(diag, "relocation data");
 		size_t cnt = sh.sh_entsize ? (size_t)(sh.sh_size / sh.sh_entsize)
@@ -214,7 +238,8 @@ static e2s_err load_relocs(cfi_file *f, size_t cfi_ndx, e2s_diag *diag)
 			if (type == 0) /* R_*_NONE on every supported machine */
 				continue;
 			GElf_Sym sym;
-			if (!gelf_getsym(sd, (int)GELF_R_SYM(ra.r_info), &sym))
+			uint32_t sym_shndx;
+			if (!cfi_gelf_sym(sd, xd, GELF_R_SYM(ra.r_info), &sym, &sym_shndx))
 				return e2s_fail(diag, E2S_ERR_BAD_RELOC,
 						f->secname, ra.r_offset,
 						"bad symbol index %llu",
@@ -234,7 +259,7 @@ static e2s_err load_relocs(cfi_file *f, size_t cfi_ndx, e2s_diag *diag)
 			o->sym = (uint32_t)GELF_R_SYM(ra.r_info);
 			o->addend = ra.r_addend;
 			o->sym_value = sym.st_value;
-			o->sym_shndx = sym.st_shndx;
+			o->sym_shndx = sym_shndx;
 			o->implicit_addend = sh.sh_type == SHT_REL;
 		}
 	}
@@ -270,9 +295,11 @@ static e2s_err load_symbols(cfi_file *f, Elf_Scn *symscn, e2s_diag *diag)
 	f->syms = calloc(cnt ? cnt : 1, sizeof *f->syms);
 	if (!f->syms)
 		return E2S_ERR_NOMEM;
+	Elf_Data *xd = cfi_gelf_xindex(f->elf, elf_ndxscn(symscn));
 	for (size_t i = 1; i < cnt; i++) {
 		GElf_Sym s;
-		if (!gelf_getsym(d, (int)i, &s))
+		uint32_t shndx;
+		if (!cfi_gelf_sym(d, xd, i, &s, &shndx))
 			break;
 		int type = GELF_ST_TYPE(s.st_info);
 		if (type != STT_FUNC && type != STT_NOTYPE &&
@@ -285,7 +312,7 @@ static e2s_err load_symbols(cfi_file *f, Elf_Scn *symscn, e2s_diag *diag)
 			continue;
 		sym_ent *e = &f->syms[f->nsyms++];
 		e->value = s.st_value;
-		e->shndx = s.st_shndx;
+		e->shndx = shndx;
 		e->func = type != STT_NOTYPE;
 		e->name = name;
 	}

@@ -142,29 +142,6 @@ static uint32_t pcrel_type(unsigned machine, unsigned width)
 	}
 }
 
-/* The section a function's FDE relocation symbol is defined in. The CFI
- * model keeps the raw 16-bit st_shndx; past SHN_LORESERVE sections that
- * is SHN_XINDEX and the real index is in the SHT_SYMTAB_SHNDX section
- * linked to the symbol table. 0 when unknown. */
-static size_t func_shndx(const elfp_file *f, size_t xndx, const sfe_func *fn)
-{
-	size_t size;
-	const uint8_t *img = elfp_image(f, &size);
-	if (fn->reloc.shndx != SHN_XINDEX)
-		return fn->reloc.shndx < SHN_LORESERVE ? fn->reloc.shndx : 0;
-	if (!xndx)
-		return 0;
-	const elfp_shdr *x = elfp_section(f, xndx);
-	uint64_t at = (uint64_t)fn->reloc.sym * 4;
-	if (x->offset > size || x->size > size - x->offset || at + 4 > x->size)
-		return 0;
-	br_t r;
-	br_init(&r, img + x->offset, (size_t)x->size, elfp_big_endian(f));
-	br_seek(&r, (size_t)at);
-	uint32_t v = br_u32(&r);
-	return br_ok(&r) ? v : 0;
-}
-
 /* One .sframe (+ .rela.sframe) of a relocatable file: the functions of
  * one COMDAT group, or of no group. */
 typedef struct {
@@ -264,13 +241,10 @@ static e2s_err convert_rel(elfp_file *f, const sfe_set *set,
 		e = e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
 		goto out;
 	}
-	size_t xndx = 0;
 	for (size_t i = 1; i < shnum; i++) {
 		const elfp_shdr *sh = elfp_section(f, i);
 		if (sh->flags & SHF_GROUP)
 			group_of[i] = elfp_group_of(f, i);
-		if (sh->type == SHT_SYMTAB_SHNDX && sh->link == symtab)
-			xndx = i;
 		if (o->force && is_sframe(f, i))
 			olds[nolds++] = i;
 	}
@@ -296,7 +270,8 @@ static e2s_err convert_rel(elfp_file *f, const sfe_set *set,
 			res->unrelocated++;
 			continue;
 		}
-		size_t sec = func_shndx(f, xndx, fn);
+		/* The CFI loader resolved SHN_XINDEX through SHT_SYMTAB_SHNDX. */
+		size_t sec = fn->reloc.shndx;
 		if (sec < shnum)
 			g = group_of[sec];
 		if (g)

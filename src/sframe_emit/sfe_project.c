@@ -398,7 +398,7 @@ typedef struct {
 	struct claim {
 		uint64_t start, end;
 		uint32_t left, right, prio;
-		uint16_t shndx;
+		uint32_t shndx;
 	} *claims;
 	grow_t gc;
 	uint32_t croot;
@@ -416,13 +416,13 @@ typedef struct {
 #define CL_NIL UINT32_MAX
 
 /* Key order of claims: (shndx, start). */
-static bool cl_less(const struct claim *a, uint16_t shndx, uint64_t start)
+static bool cl_less(const struct claim *a, uint32_t shndx, uint64_t start)
 {
 	return a->shndx < shndx || (a->shndx == shndx && a->start < start);
 }
 
 /* Split the subtree t into keys < (shndx, start) and the rest. */
-static void cl_split(struct claim *v, uint32_t t, uint16_t shndx,
+static void cl_split(struct claim *v, uint32_t t, uint32_t shndx,
 		     uint64_t start, uint32_t *l, uint32_t *r)
 {
 	if (t == CL_NIL) {
@@ -453,7 +453,7 @@ static uint32_t cl_merge(struct claim *v, uint32_t l, uint32_t r)
 
 /* Overlap with an earlier FDE of the same section: first in section
  * order wins. Returns false (no claim) on overlap; -1 on OOM. */
-static int claim_range(pctx *c, uint16_t shndx, uint64_t start, uint64_t end)
+static int claim_range(pctx *c, uint32_t shndx, uint64_t start, uint64_t end)
 {
 	struct claim *v = c->claims;
 	uint32_t pred = CL_NIL, succ = CL_NIL;
@@ -813,7 +813,7 @@ static e2s_err project_fde(pctx *c, size_t i, const cfi_row *rows, size_t n,
 		 fde->pc_begin + fde->pc_range < fde->pc_begin)
 		s = SFE_SKIP_TOO_LARGE;
 	if (!s) {
-		uint16_t shndx = fde->reloc.present ? fde->reloc.shndx : 0;
+		uint32_t shndx = fde->reloc.present ? fde->reloc.shndx : 0;
 		int cl = claim_range(c, shndx, fde->pc_begin,
 				     fde->pc_begin + fde->pc_range);
 		if (cl < 0)

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../cfi/cfi_gelf.h"
 #include "../common/mem.h"
 #include "sfr.h"
 #include "sframe_fmt.h"
@@ -44,14 +45,16 @@ static e2s_err read_relas(Elf *e, size_t sfidx, unsigned machine,
 		Elf_Data *rd = elf_getdata(scn, NULL);
 		Elf_Scn *symscn = elf_getscn(e, sh.sh_link);
 		Elf_Data *sd = symscn ? elf_getdata(symscn, NULL) : NULL;
+		Elf_Data *xd = symscn ? cfi_gelf_xindex(e, sh.sh_link) : NULL;
 		if (!rd || !sd || !sh.sh_entsize)
 			continue;
 		size_t n = sh.sh_size / sh.sh_entsize;
 		for (size_t i = 0; i < n; i++) {
 			GElf_Rela r;
 			GElf_Sym sym;
+			uint32_t shndx;
 			if (!gelf_getrela(rd, (int)i, &r) ||
-			    !gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &sym) ||
+			    !cfi_gelf_sym(sd, xd, GELF_R_SYM(r.r_info), &sym, &shndx) ||
 			    !pcrel_type(machine, (unsigned)GELF_R_TYPE(r.r_info)) ||
 			    r.r_offset >= size) {
 				out->bad_relocs++;
@@ -61,7 +64,7 @@ static e2s_err read_relas(Elf *e, size_t sfidx, unsigned machine,
 				return e2s_fail(diag, E2S_ERR_NOMEM, NULL, 0, NULL);
 			out->fields[vf->n++] = (sfr_relfield){
 				.off = base + r.r_offset,
-				.shndx = sym.st_shndx,
+				.shndx = shndx,
 				.value = sym.st_value + (uint64_t)r.r_addend,
 			};
 		}

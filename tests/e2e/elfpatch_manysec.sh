@@ -6,8 +6,8 @@
 # with CFI in high sections. Checks (readelf, eu-elflint, lld as the
 # independent tools): the output keeps the extended form with section 0
 # holding the new count; readelf and eu-elflint find nothing new;
-# --verify finds no mismatch; the high COMDAT function's .sframe is in
-# its own group; lld links it (final and -r) and the program runs.
+# --verify finds every function; each high COMDAT function's .sframe is
+# in its own group; lld links it (final and -r) and the program runs.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib/elfpatch_lib.sh
@@ -55,17 +55,21 @@ read -r b0 b1 b2 b3 b4 b5 <<<"$(hdr "$T/out.o")"
 echo "input: e_shnum=$a0 e_shstrndx=$a1 sections=$a2; output: e_shnum=$b0 e_shstrndx=$b1 sections=$b2 (section 0: size $b4 link $b5)"
 [ "$a0" = 0 ] && [ "$a1" = 65535 ] && [ "$a2" -gt 65280 ] || fail "the input is not in extended form"
 [ "$b0" = 0 ] && [ "$b1" = 65535 ] || fail "output e_shnum/e_shstrndx not extended"
-[ "$b2" = $((a2 + 4)) ] && [ "$b4" = "$b2" ] && [ "$b5" = "$b3" ] ||
-  fail "section 0 does not hold the count ($b4 vs $b2) / string table index ($b5 vs $b3); want 4 new sections"
+# New: .sframe + .rela.sframe for the ungrouped functions and for each of
+# the 20 COMDAT groups.
+[ "$b2" = $((a2 + 42)) ] && [ "$b4" = "$b2" ] && [ "$b5" = "$b3" ] ||
+  fail "section 0 does not hold the count ($b4 vs $b2) / string table index ($b5 vs $b3); want 42 new sections"
 lint_same "$T/big.o" "$T/out.o" || fail "eu-elflint"
 v=$("$E2S" --verify "$T/out.o") || fail "--verify: $v"
 echo "verify: $v"
 echo "$v" | grep -q ' mismatch=0 ' || fail "verify mismatch"
+# Every function converted: those in sections past SHN_LORESERVE too.
+echo "$v" | grep -q '^functions=30021 match=30021 .* extra=0' || fail "not every function verified: $v"
 # The high-index COMDAT function g0 (found through SHT_SYMTAB_SHNDX).
 LC_ALL=C readelf -gW "$T/out.o" | grep -A6 '\[g0\]' | grep -q '\.rela\.sframe' ||
   fail "g0's .sframe is not in its COMDAT group"
 n=$(LC_ALL=C readelf -gW "$T/out.o" | grep -cE '\]\s+\.sframe$')
-[ "$n" = 1 ] || fail "$n groups hold an .sframe, want 1"
+[ "$n" = 20 ] || fail "$n groups hold an .sframe, want 20"
 if command -v ld.lld >/dev/null; then
   mkdir -p "$T/lldbin"; ln -sf "$(command -v ld.lld)" "$T/lldbin/ld"
   gcc -B"$T/lldbin/" -o "$T/prog" "$T/out.o" && "$T/prog" || fail "lld link and run"
