@@ -54,7 +54,7 @@ $(ASAN)/libeh2sframe.a: $(ASAN_LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(ASAN)/unit/%: tests/unit/%.c tests/unit/t.h $(ASAN)/libeh2sframe.a
+$(ASAN)/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(ASAN)/libeh2sframe.a
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(ASAN_FLAGS) -Itests/unit -o $@ $< $(ASAN)/libeh2sframe.a $(LDLIBS)
 

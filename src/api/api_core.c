@@ -117,7 +117,6 @@ e2s_err api_read_file(const char *path, uint8_t **data, size_t *size,
 {
 	struct stat st;
 	uint8_t *buf = NULL;
-	size_t got = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s", strerror(errno));
@@ -130,27 +129,12 @@ e2s_err api_read_file(const char *path, uint8_t **data, size_t *size,
 		close(fd);
 		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "not a regular file");
 	}
-	buf = malloc(st.st_size ? (size_t)st.st_size : 1);
-	if (!buf) {
-		close(fd);
-		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
-	}
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			int er = errno;
-			free(buf);
-			close(fd);
-			return e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s",
-					n ? strerror(er) : "file shrank");
-		}
-		got += (size_t)n;
-	}
+	e2s_err e = e2s_read_whole(fd, (size_t)st.st_size, &buf, d);
 	close(fd);
+	if (e)
+		return e;
 	*data = buf;
-	*size = got;
+	*size = (size_t)st.st_size;
 	if (mode)
 		*mode = (int)(st.st_mode & 07777);
 	return E2S_ERR_OK;

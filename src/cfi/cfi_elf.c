@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/mem.h"
 #include "cfi_gelf.h"
 #include "cfi_int.h"
 
@@ -547,26 +548,11 @@ e2s_err cfi_file_open_stream(const char *path, const cfi_load_opts *opts,
 					out, diag);
 		}
 	}
-	uint8_t *buf = malloc(size ? size : 1);
-	if (!buf) {
-		close(fd);
-		return e2s_fail(diag, E2S_ERR_NOMEM, NULL, 0, NULL);
-	}
-	size_t got = 0;
-	while (got < size) {
-		ssize_t n = read(fd, buf + got, size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			int err = n < 0 ? errno : 0;
-			close(fd);
-			free(buf);
-			return e2s_fail(diag, E2S_ERR_IO, NULL, 0, "%s",
-					err ? strerror(err) : "short read");
-		}
-		got += (size_t)n;
-	}
+	uint8_t *buf;
+	e2s_err e = e2s_read_whole(fd, size, &buf, diag);
 	close(fd);
+	if (e)
+		return e;
 	return open_buf(buf, size, BUF_MALLOC, opts, on_fde, ctx, out, diag);
 }
 

@@ -50,3 +50,25 @@ e2s_err e2s_write_all(int fd, const void *buf, size_t n, e2s_diag *d)
 	}
 	return E2S_ERR_OK;
 }
+
+e2s_err e2s_read_whole(int fd, size_t size, uint8_t **out, e2s_diag *d)
+{
+	uint8_t *buf = malloc(size ? size : 1);
+	size_t got = 0;
+	if (!buf)
+		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+	while (got < size) {
+		ssize_t n = pread(fd, buf + got, size - got, (off_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int er = errno;
+			free(buf);
+			return e2s_fail(d, E2S_ERR_IO, NULL, 0, "read: %s",
+					n ? strerror(er) : "file shrank");
+		}
+		got += (size_t)n;
+	}
+	*out = buf;
+	return E2S_ERR_OK;
+}

@@ -27,4 +27,9 @@ void e2s_hint_hugepages(void *p, size_t bytes);
  * most 1 GiB); E2S_ERR_IO with the errno text in *d on failure. */
 e2s_err e2s_write_all(int fd, const void *p, size_t n, e2s_diag *d);
 
+/* Read the first size bytes of regular file fd into a new buffer *out
+ * (pread from offset 0, retrying EINTR and short reads). E2S_ERR_IO when
+ * the file is shorter than size ("file shrank") or a read fails. */
+e2s_err e2s_read_whole(int fd, size_t size, uint8_t **out, e2s_diag *d);
+
 #endif

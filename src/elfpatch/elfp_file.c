@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../common/reader.h"
+#include "../common/mem.h"
 #include "elfp_internal.h"
 
 void elfp_put(uint8_t *p, uint64_t v, unsigned n, bool be)
@@ -240,28 +241,6 @@ e2s_err elfp_open_view(const void *data, size_t size, elfp_file **out,
 	return open_image(size ? data : empty, size, ELFP_IMG_VIEW, -1, out, d);
 }
 
-/* The whole file with read(): for files mmap refuses. */
-static e2s_err read_whole(int fd, size_t size, uint8_t **out, e2s_diag *d)
-{
-	uint8_t *buf = malloc(size ? size : 1);
-	size_t got = 0;
-	if (!buf)
-		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
-	while (got < size) {
-		ssize_t n = pread(fd, buf + got, size - got, (off_t)got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			free(buf);
-			return e2s_fail(d, E2S_ERR_IO, NULL, 0, "read: %s",
-					n ? strerror(errno) : "file shrank");
-		}
-		got += (size_t)n;
-	}
-	*out = buf;
-	return E2S_ERR_OK;
-}
-
 /* The input is mapped, not read: only the pages the parse and the CFI
  * pass touch are faulted in (from the shared page cache), and elfp_write
  * copies the untouched bytes from fd inside the kernel. Like every tool
@@ -296,7 +275,7 @@ e2s_err elfp_open(const char *path, elfp_file **out, e2s_diag *d)
 			return open_image(m, size, ELFP_IMG_MAP, fd, out, d);
 	}
 	uint8_t *buf = NULL;
-	e = read_whole(fd, size, &buf, d);
+	e = e2s_read_whole(fd, size, &buf, d);
 	if (e) {
 		close(fd);
 		return e;

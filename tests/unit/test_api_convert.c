@@ -11,43 +11,7 @@
 
 #include "eh2sframe.h"
 #include "t.h"
-
-static unsigned char *slurp(const char *path, size_t *n)
-{
-	FILE *fp = fopen(path, "rb");
-	unsigned char *b = NULL;
-	long sz;
-	if (!fp)
-		return NULL;
-	if (fseek(fp, 0, SEEK_END) == 0 && (sz = ftell(fp)) > 0) {
-		rewind(fp);
-		b = malloc((size_t)sz);
-		if (b && fread(b, 1, (size_t)sz, fp) != (size_t)sz) {
-			free(b);
-			b = NULL;
-		}
-		*n = (size_t)sz;
-	}
-	fclose(fp);
-	return b;
-}
-
-/* Independent truth: readelf's count of FDEs in .eh_frame. */
-static long readelf_fdes(const char *path)
-{
-	char cmd[512], line[512];
-	long n = 0;
-	snprintf(cmd, sizeof cmd, "readelf --debug-dump=frames %s 2>/dev/null",
-		 path);
-	FILE *p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	while (fgets(line, sizeof line, p))
-		if (strstr(line, " FDE cie="))
-			n++;
-	pclose(p);
-	return n;
-}
+#include "t_files.h"
 
 typedef struct {
 	size_t calls, converted;
@@ -59,12 +23,6 @@ static void on_fn(void *ctx, const eh2s_function *fn)
 	c->calls++;
 	if (fn->reason == EH2S_SKIP_NONE)
 		c->converted++;
-}
-
-static unsigned get32(const unsigned char *p)
-{
-	return (unsigned)p[0] | (unsigned)p[1] << 8 | (unsigned)p[2] << 16 |
-	       (unsigned)p[3] << 24;
 }
 
 static void test_ls(void)

@@ -11,6 +11,7 @@
 
 #include "eh2sframe.h"
 #include "t.h"
+#include "t_files.h"
 
 static char dir[64];
 
@@ -40,22 +41,6 @@ static const char *grep_line(const char *cmd, const char *key)
 	return line;
 }
 
-static long readelf_fdes(const char *path)
-{
-	char cmd[512], line[512];
-	long n = 0;
-	snprintf(cmd, sizeof cmd, "readelf --debug-dump=frames %s 2>/dev/null",
-		 path);
-	FILE *p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	while (fgets(line, sizeof line, p))
-		if (strstr(line, " FDE cie="))
-			n++;
-	pclose(p);
-	return n;
-}
-
 /* Offset and size of section name from readelf -SW, -1 when absent. */
 static long section(const char *path, const char *name, long *size)
 {
@@ -73,26 +58,6 @@ static long section(const char *path, const char *name, long *size)
 	if (size)
 		*size = (long)sz;
 	return (long)off;
-}
-
-static unsigned char *slurp(const char *path, size_t *n)
-{
-	FILE *fp = fopen(path, "rb");
-	unsigned char *b = NULL;
-	long sz;
-	if (!fp)
-		return NULL;
-	if (fseek(fp, 0, SEEK_END) == 0 && (sz = ftell(fp)) > 0) {
-		rewind(fp);
-		b = malloc((size_t)sz);
-		if (b && fread(b, 1, (size_t)sz, fp) != (size_t)sz) {
-			free(b);
-			b = NULL;
-		}
-		*n = (size_t)sz;
-	}
-	fclose(fp);
-	return b;
 }
 
 static int spit(const char *path, const unsigned char *b, size_t n)
@@ -341,12 +306,6 @@ static void test_dump_sframe(const char *obj)
 	snprintf(want, sizeof want, "Num FDEs: %ld\n", fdes);
 	CHECK(strstr(text, want) != NULL);
 	free(text);
-}
-
-static unsigned get32(const unsigned char *p)
-{
-	return (unsigned)p[0] | (unsigned)p[1] << 8 | (unsigned)p[2] << 16 |
-	       (unsigned)p[3] << 24;
 }
 
 static void test_encode(const char *obj)
