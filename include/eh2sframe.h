@@ -192,12 +192,17 @@ typedef struct {
 	size_t match;        /* in .sframe and equal to DWARF at every row */
 	size_t mismatch;
 	size_t missing;      /* expressible but absent */
-	size_t skipped;      /* not expressible and absent */
+	size_t skipped;      /* not expressible (or bad CFI) and absent */
 	size_t extra;        /* .sframe functions without DWARF */
+	size_t points;       /* PCs at which both sides were unwound */
 } eh2s_verify_result;
 
-/* Check the current image's .sframe against the input's DWARF CFI at
- * every row (decoding the section independently of the encoder).
+/* Check the current image's .sframe against the input's DWARF CFI: at
+ * every DWARF row, FRE and function boundary (every PC of MASK FDEs) the
+ * caller's CFA, SP, return address, FP and RA signing state are computed
+ * from both and compared. The verifier shares no rule code with the
+ * converter (its own CFI walk and Appendix A reading), and checks any
+ * producer's .sframe.
  * EH2S_E_VERIFY when a function mismatches or is extra; *out is filled
  * in that case too. */
 eh2s_status eh2s_verify(const eh2s_file *f, eh2s_verify_result *out,
@@ -275,6 +280,8 @@ enum {
 	EH2S_ISSUE_MISMATCH = 0, /* in .sframe, but some row differs */
 	EH2S_ISSUE_MISSING,      /* expressible, not in .sframe */
 	EH2S_ISSUE_EXTRA,        /* in .sframe, no DWARF FDE covers it */
+	EH2S_ISSUE_SKIPPED,      /* not expressible in SFrame (what says why),
+	                          * not in .sframe */
 };
 
 typedef struct {
@@ -296,6 +303,7 @@ typedef struct {
 	eh2s_verify_cb on_issue; /* mismatching and extra functions */
 	void *cb_ctx;
 	int report_missing;    /* call on_issue for missing ones too */
+	int report_skipped;    /* ... and for skipped ones, with the reason */
 } eh2s_verify_opts;
 
 /* Defaults: CFI from the same file, .eh_frame first, no callback. */

@@ -6,7 +6,7 @@
 #include "../cfi/cfi.h"
 #include "../elfpatch/elfpatch.h"
 #include "../sframe_emit/sfe.h"
-#include "../sframe_emit/sfe_verify.h"
+#include "../verify/vf.h"
 #include "api_int.h"
 
 e2s_err api_decode(const eh2s_file *f, sfr_section *s, e2s_diag *d)
@@ -47,7 +47,7 @@ eh2s_status eh2s_verify(const eh2s_file *f, eh2s_verify_result *out,
 	cfi_load_opts lo;
 	cfi_file *cf = NULL;
 	sfr_section s;
-	sfe_verify_counts n;
+	vf_counts n;
 	e2s_diag d = {0};
 	size_t size;
 	const uint8_t *img;
@@ -63,9 +63,12 @@ eh2s_status eh2s_verify(const eh2s_file *f, eh2s_verify_result *out,
 		return api_fail(err, &d);
 	img = api_cur(f, &size);
 	lo.prefer_debug_frame = f->debug_frame;
-	/* Rows kept (sfe_verify walks them); the image is borrowed. */
+	/* Records only (the verifier walks the programs itself); the image
+	 * is borrowed. */
+	lo.records_only = true;
 	if (cfi_file_open_view(img, size, &lo, NULL, NULL, &cf, &d) ||
-	    sfe_verify(cfi_file_table(cf), &s, NULL, NULL, &n, &d)) {
+	    vf_verify(cfi_file_section(cf), cfi_file_table(cf), &s, NULL, NULL,
+		      &n, &d)) {
 		st = api_fail(err, &d);
 		goto out;
 	}
@@ -76,6 +79,7 @@ eh2s_status eh2s_verify(const eh2s_file *f, eh2s_verify_result *out,
 		out->missing = n.missing;
 		out->skipped = n.skipped;
 		out->extra = n.extra;
+		out->points = n.points;
 	}
 	if (n.mismatch || n.extra) {
 		char msg[128];

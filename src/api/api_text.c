@@ -9,8 +9,8 @@
 #include "../common/buf.h"
 #include "../elfpatch/elfpatch.h"
 #include "../sframe_emit/sfe.h"
-#include "../sframe_emit/sfe_verify.h"
 #include "../sframe_emit/sfr.h"
+#include "../verify/vf.h"
 #include "api_int.h"
 
 void eh2s_free(void *p)
@@ -85,20 +85,23 @@ typedef struct {
 	const cfi_table *t;
 } verify_ctx;
 
-static void verify_issue(void *ctx, const sfe_verify_issue *is)
+static void verify_issue(void *ctx, const vf_issue *is)
 {
 	verify_ctx *c = ctx;
 	eh2s_verify_issue pub;
-	if (is->missing && !c->o->report_missing)
+	if ((is->kind == VF_MISSING && !c->o->report_missing) ||
+	    (is->kind == VF_SKIPPED && !c->o->report_skipped))
 		return;
 	memset(&pub, 0, sizeof pub);
-	pub.kind = is->extra ? EH2S_ISSUE_EXTRA
-		   : is->missing ? EH2S_ISSUE_MISSING : EH2S_ISSUE_MISMATCH;
+	pub.kind = is->kind == VF_EXTRA ? EH2S_ISSUE_EXTRA
+		   : is->kind == VF_MISSING ? EH2S_ISSUE_MISSING
+		   : is->kind == VF_SKIPPED ? EH2S_ISSUE_SKIPPED
+					    : EH2S_ISSUE_MISMATCH;
 	pub.relocatable = c->t->relocatable;
 	pub.pc = is->pc;
 	pub.shndx = is->shndx;
 	/* The symbol table is read on the first lookup only. */
-	if (!is->extra && is->fde < c->t->nfdes)
+	if (is->kind != VF_EXTRA && is->fde < c->t->nfdes)
 		pub.name = cfi_file_func_name(c->f, &c->t->fdes[is->fde]);
 	pub.what = is->what;
 	c->o->on_issue(c->o->cb_ctx, &pub);
@@ -111,7 +114,7 @@ eh2s_status eh2s_verify_file(const char *path, const eh2s_verify_opts *opts,
 	const eh2s_verify_opts *o = opts;
 	sfr_elf el;
 	sfr_section s;
-	sfe_verify_counts n;
+	vf_counts n;
 	e2s_diag d = {0};
 	cfi_file *f = NULL;
 	eh2s_status st;
@@ -133,7 +136,9 @@ eh2s_status eh2s_verify_file(const char *path, const eh2s_verify_opts *opts,
 		sfr_elf_free(&el);
 		return api_fail(err, &d);
 	}
-	cfi_load_opts lo = {.prefer_debug_frame = o->debug_frame != 0};
+	/* Records only: the verifier runs the CFI programs itself. */
+	cfi_load_opts lo = {.prefer_debug_frame = o->debug_frame != 0,
+			    .records_only = true};
 	if (cfi_file_open(cfi_path, &lo, &f, &d) != E2S_ERR_OK) {
 		if (out)
 			out->failed = cfi_path;
@@ -142,8 +147,8 @@ eh2s_status eh2s_verify_file(const char *path, const eh2s_verify_opts *opts,
 	}
 	verify_ctx c = {o, f, cfi_file_table(f)};
 	memset(&n, 0, sizeof n);
-	if (sfe_verify(c.t, &s, o->on_issue ? verify_issue : NULL, &c, &n,
-		       &d) != E2S_ERR_OK) {
+	if (vf_verify(cfi_file_section(f), c.t, &s,
+		      o->on_issue ? verify_issue : NULL, &c, &n, &d) != E2S_ERR_OK) {
 		st = api_fail(err, &d);
 		goto done;
 	}
@@ -154,6 +159,7 @@ eh2s_status eh2s_verify_file(const char *path, const eh2s_verify_opts *opts,
 		out->counts.missing = n.missing;
 		out->counts.skipped = n.skipped;
 		out->counts.extra = n.extra;
+		out->counts.points = n.points;
 		out->bad_relocs = el.bad_relocs;
 		out->failed = NULL;
 	}

@@ -43,6 +43,8 @@ typedef enum {
 	CFI_EXPR_BREG_DEREF, /* DW_OP_breg<N> k; DW_OP_deref -> *(reg + k) */
 	CFI_EXPR_PLT,        /* rsp + 8 + ((rip & 15) >= K) << 3 (x86-64 PLT);
 	                      * reg = SP, off = 8, plt_k = K */
+	CFI_EXPR_CONST,      /* DW_OP_lit<K> / DW_OP_const1u K -> off = K
+	                      * (AArch64 RA_SIGN_STATE values) */
 } cfi_expr_shape;
 
 typedef struct {
@@ -73,11 +75,22 @@ typedef enum {
 	CFI_RULE_VAL_EXPR,   /* value computed by expr */
 } cfi_rule_kind;
 
+/* Where a saved SP came from (SP column, OFFSET and REGISTER rules): the
+ * rule says where the caller's SP is kept, not what it is. The slot holds
+ * the SP of the instruction that saved it; if the CFA was SP + k then,
+ * that is CFA - k. See cfi_interp.c for when k counts as known. */
+enum {
+	CFI_PROV_NONE = 0, /* unknown */
+	CFI_PROV_PENDING,  /* interpreter-internal: settled at the next
+	                    * location change */
+	CFI_PROV_KNOWN,    /* saved value is CFA - prov_k */
+};
+
 typedef struct {
 	uint8_t kind;  /* cfi_rule_kind */
-	uint8_t pad_[1];
+	uint8_t prov;  /* CFI_PROV_*: SP column only */
 	uint16_t reg;  /* REGISTER */
-	uint32_t pad2_;
+	int32_t prov_k; /* CFI_PROV_KNOWN: saved value = CFA - prov_k */
 	int64_t off;   /* OFFSET, VAL_OFFSET: already multiplied by the
 	                * data alignment factor */
 	cfi_expr expr; /* EXPR, VAL_EXPR */
@@ -109,9 +122,16 @@ typedef struct {
 typedef struct {
 	uint64_t start, end;
 	cfi_cfa cfa;
-	cfi_rule sp, fp, ra; /* the ABI's SP, FP and RA columns */
-	uint8_t ra_mangled;  /* AArch64: RA is signed (negate_ra_state odd) */
-	uint8_t pad_[7];
+	cfi_rule sp, fp, ra; /* the ABI's SP and FP columns, and the CIE's
+	                      * return address column */
+	uint8_t ra_mangled;  /* AArch64: RA is signed (RA_SIGN_STATE, DWARF
+	                      * register 34: negate_ra_state toggles it, a
+	                      * val_expression 34 of a constant sets it) */
+	uint8_t ra_sign_bad; /* AArch64: register 34 has a rule that is not a
+	                      * constant 0 or 1 */
+	uint8_t ra_sign_pc;  /* AArch64: negate_ra_state_with_pc seen: the RA
+	                      * is signed with the PC as a second modifier */
+	uint8_t pad_[5];
 } cfi_row;
 
 /* ---- Parsed records -------------------------------------------------- */
@@ -234,6 +254,17 @@ e2s_err cfi_parse(const cfi_section *sec, cfi_abi abi, cfi_table *out,
 e2s_err cfi_parse_stream(const cfi_section *sec, cfi_abi abi,
 			 cfi_fde_fn on_fde, void *ctx, cfi_table *out,
 			 e2s_diag *diag);
+/* Records only: CIEs and FDEs framed and their fields decoded, no
+ * program run (no rows; a status reflects record-level problems only).
+ * For readers that interpret the programs themselves (src/verify). */
+e2s_err cfi_parse_records(const cfi_section *sec, cfi_abi abi,
+			  cfi_table *out, e2s_diag *diag);
+/* Decode the address operand of DW_CFA_set_loc at section offset off
+ * (the FDE's pointer encoding, relocations applied as for pc_begin).
+ * *len gets the operand's length. */
+e2s_err cfi_read_fde_addr(const cfi_section *sec, const cfi_table *t,
+			  const cfi_fde *fde, uint64_t off, uint64_t *val,
+			  uint64_t *len);
 void cfi_table_free(cfi_table *t);
 /* Describe a bad FDE's status as a diag (section + offset + detail such
  * as the opcode byte), for warnings. */
@@ -249,6 +280,7 @@ typedef struct cfi_file cfi_file;
 
 typedef struct {
 	bool prefer_debug_frame; /* use .debug_frame even if .eh_frame exists */
+	bool records_only;       /* cfi_parse_records: no programs run */
 } cfi_load_opts;
 
 /* Load path's CFI. The returned handle keeps the file mapped (read-only,
@@ -276,6 +308,7 @@ const cfi_table *cfi_file_table(const cfi_file *f);
 unsigned cfi_file_machine(const cfi_file *f);   /* e_machine */
 bool cfi_file_is_rel(const cfi_file *f);        /* ET_REL */
 const char *cfi_file_section_name(const cfi_file *f); /* ".eh_frame" ... */
+const cfi_section *cfi_file_section(const cfi_file *f);
 /* Name of the function starting at pc_begin (symbol table), or NULL.
  * The first call reads the symbol table into the handle: do not call it
  * from two threads at once on one handle. */

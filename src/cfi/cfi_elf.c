@@ -419,7 +419,7 @@ static e2s_err open_buf(uint8_t *buf, size_t size, int kind,
 			const cfi_load_opts *opts, cfi_fde_fn on_fde,
 			void *ctx, cfi_file **out, e2s_diag *diag)
 {
-	static const cfi_load_opts defaults = {false};
+	static const cfi_load_opts defaults = {false, false};
 	*out = NULL;
 	if (!opts)
 		opts = &defaults;
@@ -470,7 +470,10 @@ static e2s_err open_buf(uint8_t *buf, size_t size, int kind,
 	e = locate(f, opts, diag);
 	if (e != E2S_ERR_OK)
 		goto fail;
-	if (on_fde)
+	if (opts->records_only)
+		e = cfi_parse_records(&f->sec, cfi_abi_from_machine(f->machine),
+				      &f->table, diag);
+	else if (on_fde)
 		e = cfi_parse_stream(&f->sec, cfi_abi_from_machine(f->machine),
 				     on_fde, ctx, &f->table, diag);
 	else
@@ -574,6 +577,7 @@ const cfi_table *cfi_file_table(const cfi_file *f) { return &f->table; }
 unsigned cfi_file_machine(const cfi_file *f) { return f->machine; }
 bool cfi_file_is_rel(const cfi_file *f) { return f->is_rel; }
 const char *cfi_file_section_name(const cfi_file *f) { return f->secname; }
+const cfi_section *cfi_file_section(const cfi_file *f) { return &f->sec; }
 
 const char *cfi_file_func_name(const cfi_file *cf, const cfi_fde *fde)
 {

@@ -87,6 +87,12 @@ void cfi_expr_classify(const uint8_t *bytes, size_t len, bool big_endian,
 	out->len = (uint32_t)len;
 	out->shape = CFI_EXPR_OTHER;
 	br_init(&r, bytes, len, big_endian);
+	if (read_small_const(&r, &k) && br_at_end(&r)) {
+		out->shape = CFI_EXPR_CONST;
+		out->off = k;
+		return;
+	}
+	br_init(&r, bytes, len, big_endian);
 	if (!read_breg(&r, &reg, &off))
 		return;
 	out->reg = reg;

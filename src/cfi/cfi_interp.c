@@ -3,8 +3,18 @@
  * non-empty range; a row whose rules equal its predecessor's extends it
  * instead (memcmp: every byte of a row, padding included, is set; the
  * compare is skipped when no rule instruction ran since the last row).
- * Only the ABI's SP, FP and RA columns are kept; other registers are
- * validated and dropped. */
+ * Only the ABI's SP, FP and RA columns are kept (and AArch64's
+ * RA_SIGN_STATE as row flags); other registers are validated and
+ * dropped.
+ *
+ * SP save provenance (cfi.h): an SP save rule set at a location takes
+ * the CFA rule in force when that location's group of instructions began
+ * (the row covering the saving instruction). If it was SP + k and the
+ * group leaves the CFA rule unchanged, the saved value is CFA - k. If the
+ * CFA changed in the same group, the order is unknown; compilers do that
+ * when they restate a prologue's saves after a mid-function epilogue, so
+ * then a save of a slot (CFA + n, or register r) that an earlier save in
+ * this FDE settled keeps that save's k (the last 16 slots are kept). */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,9 +31,20 @@ typedef struct {
 	cfi_row cur;
 	uint64_t loc, end;
 	bool dirty; /* a rule may have changed since the last emitted row */
+	cfi_cfa grp_cfa; /* CFA rule when this location's group began */
+	bool sp_set;     /* an SP save rule was set in this group */
+	struct sp_slot {
+		uint8_t kind;
+		uint16_t reg;
+		int32_t k;
+		int64_t off;
+	} slots[16];
+	unsigned nslots;
 } run_t;
 
-enum { COL_NONE, COL_SP, COL_FP, COL_RA };
+enum { COL_NONE, COL_SP, COL_FP, COL_RA, COL_SIGN };
+
+#define AARCH64_RA_SIGN_STATE 34
 
 /* Which stored column DWARF register reg is. The RA column is the
  * CIE's return address register. */
@@ -37,6 +58,8 @@ static int column_of(const run_t *x, uint64_t reg)
 		return COL_SP;
 	if (reg == x->ar->fp)
 		return COL_FP;
+	if (reg == AARCH64_RA_SIGN_STATE && x->t->abi == CFI_ABI_AARCH64)
+		return COL_SIGN;
 	return COL_NONE;
 }
 
@@ -57,6 +80,46 @@ static const cfi_rule *init_column(const run_t *x, uint64_t reg)
 	case COL_FP: return &x->init->fp;
 	default: return &x->init->ra;
 	}
+}
+
+static struct sp_slot *find_slot(run_t *x, const cfi_rule *r)
+{
+	for (unsigned i = 0; i < x->nslots; i++) {
+		struct sp_slot *sl = &x->slots[i];
+		if (sl->kind == r->kind &&
+		    (r->kind == CFI_RULE_REGISTER ? sl->reg == r->reg
+						  : sl->off == r->off))
+			return sl;
+	}
+	return NULL;
+}
+
+/* Settle SP provenance when a location group ends (see the top). */
+static void close_group(run_t *x)
+{
+	cfi_rule *sp = &x->cur.sp;
+	if (sp->prov == CFI_PROV_PENDING) {
+		bool same = memcmp(&x->cur.cfa, &x->grp_cfa, sizeof x->grp_cfa) == 0;
+		sp->prov = same ? CFI_PROV_KNOWN : CFI_PROV_NONE;
+		if (same) {
+			struct sp_slot *sl = find_slot(x, sp);
+			if (!sl && x->nslots < sizeof x->slots / sizeof x->slots[0])
+				sl = &x->slots[x->nslots++];
+			if (sl)
+				*sl = (struct sp_slot){sp->kind, sp->reg, sp->prov_k,
+						       sp->off};
+		}
+	}
+	if (x->sp_set && sp->prov == CFI_PROV_NONE &&
+	    (sp->kind == CFI_RULE_OFFSET || sp->kind == CFI_RULE_REGISTER)) {
+		const struct sp_slot *sl = find_slot(x, sp);
+		if (sl) {
+			sp->prov = CFI_PROV_KNOWN;
+			sp->prov_k = sl->k;
+		}
+	}
+	x->sp_set = false;
+	x->grp_cfa = x->cur.cfa;
 }
 
 static bool reg_ok(const run_t *x, uint64_t reg)
@@ -118,6 +181,7 @@ static e2s_err move_to(run_t *x, uint64_t newloc)
 	if (newloc < x->loc || newloc > x->end)
 		return E2S_ERR_PC_BACKWARDS;
 	if (newloc > x->loc) {
+		close_group(x);
 		if (!emit(x, newloc))
 			return E2S_ERR_NOMEM;
 		x->loc = newloc;
@@ -143,13 +207,41 @@ static int64_t factor(uint64_t v, int64_t align)
 	return (int64_t)(v * (uint64_t)align);
 }
 
+/* RA_SIGN_STATE: a constant 0 or 1 sets it; any other rule leaves it
+ * unknown. */
+static void set_sign(run_t *x, const cfi_rule *r)
+{
+	if (r->kind == CFI_RULE_VAL_EXPR && r->expr.shape == CFI_EXPR_CONST &&
+	    (r->expr.off == 0 || r->expr.off == 1)) {
+		x->cur.ra_mangled = (uint8_t)r->expr.off;
+		x->cur.ra_sign_bad = 0;
+	} else {
+		x->cur.ra_sign_bad = 1;
+	}
+}
+
 static e2s_err set_rule(run_t *x, uint64_t reg, const cfi_rule *r)
 {
 	if (!reg_ok(x, reg))
 		return E2S_ERR_BAD_REGISTER;
+	if (column_of(x, reg) == COL_SIGN) {
+		set_sign(x, r);
+		return E2S_ERR_OK;
+	}
 	cfi_rule *col = column(&x->cur, x, reg);
-	if (col)
-		*col = *r;
+	if (!col)
+		return E2S_ERR_OK;
+	*col = *r;
+	if (col == &x->cur.sp && x->fde &&
+	    (r->kind == CFI_RULE_OFFSET || r->kind == CFI_RULE_REGISTER)) {
+		x->sp_set = true;
+		const cfi_cfa *g = &x->grp_cfa;
+		if (g->kind == CFI_CFA_REG_OFF && g->reg == x->ar->sp &&
+		    g->off >= INT32_MIN && g->off <= INT32_MAX) {
+			col->prov = CFI_PROV_PENDING;
+			col->prov_k = (int32_t)g->off;
+		}
+	}
 	return E2S_ERR_OK;
 }
 
@@ -217,6 +309,11 @@ static e2s_err exec_one(run_t *x, const cfi_insn *in)
 	case DW_CFA_restore_extended: {
 		if (!reg_ok(x, in->a))
 			return E2S_ERR_BAD_REGISTER;
+		if (column_of(x, in->a) == COL_SIGN) {
+			x->cur.ra_mangled = x->init ? x->init->ra_mangled : 0;
+			x->cur.ra_sign_bad = x->init ? x->init->ra_sign_bad : 0;
+			return E2S_ERR_OK;
+		}
 		cfi_rule *col = column(&x->cur, x, in->a);
 		if (col) {
 			if (x->init)
@@ -260,8 +357,11 @@ static e2s_err exec_one(run_t *x, const cfi_insn *in)
 	case DW_CFA_restore_state:
 		if (s->depth == 0)
 			return E2S_ERR_STACK_UNDERFLOW;
-		/* The whole rule set, CFA and RA signing state included. */
+		/* The whole rule set, CFA and RA signing state included; a
+		 * save still pending belongs to another group. */
 		x->cur = s->stack[--s->depth];
+		if (x->cur.sp.prov == CFI_PROV_PENDING)
+			x->cur.sp.prov = CFI_PROV_NONE;
 		return E2S_ERR_OK;
 	case DW_CFA_def_cfa:
 		return def_cfa(x, in->a, (int64_t)in->b);
@@ -300,6 +400,10 @@ static e2s_err exec_one(run_t *x, const cfi_insn *in)
 		if (x->t->abi != CFI_ABI_AARCH64)
 			return E2S_ERR_BAD_OPCODE;
 		x->cur.ra_mangled ^= 1;
+		/* PAuth_LR: the PC is a second signing modifier, which SFrame
+		 * cannot say; the flag stays for the rest of the FDE. */
+		if (in->op == DW_CFA_AARCH64_negate_ra_state_with_pc)
+			x->cur.ra_sign_pc = 1;
 		return E2S_ERR_OK;
 	case DW_CFA_nop:
 	case DW_CFA_GNU_args_size: /* affects the SP at calls, not rows */
@@ -380,6 +484,7 @@ e2s_err cfi_run_fde(const cfi_table *t, const cfi_cie *cie,
 	x.s = s;
 	x.fde = fde;
 	x.cur = *init;
+	x.grp_cfa = init->cfa;
 	x.loc = fde->pc_begin;
 	x.end = fde->pc_begin + fde->pc_range;
 	if (x.end < x.loc)
@@ -387,6 +492,8 @@ e2s_err cfi_run_fde(const cfi_table *t, const cfi_cie *cie,
 	fde->row_first = (uint32_t)s->nrows;
 	fde->row_count = 0;
 	e2s_err e = exec(&x, dec, err_off);
+	if (e == E2S_ERR_OK)
+		close_group(&x);
 	if (e == E2S_ERR_OK && x.end > x.loc && !emit(&x, x.end)) {
 		*err_off = fde->sec_off;
 		e = E2S_ERR_NOMEM;

@@ -22,6 +22,7 @@ typedef struct {
 	uint64_t *cie_err_off; /* where a bad CIE went wrong */
 	cfi_interp_scratch s;
 	cfi_fde_fn on_fde;     /* streaming: rows handed over per FDE */
+	bool records_only;     /* frame and decode records, run nothing */
 	void *on_fde_ctx;
 	const char *secname;
 	e2s_diag *diag;
@@ -256,7 +257,7 @@ static e2s_err add_cie(parse_t *p, rec_t *rec)
 
 	uint64_t err_off = rec->off;
 	e2s_err e = parse_cie_fields(p, rec, cie, &err_off);
-	if (e == E2S_ERR_OK) {
+	if (e == E2S_ERR_OK && !p->records_only) {
 		cfi_ptr_ctx pc = {p->sec, t->abi, cie->addr_size, 0};
 		cfi_dec dec;
 		cfi_dec_init(&dec, p->sec, cie, &pc, cie->insn_off,
@@ -347,6 +348,8 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde)
 	fde->insn_off = (uint32_t)b->pos;
 	fde->insn_len = (uint32_t)(b->end - b->pos);
 
+	if (p->records_only)
+		return E2S_ERR_OK;
 	pc.func_base = fde->pc_begin;
 	cfi_dec dec;
 	cfi_dec_init(&dec, sec, cie, &pc, fde->insn_off, fde->insn_len);
@@ -409,11 +412,13 @@ static e2s_err walk(parse_t *p, bool cies)
 }
 
 static e2s_err parse(const cfi_section *sec, cfi_abi abi, cfi_fde_fn on_fde,
-		     void *ctx, cfi_table *out, e2s_diag *diag)
+		     void *ctx, bool records_only, cfi_table *out,
+		     e2s_diag *diag)
 {
 	parse_t p;
 	memset(out, 0, sizeof *out);
 	memset(&p, 0, sizeof p);
+	p.records_only = records_only;
 	out->abi = abi;
 	out->kind = sec->kind;
 	out->data = sec->data;
@@ -468,14 +473,37 @@ static e2s_err parse(const cfi_section *sec, cfi_abi abi, cfi_fde_fn on_fde,
 e2s_err cfi_parse(const cfi_section *sec, cfi_abi abi, cfi_table *out,
 		  e2s_diag *diag)
 {
-	return parse(sec, abi, NULL, NULL, out, diag);
+	return parse(sec, abi, NULL, NULL, false, out, diag);
+}
+
+e2s_err cfi_parse_records(const cfi_section *sec, cfi_abi abi,
+			  cfi_table *out, e2s_diag *diag)
+{
+	return parse(sec, abi, NULL, NULL, true, out, diag);
+}
+
+e2s_err cfi_read_fde_addr(const cfi_section *sec, const cfi_table *t,
+			  const cfi_fde *fde, uint64_t off, uint64_t *val,
+			  uint64_t *len)
+{
+	*val = *len = 0;
+	if (fde->cie >= t->ncies || off > sec->size)
+		return E2S_ERR_TRUNCATED;
+	const cfi_cie *cie = &t->cies[fde->cie];
+	cfi_ptr_ctx pc = {sec, t->abi, cie->addr_size, fde->pc_begin};
+	br_t r;
+	br_init(&r, sec->data, sec->size, sec->big_endian);
+	br_seek(&r, (size_t)off);
+	e2s_err e = cfi_read_pointer(&r, &pc, cie->fde_enc, true, val, NULL);
+	*len = r.pos - off;
+	return e;
 }
 
 e2s_err cfi_parse_stream(const cfi_section *sec, cfi_abi abi,
 			 cfi_fde_fn on_fde, void *ctx, cfi_table *out,
 			 e2s_diag *diag)
 {
-	return parse(sec, abi, on_fde, ctx, out, diag);
+	return parse(sec, abi, on_fde, ctx, false, out, diag);
 }
 
 void cfi_table_free(cfi_table *t)

@@ -90,6 +90,7 @@ static void report(void *ctx, const eh2s_verify_issue *is)
 	(void)ctx;
 	const char *kind = is->kind == EH2S_ISSUE_EXTRA ? "extra"
 			   : is->kind == EH2S_ISSUE_MISSING ? "missing"
+			   : is->kind == EH2S_ISSUE_SKIPPED ? "skipped"
 							    : "mismatch";
 	if (is->relocatable)
 		printf("%s [%u]+0x%" PRIx64 " %s: %s\n", kind, is->shndx, is->pc,
@@ -116,6 +117,7 @@ int cmd_verify(const cli_opts *o)
 	vo.debug_frame = o->debug_frame;
 	vo.on_issue = report;
 	vo.report_missing = o->verbose > 0;
+	vo.report_skipped = o->verbose > 0;
 	eh2s_status st = eh2s_verify_file(path, &vo, &res, &err);
 	if (st != EH2S_OK && st != EH2S_E_VERIFY) {
 		cli_error(res.failed ? res.failed : path, "%s", err.message);
@@ -124,8 +126,9 @@ int cmd_verify(const cli_opts *o)
 	if (res.bad_relocs)
 		printf("warning: %zu .sframe relocations of an unexpected type ignored\n",
 		       res.bad_relocs);
-	printf("functions=%zu match=%zu mismatch=%zu missing=%zu skipped=%zu extra=%zu\n",
+	printf("functions=%zu match=%zu mismatch=%zu missing=%zu skipped=%zu extra=%zu points=%zu\n",
 	       res.counts.functions, res.counts.match, res.counts.mismatch,
-	       res.counts.missing, res.counts.skipped, res.counts.extra);
+	       res.counts.missing, res.counts.skipped, res.counts.extra,
+	       res.counts.points);
 	return st == EH2S_E_VERIFY ? 1 : 0;
 }

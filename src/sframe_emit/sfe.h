@@ -30,7 +30,10 @@
 	X(SP_RULE, "sp-rule")               /* SP column not CFA-derived */ \
 	X(CFA_ALIGN, "cfa-offset-unaligned") /* s390x: (off-160) % 8 != 0 */ \
 	X(PLT_SHAPE, "plt-shape")           /* PLT CFA expression in an unusable layout */ \
-	X(V2, "not-in-sframe-v2")           /* --sframe-version=2: flexible FDE or signal frame */
+	X(V2, "not-in-sframe-v2")           /* --sframe-version=2: flexible FDE or signal frame */ \
+	X(PC_RELATIVE, "pc-relative")       /* AMD64: rule based on DWARF register 16 (the PC) */ \
+	X(RA_SIGN_PC, "ra-signed-with-pc")  /* AArch64: negate_ra_state_with_pc (PAuth_LR) */ \
+	X(RA_SIGN_STATE, "ra-sign-state")   /* AArch64: register 34 not a constant 0/1 */
 
 typedef enum {
 #define SFE_X(name, text) SFE_SKIP_##name,

@@ -77,21 +77,48 @@ static bool abi_has_flex(cfi_abi abi)
 
 static bool fits_i32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 
-/* An RA/FP rule that is an expression of the BREG shape. */
-static sfe_skip loc_from_expr(const cfi_rule *r, bool val, ploc *out,
-			      sfe_skip why)
+/* AMD64 DWARF register 16 is the return-address column; in the callee's
+ * own frame a DWARF reader takes it as the current PC (GNU ld's PLT CFA
+ * expression relies on that). An SFrame reader resolves a flexible rule's
+ * register through its register set (Appendix A get_reg_value), for
+ * topmost frames only: not the same value. Rules on it are skipped. */
+static bool pc_reg(cfi_abi abi, unsigned reg)
 {
-	if (r->expr.shape != CFI_EXPR_BREG)
-		return why;
-	out->kind = val ? PL_REG : PL_DEREF;
-	out->reg = r->expr.reg;
-	out->off = r->expr.off;
+	return abi == CFI_ABI_AMD64 && reg == 16;
+}
+
+/* The value of (or at) register reg + off as a location: the column's own
+ * register unmodified is "unchanged". */
+static sfe_skip reg_loc(cfi_abi abi, unsigned own, unsigned reg, int64_t off,
+			bool deref, ploc *out)
+{
+	if (pc_reg(abi, reg))
+		return SFE_SKIP_PC_RELATIVE;
+	if (reg == own && off == 0 && !deref) {
+		out->kind = PL_NONE;
+		return SFE_SKIP_NONE;
+	}
+	out->kind = deref ? PL_DEREF : PL_REG;
+	out->reg = (uint16_t)reg;
+	out->off = off;
 	return SFE_SKIP_NONE;
 }
 
-/* p must be zeroed by the caller (project_row, convert_plt). */
+/* An RA/FP rule that is an expression of the BREG shape. */
+static sfe_skip loc_from_expr(cfi_abi abi, unsigned own, const cfi_rule *r,
+			      bool val, ploc *out, sfe_skip why)
+{
+	if (r->expr.shape != CFI_EXPR_BREG)
+		return why;
+	return reg_loc(abi, own, r->expr.reg, r->expr.off, !val, out);
+}
+
+/* The caller's PC is the value of the CIE's return-address column
+ * (retcol), which need not be the ABI's RA register: a column with no
+ * rule keeps its own register's value, which SFrame's "RA unchanged"
+ * means only for the ABI's register. p must be zeroed by the caller. */
 static inline sfe_skip project_ra(cfi_abi abi, const cfi_abi_regs *regs,
-			   const cfi_rule *r, prow *p)
+				  unsigned retcol, const cfi_rule *r, prow *p)
 {
 	switch (r->kind) {
 	case CFI_RULE_UNDEFINED:
@@ -99,9 +126,10 @@ static inline sfe_skip project_ra(cfi_abi abi, const cfi_abi_regs *regs,
 		return SFE_SKIP_NONE;
 	case CFI_RULE_UNSPEC:
 	case CFI_RULE_SAME:
-		/* RA still in its register: only meaningful where RA is a
-		 * register (LR on AArch64, r14 on s390x). */
-		return abi == CFI_ABI_AMD64 ? SFE_SKIP_RA_RULE : SFE_SKIP_NONE;
+		/* AMD64's RA is never in a register SFrame can name. */
+		if (abi == CFI_ABI_AMD64 && retcol == regs->ra)
+			return SFE_SKIP_RA_RULE;
+		return reg_loc(abi, regs->ra, retcol, 0, false, &p->ra);
 	case CFI_RULE_OFFSET:
 		if (abi == CFI_ABI_AMD64 && r->off == SF_AMD64_CFA_FIXED_RA_OFFSET)
 			return SFE_SKIP_NONE;
@@ -109,16 +137,13 @@ static inline sfe_skip project_ra(cfi_abi abi, const cfi_abi_regs *regs,
 		p->ra.off = r->off;
 		return SFE_SKIP_NONE;
 	case CFI_RULE_REGISTER:
-		if (r->reg == regs->ra)
-			return abi == CFI_ABI_AMD64 ? SFE_SKIP_RA_RULE
-						    : SFE_SKIP_NONE;
-		p->ra.kind = PL_REG;
-		p->ra.reg = r->reg;
-		return SFE_SKIP_NONE;
+		if (abi == CFI_ABI_AMD64 && r->reg == regs->ra)
+			return SFE_SKIP_RA_RULE;
+		return reg_loc(abi, regs->ra, r->reg, 0, false, &p->ra);
 	case CFI_RULE_EXPR:
-		return loc_from_expr(r, false, &p->ra, SFE_SKIP_RA_RULE);
+		return loc_from_expr(abi, regs->ra, r, false, &p->ra, SFE_SKIP_RA_RULE);
 	case CFI_RULE_VAL_EXPR:
-		return loc_from_expr(r, true, &p->ra, SFE_SKIP_RA_RULE);
+		return loc_from_expr(abi, regs->ra, r, true, &p->ra, SFE_SKIP_RA_RULE);
 	default:
 		/* VAL_OFFSET: RA = CFA + n would need control word 0, which
 		 * is the padding word (spec 3.2). */
@@ -126,8 +151,8 @@ static inline sfe_skip project_ra(cfi_abi abi, const cfi_abi_regs *regs,
 	}
 }
 
-static inline sfe_skip project_fp(const cfi_abi_regs *regs, const cfi_rule *r,
-			   prow *p)
+static inline sfe_skip project_fp(cfi_abi abi, const cfi_abi_regs *regs,
+				  const cfi_rule *r, prow *p)
 {
 	switch (r->kind) {
 	case CFI_RULE_UNSPEC:
@@ -138,45 +163,68 @@ static inline sfe_skip project_fp(const cfi_abi_regs *regs, const cfi_rule *r,
 		p->fp.off = r->off;
 		return SFE_SKIP_NONE;
 	case CFI_RULE_REGISTER:
-		if (r->reg == regs->fp)
-			return SFE_SKIP_NONE;
-		p->fp.kind = PL_REG;
-		p->fp.reg = r->reg;
-		return SFE_SKIP_NONE;
+		return reg_loc(abi, regs->fp, r->reg, 0, false, &p->fp);
 	case CFI_RULE_EXPR:
 		/* "saved at the address expr": FP = *(reg + k). */
-		return loc_from_expr(r, false, &p->fp, SFE_SKIP_FP_RULE);
+		return loc_from_expr(abi, regs->fp, r, false, &p->fp, SFE_SKIP_FP_RULE);
 	case CFI_RULE_VAL_EXPR:
-		return loc_from_expr(r, true, &p->fp, SFE_SKIP_FP_RULE);
+		return loc_from_expr(abi, regs->fp, r, true, &p->fp, SFE_SKIP_FP_RULE);
 	default: /* UNDEFINED, VAL_OFFSET */
 		return SFE_SKIP_FP_RULE;
 	}
 }
 
-/* SFrame always recovers SP from the CFA (s390x: CFA - 160). A saved
- * copy of SP on the stack (s390x stmg %r6,%r15 gives "r15 at c-40") holds
- * that same value by the ABI's definition of the CFA, so like gas we
- * accept it. So does the copy s390x GCC parks in an FPR in leaf functions
- * (DW_CFA_register r15, f<n>); elsewhere an SP held in a register (e.g.
- * x86-64 longjmp code) need not be the CFA, and the function is skipped. */
-static sfe_skip check_sp(cfi_abi abi, const cfi_rule *r)
+/* SFrame always recovers the caller's SP as CFA + sp_off (s390x: -160).
+ * Accept exactly the SP rules whose value is that:
+ *   no rule (the ABI's definition of the CFA);
+ *   val_offset sp_off;
+ *   a saved copy (on the stack, or s390x leaf code's copy in an FPR) made
+ *   while the CFA was SP + k with CFA - k == CFA + sp_off (provenance,
+ *   cfi.h), e.g. s390x stmg %r6,%r15 at entry;
+ *   same value, while the CFA is SP - sp_off;
+ *   *(reg + k) while the CFA is *(reg + k) (signal trampolines), or
+ *   reg + k while the CFA is reg + k - sp_off.
+ * x86-64 setcontext (CFA = rdx, SP restored from the context) and saves
+ * made after the frame was allocated are not. */
+static sfe_skip check_sp(cfi_abi abi, const cfi_abi_regs *regs,
+			 const cfi_rule *r, const prow *p)
 {
 	int64_t want = abi == CFI_ABI_S390X ? SF_S390X_SP_VAL_OFFSET : 0;
-	if (r->kind == CFI_RULE_UNSPEC || r->kind == CFI_RULE_OFFSET)
+	bool cfa_sp = !p->cfa_deref && p->cfa_reg == regs->sp &&
+		      p->cfa_off == -want;
+	switch (r->kind) {
+	case CFI_RULE_UNSPEC:
 		return SFE_SKIP_NONE;
-	if (r->kind == CFI_RULE_REGISTER && abi == CFI_ABI_S390X)
-		return SFE_SKIP_NONE;
-	if (r->kind == CFI_RULE_VAL_OFFSET && r->off == want)
-		return SFE_SKIP_NONE;
-	return SFE_SKIP_SP_RULE;
+	case CFI_RULE_VAL_OFFSET:
+		return r->off == want ? SFE_SKIP_NONE : SFE_SKIP_SP_RULE;
+	case CFI_RULE_SAME:
+		return cfa_sp ? SFE_SKIP_NONE : SFE_SKIP_SP_RULE;
+	case CFI_RULE_REGISTER:
+		if (r->reg == regs->sp)
+			return cfa_sp ? SFE_SKIP_NONE : SFE_SKIP_SP_RULE;
+		/* fall through */
+	case CFI_RULE_OFFSET:
+		return r->prov == CFI_PROV_KNOWN && -(int64_t)r->prov_k == want
+			       ? SFE_SKIP_NONE : SFE_SKIP_SP_RULE;
+	case CFI_RULE_EXPR:
+		return r->expr.shape == CFI_EXPR_BREG && want == 0 && p->cfa_deref &&
+		       p->cfa_reg == r->expr.reg && p->cfa_off == r->expr.off
+			       ? SFE_SKIP_NONE : SFE_SKIP_SP_RULE;
+	case CFI_RULE_VAL_EXPR:
+		return r->expr.shape == CFI_EXPR_BREG && !p->cfa_deref &&
+		       p->cfa_reg == r->expr.reg && p->cfa_off + want == r->expr.off
+			       ? SFE_SKIP_NONE : SFE_SKIP_SP_RULE;
+	default:
+		return SFE_SKIP_SP_RULE;
+	}
 }
 
 static inline sfe_skip project_row(cfi_abi abi, const cfi_abi_regs *regs,
-			    const cfi_row *row, prow *p)
+				   unsigned retcol, const cfi_row *row, prow *p)
 {
 	sfe_skip s;
 	memset(p, 0, sizeof *p);
-	s = project_ra(abi, regs, &row->ra, p);
+	s = project_ra(abi, regs, retcol, &row->ra, p);
 	if (s)
 		return s;
 	if (p->ra_undef) {
@@ -206,13 +254,21 @@ static inline sfe_skip project_row(cfi_abi abi, const cfi_abi_regs *regs,
 	default:
 		return SFE_SKIP_CFA_EXPR;
 	}
-	s = project_fp(regs, &row->fp, p);
+	if (pc_reg(abi, p->cfa_reg))
+		return SFE_SKIP_PC_RELATIVE;
+	s = project_fp(abi, regs, &row->fp, p);
 	if (s)
 		return s;
-	s = check_sp(abi, &row->sp);
+	s = check_sp(abi, regs, &row->sp, p);
 	if (s)
 		return s;
-	p->mangled = abi == CFI_ABI_AARCH64 && row->ra_mangled;
+	if (abi == CFI_ABI_AARCH64) {
+		if (row->ra_sign_pc)
+			return SFE_SKIP_RA_SIGN_PC;
+		if (row->ra_sign_bad)
+			return SFE_SKIP_RA_SIGN_STATE;
+		p->mangled = row->ra_mangled;
+	}
 	return SFE_SKIP_NONE;
 }
 
@@ -244,7 +300,9 @@ static inline bool default_ok(cfi_abi abi, const cfi_abi_regs *regs, const prow 
 		}
 		break;
 	case CFI_ABI_AARCH64:
-		if (p->ra.kind != PL_NONE && p->ra.kind != PL_STACK) {
+		/* RA word 0 reads as SFRAME_FRE_RA_OFFSET_INVALID. */
+		if ((p->ra.kind != PL_NONE && p->ra.kind != PL_STACK) ||
+		    (p->ra.kind == PL_STACK && p->ra.off == SF_FRE_RA_OFFSET_INVALID)) {
 			ok = false;
 			*why = SFE_SKIP_RA_RULE;
 		}
@@ -388,6 +446,7 @@ typedef struct {
 	const cfi_table *t;
 	cfi_abi abi;
 	const cfi_abi_regs *regs;
+	unsigned retcol; /* the current FDE's CIE return-address column */
 	sfe_set *set;
 	grow_t gf, gr;
 	prow *pr; /* scratch: projected rows of one FDE */
@@ -556,6 +615,7 @@ static sfe_fre *new_fre(pctx *c)
 }
 
 #define SFE_MAX_FRES 65535u
+#define SFE_MAX_MASK_SIZE (1u << 20)
 
 /* Does some PC of [pc, end) use this row? Empty rows are dropped. */
 static bool row_live(const cfi_row *r, uint64_t pc, uint64_t end)
@@ -632,7 +692,7 @@ static int convert_rows_default(pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 		if (!row_live(r, pc, end))
 			continue;
 		prow p;
-		sfe_skip s = project_row(c->abi, c->regs, r, &p);
+		sfe_skip s = project_row(c->abi, c->regs, c->retcol, r, &p);
 		if (s || !default_ok(c->abi, c->regs, &p, &s))
 			goto general;
 		uint64_t rs = r->start < pc ? pc : r->start;
@@ -678,7 +738,8 @@ static sfe_skip convert_rows(pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 	for (size_t i = 0; i < nrows; i++) {
 		if (!row_live(&rows[i], pc, end))
 			continue;
-		sfe_skip s = project_row(c->abi, c->regs, &rows[i], &c->pr[i]);
+		sfe_skip s = project_row(c->abi, c->regs, c->retcol, &rows[i],
+						&c->pr[i]);
 		if (s)
 			return s;
 		if (!default_ok(c->abi, c->regs, &c->pr[i], &s)) {
@@ -736,17 +797,20 @@ static sfe_skip convert_plt(pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 		    r->cfa.expr.plt_k != e0->plt_k || r->cfa.expr.off != 8 ||
 		    r->cfa.expr.reg != c->regs->sp)
 			return SFE_SKIP_PLT_SHAPE;
-		sfe_skip s = project_ra(c->abi, c->regs, &r->ra, &p);
+		sfe_skip s = project_ra(c->abi, c->regs, c->retcol, &r->ra, &p);
 		if (s)
 			return s;
 		if (p.ra_undef || p.ra.kind != PL_NONE)
 			return SFE_SKIP_PLT_SHAPE;
-		if (project_fp(c->regs, &r->fp, &p) || p.fp.kind != PL_NONE ||
-		    check_sp(c->abi, &r->sp))
+		/* SP: no rule only (the CFA offset changes inside a block). */
+		if (project_fp(c->abi, c->regs, &r->fp, &p) || p.fp.kind != PL_NONE ||
+		    r->sp.kind != CFI_RULE_UNSPEC)
 			return SFE_SKIP_PLT_SHAPE;
 	}
+	/* Real PLTs are a few KiB (libstdc++: 16 KiB); one past 1 MiB is
+	 * hostile, and --verify checks a MASK FDE at every PC. */
 	if (c->abi != CFI_ABI_AMD64 || pstart % 16 || e0->plt_k == 0 ||
-	    e0->plt_k >= 16 || pstart >= end)
+	    e0->plt_k >= 16 || pstart >= end || end - pstart > SFE_MAX_MASK_SIZE)
 		return SFE_SKIP_PLT_SHAPE;
 	if (first > 0 && pstart > fde->pc_begin) {
 		sfe_skip s = convert_rows(c, fde, fdeidx, rows, first,
@@ -823,6 +887,7 @@ static e2s_err project_fde(pctx *c, size_t i, const cfi_row *rows, size_t n,
 	}
 	if (!s) {
 		size_t plt = n;
+		c->retcol = t->cies[fde->cie].ra_reg;
 		for (size_t k = 0; k < n; k++) {
 			if (rows[k].cfa.kind == CFI_CFA_EXPR &&
 			    rows[k].cfa.expr.shape == CFI_EXPR_PLT) {

@@ -26,6 +26,10 @@ run_one() {
   local rc=$?
   sed "s/^/  [$a $v] /" "$d/out.txt" | grep -v '^  \[[a-z0-9 ]*\]   object'
   [ $rc = 0 ] || fail "$a $v: harness exit $rc"
+  # Samples on makecontext stacks must have been compared. (The signal
+  # return trampolines are qemu's/the vDSO's here, without SFrame: the
+  # handler workload is walked up to them.)
+  grep -q ' context_samples=[1-9]' "$d/out.txt" || fail "$a $v: no sample on a makecontext stack"
   if grep -F '   object ' "$d/out.txt" | grep -v -e ld-linux -e ld64 | grep -qv ' .sframe$'; then
     fail "$a $v: an object other than the loader has no .sframe"
   fi

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Native x86-64 unwind test: build the harness of tests/unwind (an
 # independent SFrame walker compared with libgcc's DWARF unwinder at
-# thousands of timer-signal interrupts), convert the harness, libdeep.so
+# thousands of timer-signal interrupts, also on makecontext stacks and in
+# a signal handler above glibc's trampoline), convert the harness, libdeep.so
 # and copies of libc/libstdc++/libgcc_s/libm with ./eh2sframe, and run it
 # with LD_LIBRARY_PATH on the patched copies (ld.so stays unpatched).
 # Variants: gcc (frame pointers omitted except where an attribute keeps
@@ -51,6 +52,10 @@ variant() {
       fail "$v: $o loaded without .sframe"
   done
   [ $rc = 0 ] || fail "$v: harness exit $rc"
+  # The workloads through glibc's signal trampoline (converted with a
+  # flexible FDE) and on makecontext stacks must have been compared.
+  grep -q ' sigtramp_frames=[1-9]' "$d/out.txt" || fail "$v: no frame compared above a signal frame"
+  grep -q ' context_samples=[1-9]' "$d/out.txt" || fail "$v: no sample on a makecontext stack"
   summary+=("$v: $(grep '^summary:' "$d/out.txt" || echo 'no summary (crash?)')")
 }
 

@@ -6,7 +6,8 @@
  *
  * Oracles (a failure aborts): the encoder keeps its size promise; what it
  * writes decodes, every FRE's rules are recoverable, verification finds
- * no mismatching and no extra function, and the streaming projection
+ * no mismatching and no extra function (the independent verifier, from
+ * the section's records), and the streaming projection
  * (cfi_parse_stream + sfe_stream_*) encodes to the same bytes. */
 #include <stdint.h>
 #include <stdio.h>
@@ -15,8 +16,8 @@
 #include "fuzz_check.h"
 #include "cfi/cfi.h"
 #include "sframe_emit/sfe.h"
-#include "sframe_emit/sfe_verify.h"
 #include "sframe_emit/sfr.h"
+#include "verify/vf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -47,8 +48,8 @@ static FILE *devnull(void)
 	return null;
 }
 
-static void check_encoding(const cfi_table *t, const uint8_t *bytes,
-			   size_t len)
+static void check_encoding(const cfi_section *sec, cfi_abi abi,
+			   const uint8_t *bytes, size_t len)
 {
 	sfr_section s;
 	e2s_diag d;
@@ -66,10 +67,14 @@ static void check_encoding(const cfi_table *t, const uint8_t *bytes,
 	FILE *null = devnull();
 	if (null)
 		sfr_dump(null, &s);
-	sfe_verify_counts c;
-	if (sfe_verify(t, &s, NULL, NULL, &c, &d) == E2S_ERR_OK &&
+	cfi_table rt;
+	vf_counts c;
+	if (cfi_parse_records(sec, abi, &rt, &d) != E2S_ERR_OK)
+		FUZZ_FAIL_DIAG("records unreadable where cfi_parse passed", &d);
+	if (vf_verify(sec, &rt, &s, NULL, NULL, &c, &d) == E2S_ERR_OK &&
 	    (c.mismatch || c.extra))
-		FUZZ_FAIL("encoded rules differ from the DWARF rows");
+		FUZZ_FAIL("the verifier disagrees with what was encoded");
+	cfi_table_free(&rt);
 	sfr_free(&s);
 }
 
@@ -158,7 +163,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (sfe_encode(&set, &o, &w, NULL, NULL, &d) == E2S_ERR_OK) {
 				if (w.len != sfe_encoded_size(&set, &o))
 					FUZZ_FAIL("layout promise broken");
-				check_encoding(&t, w.data, w.len);
+				check_encoding(&sec, abi, w.data, w.len);
 				ok = true;
 			}
 		}

@@ -21,7 +21,7 @@
 #include "fuzz_check.h"
 #include "cfi/cfi.h"
 #include "elfpatch/elfpatch.h"
-#include "sframe_emit/sfe_verify.h"
+#include "verify/vf.h"
 #include "sframe_emit/sfr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -112,7 +112,8 @@ static void check_output(const elfp_opts *o, const elfp_result *res)
 	e2s_diag d;
 	if (elfp_open(env.out, &ef, &d) != E2S_ERR_OK)
 		FUZZ_FAIL_DIAG("we wrote what we cannot read back", &d);
-	cfi_load_opts lo = {.prefer_debug_frame = o->debug_frame};
+	cfi_load_opts lo = {.prefer_debug_frame = o->debug_frame,
+			    .records_only = true};
 	if (cfi_file_open(env.out, &lo, &cf, &d) != E2S_ERR_OK)
 		FUZZ_FAIL_DIAG("the output lost its CFI", &d);
 	const cfi_table *t = cfi_file_table(cf);
@@ -128,10 +129,11 @@ static void check_output(const elfp_opts *o, const elfp_result *res)
 	    E2S_ERR_OK)
 		FUZZ_FAIL_DIAG("our encoder wrote what our reader rejects", &d);
 	if (!elfp_is_rel(ef)) {
-		sfe_verify_counts c;
-		if (sfe_verify(t, &s, NULL, NULL, &c, &d) == E2S_ERR_OK &&
+		vf_counts c;
+		if (vf_verify(cfi_file_section(cf), t, &s, NULL, NULL, &c, &d) ==
+			    E2S_ERR_OK &&
 		    (c.mismatch || c.extra))
-			FUZZ_FAIL("encoded rules differ from DWARF");
+			FUZZ_FAIL("the verifier disagrees with what was encoded");
 	}
 	sfr_free(&s);
 	/* libelf's view, relocations resolved: every part must decode when

@@ -233,7 +233,7 @@ static void test_convert(const char *obj, const char *bad)
 }
 
 typedef struct {
-	int mismatch, missing, extra;
+	int mismatch, missing, extra, skipped;
 } issues;
 
 static void on_issue(void *ctx, const eh2s_verify_issue *is)
@@ -243,6 +243,8 @@ static void on_issue(void *ctx, const eh2s_verify_issue *is)
 		c->mismatch++;
 	else if (is->kind == EH2S_ISSUE_MISSING)
 		c->missing++;
+	else if (is->kind == EH2S_ISSUE_SKIPPED)
+		c->skipped++;
 	else
 		c->extra++;
 }
@@ -253,7 +255,7 @@ static void test_verify(const char *obj, const char *bad)
 	eh2s_verify_opts vo;
 	eh2s_verify_file_result r;
 	eh2s_error err;
-	issues is = {0, 0, 0};
+	issues is = {0, 0, 0, 0};
 	long fdes = readelf_fdes(obj);
 
 	path_in(conv, sizeof conv, "t.sf.o");
@@ -273,11 +275,18 @@ static void test_verify(const char *obj, const char *bad)
 	vo.report_missing = 1;
 	CHECK_EQ(eh2s_verify_file(bad_conv, &vo, &r, &err), EH2S_OK);
 	CHECK_EQ(is.missing, 1);
-	/* t.sf.o has fib; bad.o's CFI has no usable FDE for it: extra. */
+	/* t.sf.o has fib; bad.o's FDE for it has an opcode no DWARF reader
+	 * interprets, so no DWARF rule covers fib: extra. */
 	vo.cfi_from = bad;
 	CHECK_EQ(eh2s_verify_file(conv, &vo, &r, &err), EH2S_E_VERIFY);
 	CHECK_EQ(r.counts.extra, 1);
 	CHECK_EQ(is.extra, 1);
+	/* Skipped functions are reported on request, with the reason. */
+	vo.cfi_from = NULL;
+	vo.report_skipped = 1;
+	is.skipped = 0;
+	CHECK_EQ(eh2s_verify_file(bad_conv, &vo, &r, &err), EH2S_OK);
+	CHECK_EQ(is.skipped, (int)r.counts.skipped);
 	/* The error names the file it is about. */
 	vo.cfi_from = "/nonexistent/x";
 	CHECK_EQ(eh2s_verify_file(conv, &vo, &r, &err), EH2S_E_IO);

@@ -63,7 +63,14 @@ int main(void)
 	static const uint8_t trunc[] = {0x77, 0x80};
 	CHECK_EQ(classify(trunc, sizeof trunc).shape, CFI_EXPR_OTHER);
 	CHECK_EQ(classify(NULL, 0).shape, CFI_EXPR_OTHER);
-	static const uint8_t lit[] = {0x30};
-	CHECK_EQ(classify(lit, 1).shape, CFI_EXPR_OTHER);
+	/* Constants (AArch64 RA_SIGN_STATE values). */
+	static const uint8_t lit[] = {0x31};
+	CHECK_EQ(classify(lit, 1).shape, CFI_EXPR_CONST);
+	CHECK_EQ(classify(lit, 1).off, 1);
+	static const uint8_t c1u[] = {0x08, 0x07};
+	CHECK_EQ(classify(c1u, 2).shape, CFI_EXPR_CONST);
+	CHECK_EQ(classify(c1u, 2).off, 7);
+	static const uint8_t lit2[] = {0x31, 0x31};
+	CHECK_EQ(classify(lit2, 2).shape, CFI_EXPR_OTHER);
 	return t_done("test_cfi_expr");
 }

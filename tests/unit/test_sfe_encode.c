@@ -261,9 +261,11 @@ static void plt_and_outermost(void)
 	bw_free(&w);
 }
 
-/* SP held in a register: s390x leaf functions park r15 in an FPR (the
- * copy is CFA - 160 by the ABI's CFA), so it converts; on AMD64 a
- * register SP (longjmp-style code) need not equal the CFA: skipped. */
+/* SP held in a register: s390x leaf functions park r15 in an FPR while
+ * the CFA is r15+160 (provenance k = 160: the copy is CFA - 160), so it
+ * converts; a copy made after the frame grew (k = 320) or of unknown
+ * provenance does not, and on AMD64 a register SP (longjmp-style code)
+ * need not equal the CFA: skipped. */
 static void sp_in_register(void)
 {
 	synth s;
@@ -274,10 +276,25 @@ static void sp_in_register(void)
 	synth_row(&s, 0x1000, 15, 160);
 	cfi_row *r = synth_row(&s, 0x1004, 15, 160);
 	r->sp = rule_kind(CFI_RULE_REGISTER, 18);
+	r->sp.prov = CFI_PROV_KNOWN;
+	r->sp.prov_k = 160;
 	CHECK_EQ(build(&s, 0x0, &w, &set), E2S_ERR_OK);
 	CHECK_EQ(set.counts[SFE_SKIP_NONE], 1);
 	sfe_set_free(&set);
 	bw_free(&w);
+	for (int k = 0; k < 2; k++) {
+		synth_init(&s, CFI_ABI_S390X, true);
+		synth_fde(&s, 0x1000, 0x20, 0);
+		synth_row(&s, 0x1000, 15, 160);
+		r = synth_row(&s, 0x1004, 15, 320);
+		r->sp = rule_kind(CFI_RULE_REGISTER, 18);
+		r->sp.prov = k ? CFI_PROV_KNOWN : CFI_PROV_NONE;
+		r->sp.prov_k = 320;
+		CHECK_EQ(build(&s, 0x0, &w, &set), E2S_ERR_NO_FUNCS);
+		CHECK_EQ(set.counts[SFE_SKIP_SP_RULE], 1);
+		sfe_set_free(&set);
+		bw_free(&w);
+	}
 
 	synth_init(&s, CFI_ABI_AMD64, false);
 	synth_fde(&s, 0x1000, 0x20, 0);
@@ -430,7 +447,6 @@ static void split(void)
 }
 
 #include "sframe_emit/sfr.h"
-#include "sframe_emit/sfe_verify.h"
 
 static uint32_t rd32le(const uint8_t *p)
 {
@@ -483,12 +499,10 @@ static void share(void)
 	CHECK(again.len == sh.len && memcmp(again.data, sh.data, sh.len) == 0);
 	/* the reader sees three functions with their own FREs */
 	sfr_section sec;
-	sfe_verify_counts n;
 	CHECK_EQ(sfr_decode(sh.data, sh.len, 0x8000, &sec, &d), E2S_ERR_OK);
 	CHECK_EQ(sec.nfdes, 3);
 	CHECK_EQ(sec.fdes[0].fre_first, sec.fdes[1].fre_first);
-	CHECK_EQ(sfe_verify(&s.t, &sec, NULL, NULL, &n, &d), E2S_ERR_OK);
-	CHECK(n.match == 3 && n.mismatch == 0 && n.extra == 0);
+	CHECK(sec.fdes[2].fre_first != sec.fdes[0].fre_first);
 	sfr_free(&sec);
 	/* a header count of stored FREs (4) is refused */
 	sh.data[12] = 4;
@@ -543,11 +557,8 @@ static void v2_amd64(void)
 	};
 	CHECK(bytes_eq(&w, want, sizeof want));
 	sfr_section sec;
-	sfe_verify_counts n;
 	CHECK_EQ(sfr_decode(w.data, w.len, 0x8000, &sec, &d), E2S_ERR_OK);
 	CHECK(sec.nfdes == 1 && sec.blocks[0].version == 2 && sec.fdes[0].pc == 0x1000);
-	CHECK_EQ(sfe_verify(&s.t, &sec, NULL, NULL, &n, &d), E2S_ERR_OK);
-	CHECK(n.match == 1 && n.skipped == 2 && n.missing == 0 && n.mismatch == 0);
 	sfr_free(&sec);
 	/* sfe_encode refuses an unrestricted set for V2 */
 	sfe_set raw;
@@ -586,7 +597,6 @@ static void v2_s390x(void)
 	static const uint8_t fre1[] = {4, 0x07, 0, 0x23, 0x21};
 	CHECK(w.len >= 56 && memcmp(w.data + 51, fre1, sizeof fre1) == 0);
 	sfr_section sec;
-	sfe_verify_counts n;
 	CHECK_EQ(sfr_decode(w.data, w.len, 0x1000, &sec, &d), E2S_ERR_OK);
 	size_t fi, ri;
 	sfr_rules ru;
@@ -594,8 +604,6 @@ static void v2_s390x(void)
 	CHECK_EQ(sfr_recover(&sec, &sec.fdes[fi], &sec.fres[ri], &ru, &d), E2S_ERR_OK);
 	CHECK(!ru.flex && ru.ra.kind == SFR_LOC_RULE && !ru.ra.base_cfa &&
 	      ru.ra.reg == 17 && !ru.ra.deref && ru.fp.reg == 16);
-	CHECK_EQ(sfe_verify(&s.t, &sec, NULL, NULL, &n, &d), E2S_ERR_OK);
-	CHECK(n.match == 1 && n.mismatch == 0);
 	sfr_free(&sec);
 	bw_free(&w);
 	sfe_set_free(&set);

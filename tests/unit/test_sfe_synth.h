@@ -26,6 +26,7 @@ static inline void synth_init(synth *s, cfi_abi abi, bool be)
 	s->t.rows = s->row;
 	s->cie[1].signal_frame = true;
 	s->cie[1].pauth_b_key = true;
+	s->cie[0].ra_reg = s->cie[1].ra_reg = cfi_abi_info(abi)->ra;
 }
 
 static inline cfi_fde *synth_fde(synth *s, uint64_t begin, uint64_t range,

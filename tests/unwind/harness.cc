@@ -1,5 +1,8 @@
 // Unwind harness: worker threads run deep call chains (libdeep, libc's
-// qsort, std::sort, C++ throw/catch, libstdc++ formatting) while a
+// qsort, std::sort, C++ throw/catch, libstdc++ formatting, code on a
+// makecontext stack entered with swapcontext and left through setcontext,
+// and a SIGUSR1 handler running deep code above the signal trampoline)
+// while a
 // per-thread timer signal interrupts them at arbitrary instructions. The
 // handler walks the interrupted context twice, with sfwalk (SFrame) and
 // with libgcc's DWARF unwinder (_Unwind_Backtrace through the signal
@@ -21,6 +24,7 @@
 
 #include <pthread.h>
 #include <sys/time.h>
+#include <ucontext.h>
 #include <unistd.h>
 #include <unwind.h>
 
@@ -36,10 +40,13 @@
 
 #if defined(__x86_64__)
 static const char *const kAbi = "amd64";
+enum { kSpReg = 7 };
 #elif defined(__aarch64__)
 static const char *const kAbi = "aarch64";
+enum { kSpReg = 31 };
 #elif defined(__s390x__)
 static const char *const kAbi = "s390x";
+enum { kSpReg = 15 };
 #endif
 
 enum { MAXF = 160, MAXLOG = 8 };
@@ -49,6 +56,8 @@ struct counts {
 	unsigned long samples, compared_samples, frames, ra_frames, cfa_frames;
 	unsigned long disagree, no_sigframe, sfwalk_only, dwarf_truncated;
 	unsigned long flex_frames, mangled_frames;
+	unsigned long sigtramp_frames; // compared frames just above a signal frame
+	unsigned long context_samples; // samples on a makecontext stack
 	unsigned long early[SFW_STOP_COUNT], ended[SFW_STOP_COUNT];
 	unsigned long only[SFW_STOP_COUNT]; // ends of sfwalk-only walks
 	unsigned long obj_frames[SFW_MAX_OBJS];
@@ -77,6 +86,8 @@ static int g_unwinder_obj = -1, g_loader_obj = -1;
 static thread_local bool t_no_dwarf;
 static thread_local uintptr_t t_lo, t_hi;
 static thread_local counts t_c;
+enum { CO_STACK = 256 * 1024 };
+static thread_local char *t_co_stack; // makecontext stack of this thread
 static thread_local mismatch t_log[MAXLOG];
 static thread_local int t_nlog;
 
@@ -147,6 +158,11 @@ static void log_mismatch(int frame, int kind, const sfw_frame *sf, int ns,
 
 static bool risky_for_dwarf(const sfw_frame *sf, int ns)
 {
+	// Interrupted outside every object: a signal return trampoline
+	// (qemu-user's or the vDSO's, mid-sigreturn when the timer came),
+	// where libgcc's fallback reads a sigcontext that is not there.
+	if (ns > 0 && obj_index(sf[0].pc) < 0)
+		return true;
 	for (int i = 0; i < ns && i < 2; i++) {
 		int o = obj_index(sf[i].pc);
 		if (o >= 0 && (o == g_unwinder_obj || o == g_loader_obj))
@@ -206,6 +222,8 @@ static void on_prof(int, siginfo_t *, void *ucv)
 		nd--;
 	b.n = nd;
 	t_c.compared_samples++;
+	if (t_co_stack && (uintptr_t)r.reg[kSpReg] - (uintptr_t)t_co_stack < CO_STACK)
+		t_c.context_samples++;
 	int m = ns < nd ? ns : nd;
 	bool bad = false;
 	for (int i = 1; i < m && !bad; i++) {
@@ -217,6 +235,8 @@ static void on_prof(int, siginfo_t *, void *ucv)
 			t_c.flex_frames++;
 		if (sf[i - 1].mangled)
 			t_c.mangled_frames++;
+		if (sf[i - 1].signal)
+			t_c.sigtramp_frames++;
 		if (sf[i].pc != b.pc[i]) {
 			log_mismatch(i, 0, sf, ns, &b, reason, sf[i].pc, b.pc[i]);
 			bad = true;
@@ -350,6 +370,53 @@ static long cb_work(void *arg)
 	return r;
 }
 
+// ---- ucontext and signal-handler workloads ------------------------------
+
+static thread_local ucontext_t t_main_uc, t_co_uc;
+static thread_local long t_co_seed;
+
+// Entered by swapcontext on its own stack; returning goes through
+// glibc's __start_context to setcontext(uc_link).
+static void co_body(void)
+{
+	work w;
+	w.seed = t_co_seed;
+	w.kind = (int)(t_co_seed & 1) ? 0 : 4;
+	g_sink = deep_dispatch(4 + (t_co_seed & 7), w.seed, cb_work, &w);
+}
+
+__attribute__((noinline)) static long run_on_context(long seed)
+{
+	if (!t_co_stack && !(t_co_stack = static_cast<char *>(malloc(CO_STACK))))
+		return 0;
+	if (getcontext(&t_co_uc) != 0)
+		return 0;
+	t_co_uc.uc_stack.ss_sp = t_co_stack;
+	t_co_uc.uc_stack.ss_size = CO_STACK;
+	t_co_uc.uc_link = &t_main_uc;
+	t_co_seed = seed;
+	makecontext(&t_co_uc, co_body, 0);
+	// sfwalk reads only the stack it is told about: the context's while
+	// there (a sample in between just stops early).
+	uintptr_t lo = t_lo, hi = t_hi;
+	t_lo = (uintptr_t)t_co_stack;
+	t_hi = t_lo + CO_STACK;
+	swapcontext(&t_main_uc, &t_co_uc);
+	t_lo = lo;
+	t_hi = hi;
+	return g_sink;
+}
+
+static thread_local long t_sig_seed;
+
+static void on_usr1(int)
+{
+	work w;
+	w.seed = t_sig_seed;
+	w.kind = 4;
+	g_sink = deep_dispatch(3 + (t_sig_seed & 3), w.seed, cb_work, &w);
+}
+
 static void *worker(void *arg)
 {
 	long id = (long)arg;
@@ -385,13 +452,22 @@ static void *worker(void *arg)
 	long iter = 0;
 	while (!g_stop.load(std::memory_order_relaxed)) {
 		w.seed = id * 1000003 + iter;
-		w.kind = (int)(iter % 5);
-		g_sink = deep_dispatch(6 + (iter % 23), w.seed, cb_work, &w);
+		w.kind = (int)(iter % 7);
+		if (w.kind == 5) {
+			g_sink = run_on_context(w.seed);
+		} else if (w.kind == 6) {
+			t_sig_seed = w.seed;
+			raise(SIGUSR1); // the handler runs above a signal frame
+		} else {
+			g_sink = deep_dispatch(6 + (iter % 23), w.seed, cb_work, &w);
+		}
 		iter++;
 	}
 	if (have_timer)
 		timer_delete(tm);
 	t_active = false;
+	free(t_co_stack);
+	t_co_stack = nullptr;
 	pthread_mutex_lock(&g_mu);
 	unsigned long *d = reinterpret_cast<unsigned long *>(&g_tot);
 	const unsigned long *s = reinterpret_cast<const unsigned long *>(&t_c);
@@ -488,6 +564,9 @@ int main(int argc, char **argv)
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGPROF, &sa, NULL);
+	sa.sa_handler = on_usr1;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGUSR1, &sa, NULL);
 	sa.sa_sigaction = on_crash;
 	sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
 	sigaction(SIGSEGV, &sa, NULL);
@@ -537,6 +616,8 @@ int main(int argc, char **argv)
 	       c.samples, c.compared_samples, c.sfwalk_only, c.no_sigframe);
 	printf("frames compared %lu (RA and CFA equal %lu; via flex FDE %lu, mangled RA %lu)\n",
 	       c.frames, c.ra_frames, c.flex_frames, c.mangled_frames);
+	printf("through signal frames %lu, samples on a makecontext stack %lu\n",
+	       c.sigtramp_frames, c.context_samples);
 	printf("FREs used: default %lu, flex %lu, PC-mask %lu, mangled %lu\n",
 	       c.st.fde_default, c.st.fde_flex, c.st.fre_mask, c.st.mangled_ra);
 	printf("frames compared per object:");
@@ -580,8 +661,10 @@ int main(int argc, char **argv)
 	bool ok = c.disagree == 0 && nbad_stop == 0 && g_sfw.nbad == 0 &&
 		  c.frames > 0 && c.compared_samples > 0;
 	printf("summary: abi=%s samples=%lu compared=%lu frames_compared=%lu "
-	       "disagreements=%lu early_stops=%lu malformed=%lu result=%s\n",
+	       "disagreements=%lu early_stops=%lu malformed=%lu sigtramp_frames=%lu "
+	       "context_samples=%lu result=%s\n",
 	       kAbi, c.samples, c.compared_samples, c.frames, c.disagree, nearly,
-	       nbad_stop + (unsigned long)g_sfw.nbad, ok ? "PASS" : "FAIL");
+	       nbad_stop + (unsigned long)g_sfw.nbad, c.sigtramp_frames,
+	       c.context_samples, ok ? "PASS" : "FAIL");
 	return ok ? 0 : 1;
 }

@@ -404,6 +404,7 @@ static int64_t find_fde(const sfw_obj *o, uintptr_t pc, int *err)
 
 typedef struct {
 	uint8_t fde_type, info;
+	bool signal; /* sfda_func_info bit 7 (V3) */
 	unsigned n;
 	uint64_t u[15];
 	int64_t s[15];
@@ -436,6 +437,7 @@ static int find_fre(const sfw_obj *o, uint32_t i, uintptr_t pc, fre_t *f)
 	at += FDE_ATTR_SIZE;
 	fre_type = info & 0xf;
 	f->mask = (info >> 4) & 1;
+	f->signal = (info >> 7) & 1;
 	f->fde_type = info2 & 0x1f;
 	if (fre_type > 2 || f->fde_type > 1)
 		return SFW_STOP_BAD_FRE;
@@ -515,8 +517,9 @@ static int step(const sfw_ctx *c, const wstate *w, sfw_frame *fr,
 	bool ra_set = false;
 
 	/* Past frame 0 pc is a return address; the call is just before it
-	 * (a noreturn call may end the function). */
-	if (!w->r0)
+	 * (a noreturn call may end the function). Above a signal frame it
+	 * is the interrupted instruction itself. */
+	if (!fr->exact_pc)
 		look--;
 	o = find_obj(c, look);
 	if (!o)
@@ -533,6 +536,7 @@ static int step(const sfw_ctx *c, const wstate *w, sfw_frame *fr,
 		return rc;
 	fr->fde_type = f.fde_type;
 	fr->mangled = (f.info >> 7) & 1;
+	fr->signal = f.signal;
 	if (st) {
 		if (f.fde_type == 0)
 			st->fde_default++;
@@ -673,6 +677,7 @@ static int step(const sfw_ctx *c, const wstate *w, sfw_frame *fr,
 		return SFW_STOP_RA_ZERO;
 	memset(next, 0, sizeof *next);
 	next->pc = ra;
+	next->exact_pc = fr->signal;
 	next->sp = cfa + (uintptr_t)(intptr_t)SP_VAL_OFFSET;
 	next->fp = fp;
 	next->fde_type = 0xff;
@@ -700,6 +705,7 @@ int sfw_walk(const sfw_ctx *c, const sfw_regs *r, uintptr_t stack_lo,
 	out[0].sp = w.sp;
 	out[0].fp = w.fp;
 	out[0].fde_type = 0xff;
+	out[0].exact_pc = true;
 	n = 1;
 	for (;;) {
 		if (n >= max) {

@@ -85,6 +85,9 @@ typedef struct {
 	uintptr_t cfa;            /* CFA of this frame (set once unwound) */
 	uint8_t fde_type;         /* 0 default, 1 flex; 0xff: none */
 	bool mangled;
+	bool exact_pc;            /* pc is not a return address: the frame
+	                           * below is a signal frame (or frame 0) */
+	bool signal;              /* this frame's FDE is a signal frame */
 } sfw_frame;
 
 typedef struct {

@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""Mutation test of --verify (issue #10): seed deliberate bugs into the
+converter (interpreter, projector, encoder), rebuild, convert a corpus with
+the mutant and require the (unmutated) verifier to report a mismatch for
+every mutant. Prints one line per mutant and "mutants=N killed=N".
+
+Usage: mutants.py BUILD_DIR VERIFIER FILE...
+  BUILD_DIR  scratch directory (a copy of src/, include/ and Makefile is
+             built there once per mutant; only the mutated file recompiles)
+  VERIFIER   the eh2sframe binary whose --verify judges (built from the
+             unmodified tree)
+  FILE       inputs to convert (objects, shared objects, programs)
+
+A mutant counts as killed when --verify exits with a failure on some file
+(a mismatch, an extra function, or a section it refuses to read). Each
+mutation must apply exactly once, and the unmutated copy must verify clean
+on every file, or the run fails (exit 1)."""
+import os
+import shutil
+import subprocess
+import sys
+
+# (name, file, old text, new text): each a bug a real converter could have.
+MUTANTS = [
+    ("accept-any-sp-rule", "src/sframe_emit/sfe_project.c",
+     "\tint64_t want = abi == CFI_ABI_S390X ? SF_S390X_SP_VAL_OFFSET : 0;\n",
+     "\tint64_t want = abi == CFI_ABI_S390X ? SF_S390X_SP_VAL_OFFSET : 0;\n"
+     "\tif (r) return SFE_SKIP_NONE;\n"),
+    ("sp-provenance-ignores-cfa-change", "src/cfi/cfi_interp.c",
+     "\t\tbool same = memcmp(&x->cur.cfa, &x->grp_cfa, sizeof x->grp_cfa) == 0;\n",
+     "\t\tbool same = true;\n"),
+    ("ignore-cie-return-column", "src/sframe_emit/sfe_project.c",
+     "\t\tc->retcol = t->cies[fde->cie].ra_reg;\n",
+     "\t\tc->retcol = c->regs->ra;\n"),
+    ("drop-mangled-ra-bit", "src/sframe_emit/sfe_project.c",
+     "\t\tp->mangled = row->ra_mangled;\n",
+     "\t\tp->mangled = 0;\n"),
+    ("fold-negate-ra-state-with-pc", "src/cfi/cfi_interp.c",
+     "\t\t\tx->cur.ra_sign_pc = 1;\n",
+     "\t\t\tx->cur.ra_sign_pc = 0;\n"),
+    ("ignore-ra-sign-state-register", "src/cfi/cfi_interp.c",
+     "static void set_sign(run_t *x, const cfi_rule *r)\n{\n",
+     "static void set_sign(run_t *x, const cfi_rule *r)\n{\n\treturn;\n"),
+    ("aarch64-ra-word-zero", "src/sframe_emit/sfe_project.c",
+     "\t\t    (p->ra.kind == PL_STACK && p->ra.off == SF_FRE_RA_OFFSET_INVALID)) {\n",
+     "\t\t    0) {\n"),
+    ("s390x-ra-word-zero", "src/sframe_emit/sfe_project.c",
+     "\t\t    !(p->ra.kind == PL_STACK && p->ra.off != SF_FRE_RA_OFFSET_INVALID)) {\n",
+     "\t\t    !(p->ra.kind == PL_STACK)) {\n"),
+    ("pc-relative-cfa-accepted", "src/sframe_emit/sfe_project.c",
+     "\tif (pc_reg(abi, p->cfa_reg))\n\t\treturn SFE_SKIP_PC_RELATIVE;\n",
+     ""),
+    ("fre-start-off-by-one", "src/sframe_emit/sfe_project.c",
+     "\t\ttmp.start = (uint32_t)(rs - pc);\n\t\tif (make_fre(c->abi, c->regs, false, &p, &tmp))\n",
+     "\t\ttmp.start = (uint32_t)(rs - pc) + (rs > pc);\n\t\tif (make_fre(c->abi, c->regs, false, &p, &tmp))\n"),
+    ("flex-fp-without-ra-padding", "src/sframe_emit/sfe_project.c",
+     "\t\tf->dw[f->ndw++] = 0; /* RA padding word */\n",
+     "\t\t; /* RA padding word */\n"),
+    ("s390x-cfa-scaling-no-remainder-check", "src/sframe_emit/sfe_project.c",
+     "\t\tif (a % SF_S390X_CFA_OFFSET_ALIGNMENT_FACTOR)\n\t\t\treturn SFE_SKIP_CFA_ALIGN;\n",
+     ""),
+    ("s390x-cfa-not-scaled", "src/sframe_emit/sfe_project.c",
+     "\t\toff = a / SF_S390X_CFA_OFFSET_ALIGNMENT_FACTOR;\n",
+     "\t\toff = off + 0 * a;\n"),
+    ("fp-offset-sign", "src/sframe_emit/sfe_project.c",
+     "\t\tif (p->fp.kind == PL_STACK)\n\t\t\treturn push_w(f, p->fp.off);\n\t\treturn SFE_SKIP_NONE;\n\tcase CFI_ABI_AARCH64:\n",
+     "\t\tif (p->fp.kind == PL_STACK)\n\t\t\treturn push_w(f, -p->fp.off);\n\t\treturn SFE_SKIP_NONE;\n\tcase CFI_ABI_AARCH64:\n"),
+    ("cfa-base-bit-inverted", "src/sframe_emit/sfe_encode.c",
+     "\t\tinfo = SF_FRE_INFO(f->base_fp, f->ndw, code, f->mangled_ra);\n",
+     "\t\tinfo = SF_FRE_INFO(!f->base_fp, f->ndw, code, f->mangled_ra);\n"),
+    ("amd64-fixed-ra-offset", "src/sframe_emit/sfe_encode.c",
+     "\t*w++ = (uint8_t)(int8_t)(s->abi == CFI_ABI_AMD64 ? SF_AMD64_CFA_FIXED_RA_OFFSET : 0);\n",
+     "\t*w++ = (uint8_t)(int8_t)(s->abi == CFI_ABI_AMD64 ? -16 : 0);\n"),
+    ("drop-signal-flag", "src/sframe_emit/sfe_encode.c",
+     "\treturn (uint8_t)SF_FUNC_INFO(!v2 && fn->signal, fn->pauth_b, fn->pc_type, ft);\n",
+     "\treturn (uint8_t)SF_FUNC_INFO(0 && !v2, fn->pauth_b, fn->pc_type, ft);\n"),
+    ("drop-pauth-key-b", "src/sframe_emit/sfe_encode.c",
+     "\treturn (uint8_t)SF_FUNC_INFO(!v2 && fn->signal, fn->pauth_b, fn->pc_type, ft);\n",
+     "\treturn (uint8_t)SF_FUNC_INFO(!v2 && fn->signal, 0, fn->pc_type, ft);\n"),
+    ("outermost-gets-a-cfa-word", "src/sframe_emit/sfe_project.c",
+     "\tif (p->ra_undef)\n\t\treturn SFE_SKIP_NONE; /* 0 data words, info byte 0 */\n",
+     ""),
+    ("plt-threshold-off-by-one", "src/sframe_emit/sfe_project.c",
+     "\t\tf->start = k ? e0->plt_k : 0;\n",
+     "\t\tf->start = k ? e0->plt_k + 1 : 0;\n"),
+    ("plt-block-size", "src/sframe_emit/sfe_project.c",
+     "\tfn->rep_size = 16;\n",
+     "\tfn->rep_size = 32;\n"),
+    ("fde-start-off-by-one", "src/sframe_emit/sfe_encode.c",
+     "\t\tuint64_t pcrel = fn->start - (o->section_vaddr + field);\n",
+     "\t\tuint64_t pcrel = fn->start + 1 - (o->section_vaddr + field);\n"),
+    ("flex-ra-register-dropped", "src/sframe_emit/sfe_project.c",
+     "\tcase PL_REG: ctrl = SF_FLEX_CTRL(l->reg, 0, 1); break;\n",
+     "\tcase PL_REG: ctrl = SF_FLEX_CTRL(l->reg, 1, 1); break;\n"),
+]
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, **kw)
+
+
+def build(tree):
+    r = run(["make", "-s", "-C", tree, "BUILD=build", "PROG=eh2sframe",
+             "eh2sframe"])
+    return r.returncode == 0, r.stdout
+
+
+def verdict(tree, verifier, files, scratch):
+    """'clean' or the first failure seen (file: line), and whether the
+    converted bytes differ from the baseline's."""
+    outs = []
+    for i, f in enumerate(files):
+        out = os.path.join(scratch, "out%d" % i)
+        if os.path.exists(out):
+            os.unlink(out)
+        r = run([os.path.join(tree, "eh2sframe"), "-q", f, "-o", out])
+        if r.returncode != 0 or not os.path.exists(out):
+            outs.append(None)
+            continue
+        outs.append(open(out, "rb").read())
+        v = run([verifier, "--verify", out])
+        if v.returncode != 0:
+            lines = v.stdout.strip().splitlines()
+            why = next((l for l in lines if l.startswith("mismatch")),
+                       lines[-1] if lines else "?")
+            return "%s: %s" % (os.path.basename(f), why[:150]), outs
+    return "clean", outs
+
+
+def main():
+    if len(sys.argv) < 4:
+        sys.exit(__doc__)
+    work, verifier = sys.argv[1], os.path.abspath(sys.argv[2])
+    files = [os.path.abspath(f) for f in sys.argv[3:]]
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    tree = os.path.join(work, "tree")
+    scratch = os.path.join(work, "scratch")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(scratch)
+    for d in ("src", "include"):
+        shutil.copytree(os.path.join(repo, d), os.path.join(tree, d))
+    for f in ("Makefile", "eh2sframe.pc.in"):
+        if os.path.exists(os.path.join(repo, f)):
+            shutil.copy(os.path.join(repo, f), tree)
+    ok, log = build(tree)
+    if not ok:
+        print(log)
+        sys.exit("mutants: the unmutated copy does not build")
+    base, base_outs = verdict(tree, verifier, files, scratch)
+    if base != "clean":
+        sys.exit("mutants: the unmutated converter does not verify clean: " + base)
+    killed = 0
+    for name, path, old, new in MUTANTS:
+        src = os.path.join(tree, path)
+        text = open(src).read()
+        if text.count(old) != 1:
+            print("mutant %-38s NOT APPLIED (%d matches): the code changed; "
+                  "update tests/mutants/mutants.py" % (name, text.count(old)))
+            continue
+        open(src, "w").write(text.replace(old, new))
+        try:
+            ok, log = build(tree)
+            if not ok:
+                print("mutant %-38s DOES NOT BUILD\n%s" % (name, log[-2000:]))
+                continue
+            v, outs = verdict(tree, verifier, files, scratch)
+            if v != "clean":
+                killed += 1
+                print("mutant %-38s killed   %s" % (name, v))
+            elif outs == base_outs:
+                print("mutant %-38s survived (output unchanged: no input "
+                      "exercises it)" % name)
+            else:
+                print("mutant %-38s SURVIVED (output changed, verify clean)" % name)
+        finally:
+            open(src, "w").write(text)
+    build(tree)
+    print("mutants=%d killed=%d" % (len(MUTANTS), killed))
+    sys.exit(0 if killed == len(MUTANTS) else 1)
+
+
+if __name__ == "__main__":
+    main()
