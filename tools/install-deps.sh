@@ -31,7 +31,7 @@ fi
 add_deb_src() {
   local f=/etc/apt/sources.list.d/eh2sframe-deb-src.sources
   [ -e "$f" ] && return 0
-  if apt-get indextargets --format '$(CREATED_BY)' 2>/dev/null | grep -qx Sources; then
+  if apt-get indextargets --format '$(CREATED_BY)' 2>/dev/null | grep -x Sources >/dev/null; then
     return 0
   fi
   python3 - "$f" <<'PY2'

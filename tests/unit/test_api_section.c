@@ -3,9 +3,10 @@
  * - hand-built .eh_frame for x86-64 and AArch64 (both byte orders): the
  *   .sframe bytes are decoded here, field by field, from the SFrame V3
  *   specification (sections 2-3) and compared with what the CFI says;
- * - /bin/ls: its .eh_frame, taken out of the file, converts to exactly
- *   the bytes the file converter puts in the file for the same address,
- *   and verifies (match == converted, functions == readelf's FDEs);
+ * - /bin/ls and a big-endian s390x library: the .eh_frame, taken out of
+ *   the file, converts to exactly the bytes the file converter puts in
+ *   the file for the same address, and verifies (match == converted,
+ *   functions == readelf's FDEs);
  * - a changed data word is caught by eh2s_verify_section;
  * - skip callback, V2, determinism and every error path. */
 #include <elf.h>
@@ -467,47 +468,59 @@ static void test_errors(void)
 	CHECK_EQ(sum.skipped[EH2S_SKIP_BAD_CFI], 1);
 }
 
-/* ---- a real file: /bin/ls ------------------------------------------ */
+/* ---- real files: /bin/ls, a big-endian s390x library -------------- */
 
 typedef struct {
 	const uint8_t *data;
 	uint64_t size, addr;
 } secref;
 
+/* Section `name` of a 64-bit ELF image of either byte order. */
 static int find_section(const uint8_t *img, size_t n, const char *name,
 			secref *out)
 {
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
-	if (n < sizeof *eh || eh->e_shoff == 0 ||
-	    eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > n)
+	if (n < 64)
 		return 0;
-	const Elf64_Shdr *sh = (const Elf64_Shdr *)(img + eh->e_shoff);
-	const char *strs = (const char *)img + sh[eh->e_shstrndx].sh_offset;
-	for (unsigned i = 1; i < eh->e_shnum; i++) {
-		if (strcmp(strs + sh[i].sh_name, name) != 0 ||
-		    sh[i].sh_offset + sh[i].sh_size > n)
+	int be = img[EI_DATA] == ELFDATA2MSB;
+	uint64_t shoff = get(img + 40, 8, be);
+	unsigned shnum = (unsigned)get(img + 60, 2, be);
+	unsigned shstrndx = (unsigned)get(img + 62, 2, be);
+	if (shoff == 0 || shstrndx >= shnum || shoff + 64ull * shnum > n)
+		return 0;
+	const uint8_t *strsh = img + shoff + 64ull * shstrndx;
+	uint64_t stroff = get(strsh + 24, 8, be);
+	for (unsigned i = 1; i < shnum; i++) {
+		const uint8_t *sh = img + shoff + 64ull * i;
+		uint64_t off = get(sh + 24, 8, be), size = get(sh + 32, 8, be);
+		const char *nm = (const char *)img + stroff + get(sh, 4, be);
+		if (strcmp(nm, name) != 0 || off + size > n)
 			continue;
-		out->data = img + sh[i].sh_offset;
-		out->size = sh[i].sh_size;
-		out->addr = sh[i].sh_addr;
+		out->data = img + off;
+		out->size = size;
+		out->addr = get(sh + 16, 8, be);
 		return 1;
 	}
 	return 0;
 }
 
-static void test_ls(void)
+/* The file converter and the section converter, given the same
+ * .eh_frame and .sframe address, must write the same bytes. */
+static void test_file(const char *path, int force)
 {
 	size_t n = 0;
-	uint8_t *img = slurp("/bin/ls", &n);
+	uint8_t *img = slurp(path, &n);
 	secref eh;
 	eh2s_file *f = NULL;
 	eh2s_error err;
+	eh2s_convert_opts co;
 	CHECK(img != NULL);
 	if (!img)
 		return;
 	CHECK(find_section(img, n, ".eh_frame", &eh));
 	CHECK_EQ(eh2s_open_mem(img, n, &f, &err), EH2S_OK);
-	CHECK_EQ(eh2s_convert(f, NULL, &err), EH2S_OK);
+	eh2s_convert_opts_init(&co);
+	co.force = force;
+	CHECK_EQ(eh2s_convert(f, &co, &err), EH2S_OK);
 	const uint8_t *fsec = NULL;
 	size_t fsize = 0;
 	uint64_t fvaddr = 0;
@@ -518,7 +531,8 @@ static void test_ls(void)
 
 	eh2s_cfi_input in;
 	memset(&in, 0, sizeof in);
-	in.machine = EM_X86_64;
+	in.machine = eh2s_machine(f);
+	in.big_endian = img[EI_DATA] == ELFDATA2MSB;
 	in.kind = EH2S_CFI_EH_FRAME;
 	in.data = eh.data;
 	in.size = eh.size;
@@ -528,10 +542,9 @@ static void test_ls(void)
 	eh2s_summary sum;
 	CHECK_EQ(eh2s_convert_section(&in, fvaddr, NULL, &out, &nout, &sum,
 				      &err), EH2S_OK);
-	/* The bytes the file converter placed at fvaddr. */
 	CHECK_EQ(nout, fsize);
 	CHECK(out && fsec && nout == fsize && memcmp(out, fsec, nout) == 0);
-	CHECK_EQ(sum.functions, readelf_fdes("/bin/ls"));
+	CHECK_EQ(sum.functions, readelf_fdes(path));
 	CHECK_EQ(sum.converted, fsum.converted);
 	eh2s_verify_result vr;
 	CHECK_EQ(eh2s_verify_section(&in, out, nout, fvaddr, NULL, NULL, 0,
@@ -539,8 +552,8 @@ static void test_ls(void)
 	CHECK_EQ(vr.functions, sum.functions);
 	CHECK_EQ(vr.match, sum.converted);
 	CHECK_EQ(vr.mismatch, 0);
-	printf("ls: %zu functions, %zu converted, %zu bytes\n", sum.functions,
-	       sum.converted, nout);
+	printf("%s: %zu functions, %zu converted, %zu bytes\n", path,
+	       sum.functions, sum.converted, nout);
 	eh2s_free(out);
 	eh2s_close(f);
 	free(img);
@@ -553,6 +566,8 @@ int main(void)
 	test_aarch64(1);
 	test_skip();
 	test_errors();
-	test_ls();
+	test_file("/bin/ls", 0);
+	/* s390x, big-endian, PLT; made by gas 2.47 with its own .sframe. */
+	test_file("tests/data/gas/s390x_plt.dso", 1);
 	return t_done("test_api_section");
 }
