@@ -78,9 +78,9 @@ check-distro:
 	@$(MAKE) --no-print-directory all
 	@pass=0; fail=0; skip=0; \
 	for t in tests/distro/*.sh; do \
-		echo "=== distro/$$(basename $$t .sh)"; s=$$SECONDS; \
+		echo "=== distro/$$(basename $$t .sh)"; s=$$(date +%s); \
 		bash $$t; rc=$$?; \
-		if [ $$rc = 0 ]; then pass=$$((pass + 1)); echo "--- PASS $$t ($$((SECONDS - s))s)"; \
+		if [ $$rc = 0 ]; then pass=$$((pass + 1)); echo "--- PASS $$t ($$(( $$(date +%s) - s ))s)"; \
 		elif [ $$rc = 77 ]; then skip=$$((skip + 1)); echo "--- SKIP $$t"; \
 		else fail=$$((fail + 1)); echo "--- FAIL $$t (exit $$rc)"; fi; \
 	done; \
