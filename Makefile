@@ -25,7 +25,7 @@ ASAN_FLAGS := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sani
 ASAN_LIB_OBJS := $(LIB_SRCS:%.c=$(ASAN)/%.o)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(ASAN)/unit/%)
 
-.PHONY: all deps check unit e2e demo clean oracle fuzz fuzz-build replay clang-check install bench corpus-check
+.PHONY: all deps check unit e2e demo clean oracle fuzz fuzz-build replay clang-check install bench corpus-check check-distro
 
 PROG ?= eh2sframe
 
@@ -68,6 +68,23 @@ unit: $(UNIT_BINS)
 check: deps
 	@$(MAKE) --no-print-directory all unit replay
 	@bash tests/run.sh $(UNIT_BINS)
+
+# Real-distribution tests (tests/distro/*.sh): rebuild a Debian source
+# package with the dh-sframe addon and check every file it ships. Needs
+# root and the Debian archive (deb-src); several minutes. CI runs it
+# after `make check`. Ends with "N passed, N failed, N skipped".
+check-distro:
+	@bash tools/install-deps.sh --distro
+	@$(MAKE) --no-print-directory all
+	@pass=0; fail=0; skip=0; \
+	for t in tests/distro/*.sh; do \
+		echo "=== distro/$$(basename $$t .sh)"; s=$$(date +%s); \
+		bash $$t; rc=$$?; \
+		if [ $$rc = 0 ]; then pass=$$((pass + 1)); echo "--- PASS $$t ($$(( $$(date +%s) - s ))s)"; \
+		elif [ $$rc = 77 ]; then skip=$$((skip + 1)); echo "--- SKIP $$t"; \
+		else fail=$$((fail + 1)); echo "--- FAIL $$t (exit $$rc)"; fi; \
+	done; \
+	echo "$$pass passed, $$fail failed, $$skip skipped"; [ $$fail = 0 ]
 
 demo: deps
 	@$(MAKE) --no-print-directory all

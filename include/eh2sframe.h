@@ -387,4 +387,86 @@ eh2s_status eh2s_encode_sframe_file(const char *path,
 }
 #endif
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Sections in memory: bytes in, bytes out (linkers, JIT runtimes) --
+ * No file and no ELF: the caller hands over a CFI section it holds in
+ * memory (a linker's merged output .eh_frame, the .eh_frame a JIT builds
+ * for generated code before __register_frame) and gets the bytes of the
+ * .sframe section that describes the same functions, laid out for the
+ * address the caller will give it. 64-bit targets only. */
+
+typedef enum {
+	EH2S_CFI_EH_FRAME = 0,   /* .eh_frame (GNU, DW_EH_PE pointers) */
+	EH2S_CFI_DEBUG_FRAME,    /* .debug_frame (DWARF 2-4, absolute) */
+} eh2s_cfi_kind;
+
+/* Reads size (4 or 8) bytes at addr in the target's byte order into
+ * *out; returns 0 on success. Only needed for FDEs whose initial
+ * location is DW_EH_PE_indirect; NULL makes such FDEs bad. */
+typedef int (*eh2s_read_mem_fn)(void *ctx, uint64_t addr, unsigned size,
+				uint64_t *out);
+
+/* A CFI section in memory, as the target will see it once loaded. */
+typedef struct {
+	unsigned machine;     /* EM_X86_64 (62), EM_AARCH64 (183), EM_S390 (22) */
+	int big_endian;       /* 1: MSB data (s390x; AArch64 big-endian) */
+	int kind;             /* eh2s_cfi_kind */
+	const void *data;     /* the section bytes (borrowed) */
+	size_t size;
+	uint64_t addr;        /* address of data[0] at run time: the base of
+	                       * DW_EH_PE_pcrel pointers */
+	uint64_t text_base;   /* DW_EH_PE_textrel base (0 if unused) */
+	uint64_t data_base;   /* DW_EH_PE_datarel base (0 if unused) */
+	eh2s_read_mem_fn read_mem; /* may be NULL */
+	void *read_mem_ctx;
+} eh2s_cfi_input;
+
+typedef struct {
+	int sframe_version;   /* 0 or 3: V3 (default); 2: V2 */
+	int share_fres;       /* as eh2s_convert_opts.share_fres */
+	int report_all;       /* call on_function for converted ones too */
+	eh2s_function_cb on_function; /* skipped functions, in section
+	                               * order; name NULL, shndx 0 */
+	void *cb_ctx;
+} eh2s_section_opts;
+
+/* Defaults: V3, no sharing, no callback. */
+void eh2s_section_opts_init(eh2s_section_opts *o);
+
+/* Convert in->data into an .sframe section that will live at address
+ * sframe_addr (function starts are stored relative to it: V3 flags
+ * FDE_SORTED | FDE_FUNC_START_PCREL). *sframe (free with eh2s_free)
+ * receives the bytes, *sframe_size their count. *sum (may be NULL) gets
+ * the per-reason totals (sframe_sections 1, unrelocated 0), also when
+ * the status is NO_FUNCS. o may be NULL.
+ * Errors: USAGE (NULL pointers, bad option), UNSUPPORTED (machine or
+ * byte order), BAD_CFI (the section is unreadable as a whole; a single
+ * bad FDE is only skipped), NO_FUNCS (nothing convertible: *sframe stays
+ * NULL). Deterministic: the same input gives the same bytes. */
+eh2s_status eh2s_convert_section(const eh2s_cfi_input *in,
+				 uint64_t sframe_addr,
+				 const eh2s_section_opts *o, void **sframe,
+				 size_t *sframe_size, eh2s_summary *sum,
+				 eh2s_error *err);
+
+/* Check the .sframe bytes sframe[0..size), located at sframe_addr,
+ * against the CFI of in at every DWARF row and FRE boundary, as
+ * eh2s_verify does for files. on_issue (may be NULL) gets each
+ * mismatching and extra function (relocatable 0, name NULL) and, with
+ * report_missing, each missing one. EH2S_E_VERIFY when a function
+ * mismatches or is extra (*out filled); BAD_SFRAME when the bytes are
+ * malformed. */
+eh2s_status eh2s_verify_section(const eh2s_cfi_input *in,
+				const void *sframe, size_t size,
+				uint64_t sframe_addr, eh2s_verify_cb on_issue,
+				void *cb_ctx, int report_missing,
+				eh2s_verify_result *out, eh2s_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
 #endif

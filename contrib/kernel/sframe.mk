@@ -36,6 +36,13 @@
 # them. GNU ld releases without SFrame V3 support print "error in
 # foo.o(.sframe); no .sframe will be created" on V3 input but keep the
 # concatenated sections in -r output (eh2sframe --verify checks it).
+# A kernel SFrame reader takes one header per section, so for modules
+# convert the linked .ko (sframe-modules), not the objects it is made of;
+# contrib/kernel/sframe_kcheck.c reports a concatenated section.
+#
+# Debian's kernels build with debug info: without SFRAME_CFLAGS the
+# objects still have .debug_frame (the same CFI), which eh2sframe reads
+# when .eh_frame is absent. Convert before INSTALL_MOD_STRIP removes it.
 
 EH2SFRAME ?= eh2sframe
 SFRAME_CFLAGS := -fasynchronous-unwind-tables

@@ -1,0 +1,283 @@
+/* Public API: sections in memory, bytes in and bytes out
+ * (eh2s_convert_section, eh2s_verify_section). For a linker that has
+ * merged .eh_frame and places .sframe itself, or a JIT runtime that
+ * builds .eh_frame for generated code: no file, no libelf, only the CFI
+ * parser, the projection, the encoder and the reader. */
+#include <elf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../cfi/cfi.h"
+#include "../sframe_emit/sfe.h"
+#include "../sframe_emit/sfe_verify.h"
+#include "../sframe_emit/sframe_fmt.h"
+#include "api_int.h"
+
+void eh2s_section_opts_init(eh2s_section_opts *o)
+{
+	if (o)
+		memset(o, 0, sizeof *o);
+}
+
+/* Adapts the public read_mem callback to the parser's. */
+static bool read_mem_adapter(void *ctx, uint64_t addr, unsigned size,
+			     uint64_t *out)
+{
+	const eh2s_cfi_input *in = ctx;
+	return in->read_mem(in->read_mem_ctx, addr, size, out) == 0;
+}
+
+/* Check the description of the input and turn it into the parser's
+ * cfi_section; *abi gets the ABI. USAGE / UNSUPPORTED with err filled. */
+static eh2s_status describe(const eh2s_cfi_input *in, cfi_section *sec,
+			    cfi_abi *abi, eh2s_error *err)
+{
+	if (!in || (!in->data && in->size))
+		return api_usage(err, EH2S_E_USAGE, "NULL CFI section");
+	if (in->kind != EH2S_CFI_EH_FRAME && in->kind != EH2S_CFI_DEBUG_FRAME)
+		return api_usage(err, EH2S_E_USAGE,
+				 "CFI kind must be EH2S_CFI_EH_FRAME or "
+				 "EH2S_CFI_DEBUG_FRAME");
+	*abi = cfi_abi_from_machine(in->machine);
+	if (*abi == CFI_ABI_UNKNOWN) {
+		char msg[96];
+		snprintf(msg, sizeof msg,
+			 "unsupported machine %u (x86-64, AArch64 and s390x "
+			 "are)", in->machine);
+		return api_usage(err, EH2S_E_UNSUPPORTED, msg);
+	}
+	if ((*abi == CFI_ABI_AMD64 && in->big_endian) ||
+	    (*abi == CFI_ABI_S390X && !in->big_endian))
+		return api_usage(err, EH2S_E_UNSUPPORTED,
+				 *abi == CFI_ABI_AMD64
+					 ? "x86-64 is little-endian only"
+					 : "s390x is big-endian only");
+	if (in->size == 0)
+		return api_usage(err, EH2S_E_NO_CFI, "empty CFI section");
+	memset(sec, 0, sizeof *sec);
+	sec->kind = in->kind == EH2S_CFI_DEBUG_FRAME ? CFI_SEC_DEBUG_FRAME
+						     : CFI_SEC_EH_FRAME;
+	sec->data = in->data;
+	sec->size = in->size;
+	sec->big_endian = in->big_endian != 0;
+	sec->addr_size = 8;
+	sec->vaddr = in->addr;
+	sec->text_base = in->text_base;
+	sec->data_base = in->data_base;
+	if (in->read_mem) {
+		sec->read_mem = read_mem_adapter;
+		sec->read_mem_ctx = (void *)in;
+	}
+	return EH2S_OK;
+}
+
+eh2s_status eh2s_convert_section(const eh2s_cfi_input *in,
+				 uint64_t sframe_addr,
+				 const eh2s_section_opts *opts, void **sframe,
+				 size_t *sframe_size, eh2s_summary *sum,
+				 eh2s_error *err)
+{
+	eh2s_section_opts defaults;
+	const eh2s_section_opts *o = opts;
+	cfi_section sec;
+	cfi_abi abi;
+	cfi_table t;
+	sfe_set set;
+	sfe_stream *ps = NULL;
+	sfe_encode_opts eo;
+	e2s_diag d = {0};
+	bw_t w;
+	eh2s_status st;
+	e2s_err e;
+
+	if (!sframe || !sframe_size)
+		return api_usage(err, EH2S_E_USAGE, "NULL argument");
+	*sframe = NULL;
+	*sframe_size = 0;
+	if (sum)
+		memset(sum, 0, sizeof *sum);
+	if (!o) {
+		eh2s_section_opts_init(&defaults);
+		o = &defaults;
+	}
+	if (o->sframe_version != 0 && o->sframe_version != 2 &&
+	    o->sframe_version != 3)
+		return api_usage(err, EH2S_E_USAGE,
+				 "SFrame version must be 2 or 3");
+	st = describe(in, &sec, &abi, err);
+	if (st != EH2S_OK)
+		return st;
+
+	memset(&t, 0, sizeof t);
+	memset(&set, 0, sizeof set);
+	bw_init(&w, sec.big_endian);
+	/* Streaming projection: rows are never kept (sfe.h). */
+	e = sfe_stream_new(&ps);
+	if (e) {
+		e2s_fail(&d, e, NULL, 0, NULL);
+		goto out;
+	}
+	e = cfi_parse_stream(&sec, abi, sfe_stream_fde, ps, &t, &d);
+	if (!e)
+		e = sfe_stream_finish(ps, &t, &set, &d);
+	if (e)
+		goto out;
+
+	memset(&eo, 0, sizeof eo);
+	eo.section_vaddr = sframe_addr;
+	eo.share_fres = o->share_fres != 0;
+	eo.sframe_version = o->sframe_version == 2 ? 2 : 3;
+	sfe_restrict(&set, &eo);
+	if (sum) {
+		sum->functions = t.nfdes;
+		sum->converted = set.counts[SFE_SKIP_NONE];
+		for (int k = 1; k < SFE_SKIP_COUNT_ && k < 32; k++)
+			sum->skipped[k] = set.counts[k];
+	}
+	if (o->on_function) {
+		for (size_t i = 0; i < t.nfdes; i++) {
+			int reason = i < set.nfdes ? set.fde_skip[i]
+						   : SFE_SKIP_BAD_CFI;
+			if (reason == SFE_SKIP_NONE && !o->report_all)
+				continue;
+			eh2s_function fn = {.pc = t.fdes[i].pc_begin,
+					    .size = t.fdes[i].pc_range,
+					    .reason = reason};
+			o->on_function(o->cb_ctx, &fn);
+		}
+	}
+	e = sfe_encode(&set, &eo, &w, NULL, NULL, &d);
+	if (e)
+		goto out;
+	if (w.oom) {
+		e = e2s_fail(&d, E2S_ERR_NOMEM, NULL, 0, NULL);
+		goto out;
+	}
+	if (sum) {
+		sum->sframe_bytes = w.len;
+		sum->sframe_sections = 1;
+	}
+	/* The writer's buffer becomes the caller's (eh2s_free). */
+	*sframe = w.data;
+	*sframe_size = w.len;
+	w.data = NULL;
+out:
+	bw_free(&w);
+	sfe_set_free(&set);
+	cfi_table_free(&t);
+	sfe_stream_free(ps);
+	return e ? api_fail(err, &d) : api_ok(err);
+}
+
+/* ---- Verification ----------------------------------------------------- */
+
+struct issue_fwd {
+	eh2s_verify_cb cb;
+	void *ctx;
+	int report_missing;
+};
+
+static void forward_issue(void *ctx, const sfe_verify_issue *is)
+{
+	const struct issue_fwd *fw = ctx;
+	if (is->missing && !fw->report_missing)
+		return;
+	eh2s_verify_issue pub = {
+		.kind = is->extra	? EH2S_ISSUE_EXTRA
+			: is->missing ? EH2S_ISSUE_MISSING
+				      : EH2S_ISSUE_MISMATCH,
+		.pc = is->pc,
+		.what = is->what,
+	};
+	fw->cb(fw->ctx, &pub);
+}
+
+/* THE single call into the semantic verifier for in-memory sections.
+ * It decodes the .sframe bytes with the reader (sfr_decode) and compares
+ * them with the parsed rows through sfe_verify (src/sframe_emit). When
+ * the independent verifier (src/verify/) replaces sfe_verify, only this
+ * function changes: it takes the parsed table with rows and the raw
+ * bytes, and returns the counts in the sfe_verify_counts shape. */
+static e2s_err verify_rows(const cfi_table *t, const uint8_t *sframe,
+			   size_t size, uint64_t sframe_addr,
+			   sfe_verify_cb cb, void *ctx,
+			   sfe_verify_counts *n, e2s_diag *d)
+{
+	sfr_section s;
+	e2s_err e = sfr_decode(sframe, size, sframe_addr, &s, d);
+	if (e)
+		return e;
+	for (size_t k = 0; k < s.nblocks; k++) {
+		unsigned want = t->abi == CFI_ABI_AMD64
+					? SF_ABI_AMD64_ENDIAN_LITTLE
+				: t->abi == CFI_ABI_S390X
+					? SF_ABI_S390X_ENDIAN_BIG
+				: t->big_endian ? SF_ABI_AARCH64_ENDIAN_BIG
+						: SF_ABI_AARCH64_ENDIAN_LITTLE;
+		if (s.blocks[k].abi != want) {
+			e = e2s_fail(d, E2S_ERR_BAD_SFRAME, ".sframe",
+				     s.blocks[k].off,
+				     "ABI/arch id %u does not match the CFI's "
+				     "machine (want %u)",
+				     s.blocks[k].abi, want);
+			sfr_free(&s);
+			return e;
+		}
+	}
+	e = sfe_verify(t, &s, cb, ctx, n, d);
+	sfr_free(&s);
+	return e;
+}
+
+eh2s_status eh2s_verify_section(const eh2s_cfi_input *in,
+				const void *sframe, size_t size,
+				uint64_t sframe_addr, eh2s_verify_cb on_issue,
+				void *cb_ctx, int report_missing,
+				eh2s_verify_result *out, eh2s_error *err)
+{
+	cfi_section sec;
+	cfi_abi abi;
+	cfi_table t;
+	sfe_verify_counts n;
+	struct issue_fwd fw = {on_issue, cb_ctx, report_missing};
+	e2s_diag d = {0};
+	eh2s_status st;
+
+	if (!sframe && size)
+		return api_usage(err, EH2S_E_USAGE, "NULL .sframe bytes");
+	if (out)
+		memset(out, 0, sizeof *out);
+	st = describe(in, &sec, &abi, err);
+	if (st != EH2S_OK)
+		return st;
+	memset(&t, 0, sizeof t);
+	memset(&n, 0, sizeof n);
+	/* Rows kept: the verifier walks them. */
+	if (cfi_parse(&sec, abi, &t, &d) ||
+	    verify_rows(&t, sframe, size, sframe_addr,
+			on_issue ? forward_issue : NULL, &fw, &n, &d)) {
+		st = api_fail(err, &d);
+		goto out;
+	}
+	if (out) {
+		out->functions = n.functions;
+		out->match = n.match;
+		out->mismatch = n.mismatch;
+		out->missing = n.missing;
+		out->skipped = n.skipped;
+		out->extra = n.extra;
+	}
+	if (n.mismatch || n.extra) {
+		char msg[128];
+		snprintf(msg, sizeof msg,
+			 "%zu mismatching and %zu extra functions", n.mismatch,
+			 n.extra);
+		st = api_usage(err, EH2S_E_VERIFY, msg);
+	} else {
+		st = api_ok(err);
+	}
+out:
+	cfi_table_free(&t);
+	return st;
+}

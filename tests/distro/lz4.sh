@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# A real Debian package rebuilt with the sframe debhelper addon
+# (make check-distro; needs root and the Debian archive, deb-src included:
+# `tools/install-deps.sh --distro` sets that up).
+#
+# 1. eh2sframe itself is packaged from contrib/debian/package (binary
+#    packages eh2sframe and dh-sframe, which Provides dh-sequence-sframe)
+#    and installed with apt-get (removed again at the end unless it was
+#    installed before).
+# 2. The lz4 source package (`apt-get source lz4`: liblz4-1, liblz4-dev,
+#    lz4; a C library, its programs and a test suite) gets
+#    dh-sequence-sframe added to Build-Depends and is built with
+#    dpkg-buildpackage -us -uc -b; dpkg-checkbuilddeps must accept it.
+#    DEB_BUILD_OPTIONS=nocheck: lz4's build-time tests exercise the build
+#    tree's unconverted programs (and take over 10 minutes with their
+#    6 GB files); their test suite is run below against the converted,
+#    installed programs instead.
+# 3. Checked: dh_sframe ran after dh_strip and before dh_makeshlibs and
+#    dh_shlibdeps, with a summary line per package; every ELF file of
+#    every .deb has .sframe and PT_GNU_SFRAME, passes eh2sframe --verify
+#    (functions = readelf's FDE count, no mismatch) and
+#    contrib/kernel/sframe_kcheck; the .debs unpacked with dpkg -x: lz4
+#    (lz4, lz4cat, unlz4) runs and passes lz4's own tests
+#    (test-lz4-essentials, -opt-parser, -sparse, -skippable) with the
+#    converted liblz4.so.1; lz4's example programs are compiled against
+#    the unpacked liblz4-dev and run with the converted library; every
+#    converted file's build ID names a debug file in the -dbgsym packages
+#    with the same build ID and the same .text address and size.
+set -u
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+E2S=$ROOT/eh2sframe
+[ -x "$E2S" ] || { echo "no eh2sframe binary"; exit 77; }
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (apt-get)"; exit 77; }
+command -v dpkg-buildpackage >/dev/null || { echo "SKIP: needs dpkg-dev"; exit 77; }
+T=$(mktemp -d /tmp/distro_lz4.XXXXXX)
+installed_before=
+for p in eh2sframe dh-sframe; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' && installed_before="$installed_before $p"
+done
+cleanup() {
+  if [ -z "$installed_before" ]; then
+    DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq dh-sframe eh2sframe >/dev/null 2>&1
+  fi
+  rm -rf "$T"
+}
+trap cleanup EXIT
+nfail=0 nok=0
+fail() { echo "FAIL: $*"; nfail=$((nfail + 1)); }
+ok() { nok=$((nok + 1)); }
+start=$SECONDS
+tick() { echo "[$((SECONDS - start))s] $*"; }
+export DEBIAN_FRONTEND=noninteractive
+
+# ---- 1. package and install eh2sframe + dh-sframe
+S=$T/pkg/eh2sframe-0.1.0
+mkdir -p "$S"
+cp -r Makefile include src doc contrib eh2sframe.pc.in README.md "$S/"
+cp -r contrib/debian/package/debian "$S/debian"
+( cd "$S" && DEB_BUILD_OPTIONS=parallel=2 nice dpkg-buildpackage -us -uc -b ) >"$T/pkg.log" 2>&1 ||
+  { tail -30 "$T/pkg.log"; echo "FAIL: building the eh2sframe packages"; exit 1; }
+tick "eh2sframe packages built"
+apt-get install -y -qq "$T/pkg/eh2sframe_0.1.0_"*.deb "$T/pkg/dh-sframe_0.1.0_all.deb" >"$T/inst.log" 2>&1 ||
+  { cat "$T/inst.log"; echo "FAIL: installing eh2sframe and dh-sframe"; exit 1; }
+ok
+dpkg-query -W -f='${Provides}' dh-sframe | grep -q dh-sequence-sframe && ok || fail "dh-sframe does not provide dh-sequence-sframe"
+[ -f /usr/share/perl5/Debian/Debhelper/Sequence/sframe.pm ] && command -v dh_sframe >/dev/null && ok || fail "addon files not installed"
+man -w dh_sframe >/dev/null 2>&1 && ok || fail "no dh_sframe man page"
+
+# ---- 2. lz4 from the archive, with the addon
+mkdir "$T/src"
+( cd "$T/src" && apt-get source -qq lz4 ) >"$T/src.log" 2>&1 ||
+  { cat "$T/src.log"; echo "FAIL: apt-get source lz4 (deb-src configured? tools/install-deps.sh --distro)"; exit 1; }
+L=$(ls -d "$T"/src/lz4-*/ | head -1); L=${L%/}
+VER=$(cd "$L" && dpkg-parsechangelog -S Version)
+tick "lz4 $VER unpacked"
+sed -i 's/^Build-Depends: */Build-Depends: dh-sequence-sframe, /' "$L/debian/control"
+grep -q '^Build-Depends: dh-sequence-sframe, debhelper' "$L/debian/control" && ok || fail "control not edited"
+(cd "$L" && dpkg-checkbuilddeps) >"$T/deps.log" 2>&1 && ok || fail "build dependencies: $(cat "$T/deps.log")"
+( cd "$L" && DEB_BUILD_OPTIONS="nocheck parallel=2" nice dpkg-buildpackage -us -uc -b ) >"$T/build.log" 2>&1 ||
+  { tail -40 "$T/build.log"; echo "FAIL: dpkg-buildpackage lz4"; exit 1; }
+ok
+tick "lz4 built"
+order=$(grep -o -E '^\s*(dh_strip|dh_sframe|dh_makeshlibs|dh_shlibdeps)( |$)' "$T/build.log" | tr -d ' \t' | uniq | tr '\n' ' ')
+[ "$order" = "dh_strip dh_sframe dh_makeshlibs dh_shlibdeps " ] && ok || fail "sequence order: $order"
+grep 'dh_sframe: ' "$T/build.log" | sed 's/^\s*/  /'
+for p in liblz4-1 lz4; do
+  grep -q "dh_sframe: $p: [0-9]* files: [1-9][0-9]* patched, .*0 failed; functions: [1-9][0-9]* converted" "$T/build.log" &&
+    ok || fail "no summary line for $p"
+done
+
+# ---- 3. every ELF file of every .deb
+KCHECK=$T/sframe_kcheck
+gcc -std=c11 -O2 -o "$KCHECK" contrib/kernel/sframe_kcheck.c || fail "building sframe_kcheck"
+R=$T/root D=$T/dbg
+mkdir -p "$R" "$D"
+nelf=0 nfn=0 nconv=0
+for deb in "$T"/src/*.deb "$T"/src/*.ddeb; do
+  [ -e "$deb" ] || continue
+  case $deb in
+    *-dbgsym_*) dpkg-deb -x "$deb" "$D"; continue ;;
+  esac
+  echo "  $(basename "$deb")"
+  dpkg-deb -x "$deb" "$T/one"
+  dpkg-deb -x "$deb" "$R"
+  while IFS= read -r f; do
+    head -c 4 "$f" | grep -q $'^\x7fELF' || continue
+    nelf=$((nelf + 1))
+    rel=${f#"$T/one"}
+    readelf -SW "$f" | grep -q ' \.sframe ' && ok || { fail "$rel: no .sframe"; continue; }
+    readelf -lW "$f" | grep -q GNU_SFRAME && ok || fail "$rel: no PT_GNU_SFRAME"
+    n=$(readelf --debug-dump=frames "$f" 2>/dev/null | grep -c ' FDE cie=')
+    v=$("$E2S" --verify "$f" 2>&1) && echo "$v" | grep -q "^functions=$n match=[0-9]* mismatch=0 missing=0" &&
+      ok || fail "$rel: verify: $v (readelf FDEs $n)"
+    k=$("$KCHECK" "$f" 2>&1) && ok || fail "$rel: kcheck: $k"
+    m=$(echo "$v" | sed -n 's/.* match=\([0-9]*\).*/\1/p')
+    nfn=$((nfn + n)); nconv=$((nconv + ${m:-0}))
+    echo "    $rel: $v"
+    # dbgsym: the debug file named by the build ID matches.
+    id=$(readelf -n "$f" 2>/dev/null | sed -n 's/.*Build ID: //p')
+    dbgf=$D/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
+    if [ -n "$id" ] && [ -f "$dbgf" ] &&
+       [ "$(readelf -n "$dbgf" 2>/dev/null | sed -n 's/.*Build ID: //p')" = "$id" ]; then
+      a=$(readelf -SW "$f" | awk '$2 == ".text" {print $4, $6}')
+      b=$(readelf -SW "$dbgf" 2>/dev/null | awk '$2 == ".text" {print $4, $6}')
+      [ -n "$a" ] && [ "$a" = "$b" ] && ok || fail "$rel: .text differs from the debug file ($a / $b)"
+    else
+      fail "$rel: no debug file for build ID $id"
+    fi
+  done < <(find "$T/one" -type f | sort)
+  rm -rf "$T/one"
+done
+echo "ELF files: $nelf, functions (FDEs): $nfn, matching in .sframe: $nconv"
+[ "$nelf" -ge 2 ] && ok || fail "only $nelf ELF files"
+tick "packages verified"
+
+# ---- 4. run the converted programs with the converted library
+LIBDIR=$(dirname "$(find "$R" -name 'liblz4.so.1*' -type f | head -1)")
+export LD_LIBRARY_PATH=$LIBDIR
+LZ4=$R/usr/bin/lz4
+# Debian's lz4 program carries its own copy of the library code; when
+# it does link liblz4.so.1, it must get the unpacked, converted one.
+if readelf -d "$LZ4" | grep -q 'NEEDED.*liblz4\.so'; then
+  ldd "$LZ4" | grep -q "liblz4.so.1 => $LIBDIR/" && ok || fail "lz4 does not use the unpacked liblz4: $(ldd "$LZ4" | grep lz4)"
+else
+  echo "  (lz4 is linked with its own copy of the library code; liblz4.so.1 is exercised by the examples)"
+fi
+"$LZ4" -V >/dev/null 2>&1 && ok || fail "lz4 -V"
+"$LZ4" -q -9 "$E2S" "$T/x.lz4" && "$R/usr/bin/lz4cat" "$T/x.lz4" | cmp -s - "$E2S" &&
+  "$R/usr/bin/unlz4" -q -f "$T/x.lz4" "$T/x" && cmp -s "$T/x" "$E2S" && ok || fail "lz4 round trip"
+# lz4's own CLI tests, on the converted program: its programs/ entries
+# are replaced by the unpacked, converted ones (newer than their objects,
+# so the test Makefile does not rebuild them).
+for p in lz4 lz4cat unlz4; do
+  rm -f "$L/programs/$p"; cp "$R/usr/bin/lz4" "$L/programs/$p"; touch "$L/programs/$p"
+done
+cmp -s "$L/programs/lz4" "$LZ4" && ok || fail "programs/lz4 not replaced"
+if nice make -C "$L/tests" LZ4="$LZ4" test-lz4-essentials test-lz4-opt-parser test-lz4-sparse test-lz4-skippable \
+     >"$T/tests.log" 2>&1; then
+  ok; echo "  lz4 test suite (essentials, opt-parser, sparse, skippable): passed"
+else
+  tail -20 "$T/tests.log"; fail "lz4 test suite"
+fi
+cmp -s "$L/programs/lz4" "$LZ4" && ok || fail "the test suite rebuilt programs/lz4"
+tick "lz4 tests run"
+# lz4's example programs, built against the unpacked liblz4-dev.
+for ex in simple_buffer printVersion frameCompress; do
+  gcc -O2 -I"$R/usr/include" -o "$T/$ex" "$L/examples/$ex.c" -L"$LIBDIR" -llz4 2>"$T/ex.err" ||
+    { fail "$ex: $(head -3 "$T/ex.err")"; continue; }
+  readelf -d "$T/$ex" | grep -q 'NEEDED.*liblz4.so.1' && ok || fail "$ex not linked to liblz4"
+done
+ldd "$T/simple_buffer" | grep -q "liblz4.so.1 => $LIBDIR/" && ok ||
+  fail "examples do not use the unpacked liblz4: $(ldd "$T/simple_buffer" | grep lz4)"
+out=$("$T/simple_buffer" 2>&1) && ok || fail "simple_buffer: $out"
+"$T/printVersion" | grep -q "$(echo "$VER" | sed 's/-.*//')" && ok || fail "printVersion: $("$T/printVersion")"
+cp "$E2S" "$T/fc.bin"
+(cd "$T" && ./frameCompress fc.bin >"$T/fc.log" 2>&1) && cmp -s "$T/fc.bin" "$T/fc.bin.lz4.dec" 2>/dev/null && ok ||
+  { ls "$T" | grep fc; fail "frameCompress: $(tail -3 "$T/fc.log")"; }
+unset LD_LIBRARY_PATH
+echo "rebuilt: lz4 $VER with dh-sframe; $nelf ELF files, $nfn functions verified"
+echo "distro_lz4: $nok checks passed, $nfail failed ($((SECONDS - start))s)"
+[ $nfail = 0 ]
