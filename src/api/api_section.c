@@ -10,7 +10,7 @@
 
 #include "../cfi/cfi.h"
 #include "../sframe_emit/sfe.h"
-#include "../sframe_emit/sfe_verify.h"
+#include "../verify/vf.h"
 #include "../sframe_emit/sframe_fmt.h"
 #include "api_int.h"
 
@@ -178,31 +178,30 @@ struct issue_fwd {
 	int report_missing;
 };
 
-static void forward_issue(void *ctx, const sfe_verify_issue *is)
+static void forward_issue(void *ctx, const vf_issue *is)
 {
 	const struct issue_fwd *fw = ctx;
-	if (is->missing && !fw->report_missing)
+	if (is->kind == VF_SKIPPED ||
+	    (is->kind == VF_MISSING && !fw->report_missing))
 		return;
 	eh2s_verify_issue pub = {
-		.kind = is->extra	? EH2S_ISSUE_EXTRA
-			: is->missing ? EH2S_ISSUE_MISSING
-				      : EH2S_ISSUE_MISMATCH,
+		.kind = is->kind == VF_EXTRA	 ? EH2S_ISSUE_EXTRA
+			: is->kind == VF_MISSING ? EH2S_ISSUE_MISSING
+						 : EH2S_ISSUE_MISMATCH,
 		.pc = is->pc,
 		.what = is->what,
 	};
 	fw->cb(fw->ctx, &pub);
 }
 
-/* THE single call into the semantic verifier for in-memory sections.
- * It decodes the .sframe bytes with the reader (sfr_decode) and compares
- * them with the parsed rows through sfe_verify (src/sframe_emit). When
- * the independent verifier (src/verify/) replaces sfe_verify, only this
- * function changes: it takes the parsed table with rows and the raw
- * bytes, and returns the counts in the sfe_verify_counts shape. */
-static e2s_err verify_rows(const cfi_table *t, const uint8_t *sframe,
-			   size_t size, uint64_t sframe_addr,
-			   sfe_verify_cb cb, void *ctx,
-			   sfe_verify_counts *n, e2s_diag *d)
+/* The single call into the verifier (src/verify) for in-memory
+ * sections: decode the .sframe bytes (sfr_decode), check their ABI id
+ * against the CFI's machine, then vf_verify with the section's records
+ * (t from cfi_parse_records: the verifier runs the programs itself). */
+static e2s_err verify_rows(const cfi_section *sec, const cfi_table *t,
+			   const uint8_t *sframe, size_t size,
+			   uint64_t sframe_addr, vf_issue_cb cb, void *ctx,
+			   vf_counts *n, e2s_diag *d)
 {
 	sfr_section s;
 	e2s_err e = sfr_decode(sframe, size, sframe_addr, &s, d);
@@ -225,7 +224,7 @@ static e2s_err verify_rows(const cfi_table *t, const uint8_t *sframe,
 			return e;
 		}
 	}
-	e = sfe_verify(t, &s, cb, ctx, n, d);
+	e = vf_verify(sec, t, &s, cb, ctx, n, d);
 	sfr_free(&s);
 	return e;
 }
@@ -239,7 +238,7 @@ eh2s_status eh2s_verify_section(const eh2s_cfi_input *in,
 	cfi_section sec;
 	cfi_abi abi;
 	cfi_table t;
-	sfe_verify_counts n;
+	vf_counts n;
 	struct issue_fwd fw = {on_issue, cb_ctx, report_missing};
 	e2s_diag d = {0};
 	eh2s_status st;
@@ -253,9 +252,8 @@ eh2s_status eh2s_verify_section(const eh2s_cfi_input *in,
 		return st;
 	memset(&t, 0, sizeof t);
 	memset(&n, 0, sizeof n);
-	/* Rows kept: the verifier walks them. */
-	if (cfi_parse(&sec, abi, &t, &d) ||
-	    verify_rows(&t, sframe, size, sframe_addr,
+	if (cfi_parse_records(&sec, abi, &t, &d) ||
+	    verify_rows(&sec, &t, sframe, size, sframe_addr,
 			on_issue ? forward_issue : NULL, &fw, &n, &d)) {
 		st = api_fail(err, &d);
 		goto out;
@@ -267,6 +265,7 @@ eh2s_status eh2s_verify_section(const eh2s_cfi_input *in,
 		out->missing = n.missing;
 		out->skipped = n.skipped;
 		out->extra = n.extra;
+		out->points = n.points;
 	}
 	if (n.mismatch || n.extra) {
 		char msg[128];
