@@ -143,6 +143,10 @@ typedef struct {
 	int report_all;      /* call on_function for converted ones too */
 	eh2s_function_cb on_function;
 	void *cb_ctx;
+	int general_path;    /* tests: convert every function through DWARF
+	                      * rows (the fused fast path gives the same
+	                      * bytes; the eh2sframe command sets this from
+	                      * the environment variable EH2SFRAME_GENERAL_PATH) */
 } eh2s_convert_opts;
 
 /* Defaults: V3, no sharing, no force, .eh_frame first, no callback. */
@@ -365,6 +369,9 @@ typedef struct {
 	int sframe_version;  /* 0 or 3: V3; 2: V2 */
 	int share_fres;
 	uint64_t vaddr;
+	int general_path;    /* tests: convert every function through DWARF
+	                      * rows (the fused fast path must give the same
+	                      * bytes) */
 } eh2s_encode_opts;
 
 typedef struct {

@@ -200,6 +200,41 @@ t_drap:
 	.cfi_endproc
 	.size t_drap, .-t_drap
 
+/* A signal frame ('S') with ordinary rules.
+ * expect: t_signal_plain converted */
+	.globl t_signal_plain
+	.type t_signal_plain, @function
+t_signal_plain:
+	.cfi_startproc
+	.cfi_signal_frame
+	pushq %rbp
+	.cfi_def_cfa_offset 16
+	.cfi_offset %rbp, -16
+	popq %rbp
+	.cfi_def_cfa_offset 8
+	ret
+	.cfi_endproc
+	.size t_signal_plain, .-t_signal_plain
+
+/* The FP save moves while the CFA stays: two rows that differ only in
+ * the FP word.
+ * expect: t_fp_moves converted */
+	.globl t_fp_moves
+	.type t_fp_moves, @function
+t_fp_moves:
+	.cfi_startproc
+	pushq %rbp
+	.cfi_def_cfa_offset 16
+	.cfi_offset %rbp, -16
+	movq %rbp, -8(%rsp)
+	.cfi_offset %rbp, -24
+	popq %rbp
+	.cfi_def_cfa_offset 8
+	.cfi_restore %rbp
+	ret
+	.cfi_endproc
+	.size t_fp_moves, .-t_fp_moves
+
 /* Outermost frame: RA undefined.
  * expect: t_outermost converted */
 	.globl t_outermost

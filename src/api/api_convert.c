@@ -46,7 +46,8 @@ void api_free_result(eh2s_file *f)
 static e2s_err project(const eh2s_file *f, const eh2s_convert_opts *o,
 		       eh2s_function **out, size_t *nout, e2s_diag *d)
 {
-	cfi_load_opts lo = {.prefer_debug_frame = o->debug_frame != 0};
+	cfi_load_opts lo = {.prefer_debug_frame = o->debug_frame != 0,
+			    .general_path = o->general_path || o->sframe_version == 2};
 	cfi_file *cf = NULL;
 	sfe_set set;
 	eh2s_function *fns = NULL;
@@ -155,6 +156,7 @@ eh2s_status eh2s_convert(eh2s_file *f, const eh2s_convert_opts *opts,
 			.debug_frame = o->debug_frame != 0};
 	eo.sframe_version = (uint8_t)o->sframe_version;
 	eo.share_fres = o->share_fres != 0;
+	eo.general_path = o->general_path != 0;
 	e = run_convert(f, &eo, &res, &img, &size, &d);
 	if (e && e != E2S_ERR_NO_FUNCS) {
 		for (size_t i = 0; i < nfns; i++)

@@ -157,7 +157,7 @@ static e2s_err dry_run(const eh2s_file *f, const uint8_t *img, size_t size,
 			o->code_bytes_converted += t->fdes[i].pc_range;
 		}
 	}
-	o->fres = set.nfres;
+	o->fres = set.nfres + set.nfres_enc;
 	sfe_encode_opts eo = {.relocatable = t->relocatable};
 	o->projected_sframe_size = sfe_encoded_size(&set, &eo);
 out:

@@ -241,7 +241,8 @@ eh2s_status eh2s_convert_file(const char *in, const char *out,
 			.in_place = o->in_place != 0,
 			.want_skipped = c->on_function != NULL,
 			.share_fres = c->share_fres != 0,
-			.sframe_version = (uint8_t)c->sframe_version};
+			.sframe_version = (uint8_t)c->sframe_version,
+			.general_path = c->general_path != 0};
 	if (res)
 		memset(res, 0, sizeof *res);
 	e = elfp_convert(in, out, &eo, &r, &d);
@@ -291,22 +292,31 @@ eh2s_status eh2s_encode_sframe_file(const char *path,
 	    o->sframe_version != 3)
 		return api_usage(err, EH2S_E_USAGE,
 				 "SFrame version must be 2 or 3");
-	cfi_load_opts lo = {.prefer_debug_frame = o->debug_frame != 0};
-	if (cfi_file_open(path, &lo, &f, &d) != E2S_ERR_OK)
+	/* The converter's own projection: streaming, with the fused fast
+	 * path unless asked (V2 needs the general path's FREs). */
+	cfi_load_opts lo = {.prefer_debug_frame = o->debug_frame != 0,
+			    .general_path = o->general_path || o->sframe_version == 2};
+	uint8_t *img = NULL;
+	size_t isize = 0;
+	int mode;
+	e = api_read_file(path, &img, &isize, &mode, &d);
+	if (e)
 		return api_fail(err, &d);
+	memset(&set, 0, sizeof set);
+	memset(&st, 0, sizeof st);
+	e = sfe_project_view(img, isize, &lo, &f, &set, &d);
+	if (e) {
+		free(img);
+		return api_fail(err, &d);
+	}
 	const cfi_table *t = cfi_file_table(f);
 	sfe_encode_opts eo = {.relocatable = cfi_file_is_rel(f),
 			      .section_vaddr = o->vaddr,
 			      .share_fres = o->share_fres != 0,
 			      .sframe_version = o->sframe_version == 2 ? 2 : 3};
-	memset(&set, 0, sizeof set);
-	memset(&st, 0, sizeof st);
 	bw_init(&w, t->big_endian);
-	e = sfe_project(t, &set, &d);
-	if (!e) {
-		sfe_restrict(&set, &eo);
-		e = sfe_encode_ex(&set, &eo, &w, NULL, NULL, &st, &d);
-	}
+	sfe_restrict(&set, &eo);
+	e = sfe_encode_ex(&set, &eo, &w, NULL, NULL, &st, &d);
 	if (!e && info) {
 		memset(info, 0, sizeof *info);
 		info->functions = set.nfuncs;
@@ -327,5 +337,6 @@ eh2s_status eh2s_encode_sframe_file(const char *path,
 	sfe_set_free(&set);
 	bw_free(&w);
 	cfi_file_close(f);
+	free(img);
 	return e ? api_fail(err, &d) : api_ok(err);
 }

@@ -22,6 +22,8 @@ typedef struct {
 	uint64_t *cie_err_off; /* where a bad CIE went wrong */
 	cfi_interp_scratch s;
 	cfi_fde_fn on_fde;     /* streaming: rows handed over per FDE */
+	cfi_fde_fast_fn fast;  /* streaming: tried before the program runs */
+	bool fast_done;        /* the current FDE was handled by fast */
 	bool records_only;     /* frame and decode records, run nothing */
 	void *on_fde_ctx;
 	const char *secname;
@@ -328,12 +330,26 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde)
 	if (sec->kind == CFI_SEC_DEBUG_FRAME)
 		br_skip(b, cie->seg_size);
 	fde->err_off = b->pos;
-	e2s_err e = cfi_read_pointer(b, &pc, cie->fde_enc, true,
-				     &fde->pc_begin, &fde->reloc);
-	if (e == E2S_ERR_OK) {
-		fde->err_off = b->pos;
-		e = cfi_read_pointer(b, &pc, cie->fde_enc & 0x0f, false,
-				     &fde->pc_range, NULL);
+	e2s_err e;
+	if (cie->fde_enc == (CFI_PE_PCREL | CFI_PE_SDATA4) && !sec->nrelas &&
+	    b->err == E2S_ERR_OK && b->pos <= b->end && b->end - b->pos >= 8) {
+		/* What GCC, LLVM and every linker write: pcrel sdata4 from
+		 * the field, range sdata4 (cfi_read_pointer's result). */
+		size_t field = b->pos;
+		int64_t begin = (int32_t)(uint32_t)cfi_rd_uN(b, 4);
+		int64_t range = (int32_t)(uint32_t)cfi_rd_uN(b, 4);
+		fde->pc_begin = cfi_addr_mask((uint64_t)begin + sec->vaddr + field,
+					      cie->addr_size);
+		fde->pc_range = cfi_addr_mask((uint64_t)range, cie->addr_size);
+		e = E2S_ERR_OK;
+	} else {
+		e = cfi_read_pointer(b, &pc, cie->fde_enc, true, &fde->pc_begin,
+				     &fde->reloc);
+		if (e == E2S_ERR_OK) {
+			fde->err_off = b->pos;
+			e = cfi_read_pointer(b, &pc, cie->fde_enc & 0x0f, false,
+					     &fde->pc_range, NULL);
+		}
 	}
 	if (e != E2S_ERR_OK)
 		return e;
@@ -350,6 +366,15 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde)
 
 	if (p->records_only)
 		return E2S_ERR_OK;
+	if (p->fast) {
+		int h = p->fast(p->on_fde_ctx, t, (size_t)(fde - t->fdes), sec);
+		if (h < 0)
+			return E2S_ERR_NOMEM;
+		if (h > 0) {
+			p->fast_done = true;
+			return E2S_ERR_OK;
+		}
+	}
 	pc.func_base = fde->pc_begin;
 	cfi_dec dec;
 	cfi_dec_init(&dec, sec, cie, &pc, fde->insn_off, fde->insn_len);
@@ -369,6 +394,7 @@ static e2s_err add_fde(parse_t *p, rec_t *rec)
 	fde->cie = UINT32_MAX;
 	if (p->on_fde)
 		p->s.nrows = 0;
+	p->fast_done = false;
 	e2s_err e = parse_fde(p, rec, fde);
 	if (e == E2S_ERR_NOMEM)
 		return e;
@@ -379,7 +405,7 @@ static e2s_err add_fde(parse_t *p, rec_t *rec)
 	} else {
 		fde->err_off = 0;
 	}
-	if (p->on_fde) {
+	if (p->on_fde && !p->fast_done) {
 		e = p->on_fde(p->on_fde_ctx, t, idx,
 			      fde->row_count ? p->s.rows + fde->row_first
 					     : NULL,
@@ -391,7 +417,9 @@ static e2s_err add_fde(parse_t *p, rec_t *rec)
 	return E2S_ERR_OK;
 }
 
-static e2s_err walk(parse_t *p, bool cies)
+enum { WALK_CIES, WALK_FDES, WALK_ALL };
+
+static e2s_err walk(parse_t *p, int which)
 {
 	br_t r;
 	rec_t rec;
@@ -401,9 +429,9 @@ static e2s_err walk(parse_t *p, bool cies)
 		e2s_err e = next_record(p, &r, &rec, &done);
 		if (e != E2S_ERR_OK || done)
 			return e;
-		if (rec.skip || rec.is_cie != cies)
+		if (rec.skip || (which != WALK_ALL && rec.is_cie != (which == WALK_CIES)))
 			continue;
-		e = cies ? add_cie(p, &rec) : add_fde(p, &rec);
+		e = rec.is_cie ? add_cie(p, &rec) : add_fde(p, &rec);
 		if (e == E2S_ERR_NOMEM)
 			return e2s_fail(p->diag, e, p->secname, rec.off, NULL);
 		if (e != E2S_ERR_OK) /* from on_fde */
@@ -411,14 +439,15 @@ static e2s_err walk(parse_t *p, bool cies)
 	}
 }
 
-static e2s_err parse(const cfi_section *sec, cfi_abi abi, cfi_fde_fn on_fde,
-		     void *ctx, bool records_only, cfi_table *out,
-		     e2s_diag *diag)
+static e2s_err parse(const cfi_section *sec, cfi_abi abi, cfi_fde_fast_fn fast,
+		     cfi_fde_fn on_fde, void *ctx, bool records_only,
+		     cfi_table *out, e2s_diag *diag)
 {
 	parse_t p;
 	memset(out, 0, sizeof *out);
 	memset(&p, 0, sizeof p);
 	p.records_only = records_only;
+	p.fast = on_fde ? fast : NULL;
 	out->abi = abi;
 	out->kind = sec->kind;
 	out->data = sec->data;
@@ -450,10 +479,14 @@ static e2s_err parse(const cfi_section *sec, cfi_abi abi, cfi_fde_fn on_fde,
 			e2s_hint_hugepages(v, want * sizeof *v);
 		}
 	}
-	if (e == E2S_ERR_OK)
-		e = walk(&p, true);
-	if (e == E2S_ERR_OK)
-		e = walk(&p, false);
+	/* .eh_frame FDEs point back at their CIE: one pass. A .debug_frame
+	 * FDE may point forward: CIEs first. */
+	if (e == E2S_ERR_OK && sec->kind == CFI_SEC_EH_FRAME)
+		e = walk(&p, WALK_ALL);
+	else if (e == E2S_ERR_OK)
+		e = walk(&p, WALK_CIES);
+	if (e == E2S_ERR_OK && sec->kind != CFI_SEC_EH_FRAME)
+		e = walk(&p, WALK_FDES);
 	free(p.cie_init);
 	free(p.cie_err_off);
 	free(p.s.stack);
@@ -473,13 +506,13 @@ static e2s_err parse(const cfi_section *sec, cfi_abi abi, cfi_fde_fn on_fde,
 e2s_err cfi_parse(const cfi_section *sec, cfi_abi abi, cfi_table *out,
 		  e2s_diag *diag)
 {
-	return parse(sec, abi, NULL, NULL, false, out, diag);
+	return parse(sec, abi, NULL, NULL, NULL, false, out, diag);
 }
 
 e2s_err cfi_parse_records(const cfi_section *sec, cfi_abi abi,
 			  cfi_table *out, e2s_diag *diag)
 {
-	return parse(sec, abi, NULL, NULL, true, out, diag);
+	return parse(sec, abi, NULL, NULL, NULL, true, out, diag);
 }
 
 e2s_err cfi_read_fde_addr(const cfi_section *sec, const cfi_table *t,
@@ -503,7 +536,14 @@ e2s_err cfi_parse_stream(const cfi_section *sec, cfi_abi abi,
 			 cfi_fde_fn on_fde, void *ctx, cfi_table *out,
 			 e2s_diag *diag)
 {
-	return parse(sec, abi, on_fde, ctx, false, out, diag);
+	return parse(sec, abi, NULL, on_fde, ctx, false, out, diag);
+}
+
+e2s_err cfi_parse_stream_fast(const cfi_section *sec, cfi_abi abi,
+			      cfi_fde_fast_fn fast, cfi_fde_fn on_fde,
+			      void *ctx, cfi_table *out, e2s_diag *diag)
+{
+	return parse(sec, abi, fast, on_fde, ctx, false, out, diag);
 }
 
 void cfi_table_free(cfi_table *t)

@@ -37,7 +37,8 @@ int cmd_dump_sframe(const cli_opts *o)
 /* Hidden developer mode for tests (the convert command lives elsewhere):
  * EH2SFRAME_DEV_BUILD=OUT@VADDR[,share][,v2] eh2sframe --dump FILE writes
  * the .sframe bytes built from FILE's CFI, for a section placed at VADDR,
- * to OUT; ",share" sets share_fres, ",v2" sframe_version 2. */
+ * to OUT; ",share" sets share_fres, ",v2" sframe_version 2, ",general"
+ * the general path (no fused fast path). */
 static int dev_build(const cli_opts *o, const char *spec)
 {
 	char out[4096];
@@ -51,7 +52,8 @@ static int dev_build(const cli_opts *o, const char *spec)
 	eh2s_encode_opts eo = {.debug_frame = o->debug_frame,
 			       .vaddr = strtoull(at + 1, NULL, 0),
 			       .share_fres = strstr(at, ",share") != NULL,
-			       .sframe_version = strstr(at, ",v2") ? 2 : 3};
+			       .sframe_version = strstr(at, ",v2") ? 2 : 3,
+			       .general_path = strstr(at, ",general") != NULL};
 	eh2s_encode_info info;
 	eh2s_error err;
 	void *data = NULL;

@@ -423,7 +423,10 @@ e2s_err elfp_convert_file(elfp_file *f, const elfp_opts *o,
 			old = i;
 	if (old && !o->force)
 		return e2s_fail(d, E2S_ERR_EXISTS, NULL, 0, NULL);
-	cfi_load_opts lo = {.prefer_debug_frame = o->debug_frame};
+	/* V2 is written from the general path's FREs (the fast path
+	 * pre-encodes V3). */
+	cfi_load_opts lo = {.prefer_debug_frame = o->debug_frame,
+			    .general_path = o->general_path || o->sframe_version == 2};
 	const uint8_t *img = elfp_image(f, &size);
 	/* Rows stream into the projector; the CFI handle borrows the image
 	 * (which elfp never writes). */

@@ -185,6 +185,7 @@ typedef struct {
 	bool want_skipped; /* fill elfp_result.skipped */
 	bool share_fres;  /* identical FRE runs stored once (sfe_encode_opts) */
 	uint8_t sframe_version; /* 0 or 3: V3; 2: V2 */
+	bool general_path; /* no fused fast path (cfi_load_opts) */
 } elfp_opts;
 
 typedef struct {

@@ -66,6 +66,10 @@ typedef struct {
 	bool signal;
 	bool pauth_b;
 	uint32_t fre_first, fre_count; /* into sfe_set.fres */
+	uint32_t enc_off, enc_len; /* fast path: the function's FRE data as
+	                      * SFrame V3 bytes (attribute + FREs) in
+	                      * sfe_set.enc; its FREs are not in fres then
+	                      * (enc_len 0: they are) */
 	uint32_t src_fde;    /* index into cfi_table.fdes */
 	cfi_reloc_ref reloc; /* relocatable files; for a function split in
 	                      * several FDEs (> 65535 FREs) or a PLT split,
@@ -79,7 +83,10 @@ typedef struct {
 	sfe_func *funcs;     /* sorted by (reloc.shndx, start) */
 	size_t nfuncs;
 	sfe_fre *fres;
-	size_t nfres;
+	size_t nfres;        /* entries of fres */
+	uint8_t *enc;        /* pre-encoded FRE data of fast-path functions */
+	size_t enc_len;
+	size_t nfres_enc;    /* FREs held only in enc */
 	uint8_t *fde_skip;   /* per cfi_table FDE: sfe_skip */
 	size_t nfdes;
 	size_t counts[SFE_SKIP_COUNT_]; /* FDEs per outcome (NONE = converted) */
@@ -95,13 +102,18 @@ typedef struct sfe_stream sfe_stream;
 e2s_err sfe_stream_new(sfe_stream **out); /* NOMEM only */
 e2s_err sfe_stream_fde(void *ctx, const cfi_table *t, size_t fde,
 		       const cfi_row *rows, size_t nrows);
+/* The fused fast path for the same stream, a cfi_fde_fast_fn: FDEs it
+ * cannot take go to sfe_stream_fde with their rows. */
+int sfe_stream_fast(void *ctx, const cfi_table *t, size_t fde,
+		    const cfi_section *sec);
 /* After the parse: *out receives the set (sfe_set_free). t is the
  * parsed table (its FDE count must match what the stream saw). */
 e2s_err sfe_stream_finish(sfe_stream *s, const cfi_table *t, sfe_set *out,
 			  e2s_diag *diag);
 void sfe_stream_free(sfe_stream *s);
 
-/* cfi_file_open_view + sfe_project in one pass over the CFI, streaming.
+/* cfi_file_open_view + sfe_project in one pass over the CFI, streaming,
+ * with the fused fast path (sfe_stream_fast) unless lo->general_path.
  * img is borrowed: it must stay valid and unchanged until
  * cfi_file_close(*cf). *cf's table has CIEs and FDEs (status, pc range,
  * relocation) but no rows. lo may be NULL. */

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sfe.h"
+#include "sfe_int.h"
 #include "sframe_fmt.h"
 
 /* Which data words of an FRE are flexible-FDE control words (unsigned):
@@ -70,15 +70,13 @@ static unsigned dw_bytes(unsigned code) { return 1u << code; }
 /* The FRE type is chosen from the largest FRE start, not from the
  * function size as gas does: a 300-byte function whose FREs all start
  * below 256 still gets 1-byte starts (readers bound starts by the FDE's
- * size, never by the type). */
+ * size, never by the type). Starts increase within a function (the
+ * projection makes them so), so the largest is the last. */
 static unsigned func_fre_type(const sfe_set *s, const sfe_func *fn)
 {
-	uint32_t max = 0;
-	for (uint32_t i = 0; i < fn->fre_count; i++) {
-		uint32_t st = s->fres[fn->fre_first + i].start;
-		if (st > max)
-			max = st;
-	}
+	if (fn->enc_len) /* pre-encoded: the type is in its info byte */
+		return s->enc[fn->enc_off + 2] & 0xf;
+	uint32_t max = fn->fre_count ? s->fres[fn->fre_first + fn->fre_count - 1].start : 0;
 	return max < 0x100 ? SF_FRE_TYPE_ADDR1
 	       : max < 0x10000 ? SF_FRE_TYPE_ADDR2 : SF_FRE_TYPE_ADDR4;
 }
@@ -129,9 +127,21 @@ static inline uint8_t *put_uN(uint8_t *p, uint64_t v, unsigned n, bool be)
 		p[be ? 1 : 0] = (uint8_t)v;
 		return p + 2;
 	case 4:
-		for (unsigned i = 0; i < 4; i++)
-			p[be ? 3 - i : i] = (uint8_t)(v >> (8 * i));
+		if (be) {
+			p[0] = (uint8_t)(v >> 24);
+			p[1] = (uint8_t)(v >> 16);
+			p[2] = (uint8_t)(v >> 8);
+			p[3] = (uint8_t)v;
+		} else {
+			p[0] = (uint8_t)v;
+			p[1] = (uint8_t)(v >> 8);
+			p[2] = (uint8_t)(v >> 16);
+			p[3] = (uint8_t)(v >> 24);
+		}
 		return p + 4;
+	case 8:
+		p = put_uN(p, be ? v >> 32 : v, 4, be);
+		return put_uN(p, be ? v : v >> 32, 4, be);
 	default:
 		for (unsigned i = 0; i < n; i++)
 			p[be ? n - 1 - i : i] = (uint8_t)(v >> (8 * i));
@@ -146,12 +156,15 @@ static size_t fre_size(const sfe_fre *f, bool flex, unsigned ft)
 	       (size_t)f->ndw * dw_bytes(fre_dwsize_code(f, flex));
 }
 
-static uint8_t *write_fre(uint8_t *p, const sfe_fre *f, bool flex,
-			  unsigned ft, bool be)
+static inline uint8_t *write_fre(uint8_t *p, const sfe_fre *f, bool flex,
+				 unsigned ft, bool be)
 {
 	unsigned code = fre_dwsize_code(f, flex);
 	unsigned info;
-	p = put_uN(p, f->start, addr_bytes(ft), be);
+	if (ft == SF_FRE_TYPE_ADDR1)
+		*p++ = (uint8_t)f->start;
+	else
+		p = put_uN(p, f->start, addr_bytes(ft), be);
 	if (f->ndw == 0)
 		info = 0; /* RA undefined: info byte 0, as gas writes it */
 	else if (flex) /* base-register bit unused: 0 like gas */
@@ -236,11 +249,11 @@ static uint32_t dedup(plan_t *p, size_t start, uint64_t key)
 	return (uint32_t)start;
 }
 
-/* Attribute (V3 only) and FREs of one function at p. */
-static uint8_t *write_func_fres(uint8_t *p, const sfe_set *s,
-				const sfe_func *fn, unsigned ft, bool v2)
+/* Attribute (V3 only) and FREs of one function at p; fres are its FREs. */
+static uint8_t *put_func_fres(uint8_t *p, const sfe_fre *fres,
+			      const sfe_func *fn, unsigned ft, bool v2, bool be)
 {
-	bool flex = fn->fde_type == SF_FDE_TYPE_FLEX, be = s->big_endian;
+	bool flex = fn->fde_type == SF_FDE_TYPE_FLEX;
 	if (!v2) {
 		p = put_uN(p, (uint16_t)fn->fre_count, 2, be);
 		*p++ = func_info(fn, ft, false);
@@ -248,13 +261,34 @@ static uint8_t *write_func_fres(uint8_t *p, const sfe_set *s,
 		*p++ = fn->pc_type == SF_FDE_PCTYPE_MASK ? fn->rep_size : 0;
 	}
 	for (uint32_t k = 0; k < fn->fre_count; k++)
-		p = write_fre(p, &s->fres[fn->fre_first + k], flex, ft, be);
+		p = write_fre(p, &fres[k], flex, ft, be);
 	return p;
+}
+
+static uint8_t *write_func_fres(uint8_t *p, const sfe_set *s,
+				const sfe_func *fn, unsigned ft, bool v2)
+{
+	if (fn->enc_len) {
+		memcpy(p, s->enc + fn->enc_off, fn->enc_len);
+		return p + fn->enc_len;
+	}
+	return put_func_fres(p, s->fres + fn->fre_first, fn, ft, v2, s->big_endian);
+}
+
+uint8_t *sfe_put_v3_fres(uint8_t *p, const sfe_fre *fres, const sfe_func *fn,
+			 bool be)
+{
+	uint32_t max = fn->fre_count ? fres[fn->fre_count - 1].start : 0;
+	unsigned ft = max < 0x100 ? SF_FRE_TYPE_ADDR1
+		      : max < 0x10000 ? SF_FRE_TYPE_ADDR2 : SF_FRE_TYPE_ADDR4;
+	return put_func_fres(p, fres, fn, ft, false, be);
 }
 
 static size_t func_fres_size(const sfe_set *s, const sfe_func *fn,
 			     unsigned ft, bool v2)
 {
+	if (fn->enc_len)
+		return fn->enc_len;
 	bool flex = fn->fde_type == SF_FDE_TYPE_FLEX;
 	size_t n = v2 ? 0 : 5;
 	for (uint32_t k = 0; k < fn->fre_count; k++)
@@ -315,7 +349,7 @@ oom:
 }
 
 /* Most bytes one FRE can take: 4-byte start, info, 6 4-byte words. */
-#define FRE_MAX_BYTES (4 + 1 + 6 * 4)
+#define FRE_MAX_BYTES SFE_FRE_MAX_BYTES
 
 /* Without sharing: write the FRE sub-section straight into out at
  * out->len + skip (header and index go before it, written later),
@@ -333,9 +367,11 @@ static e2s_err plan_direct(const sfe_set *s, const sfe_encode_opts *o,
 	p->off = malloc((n ? n : 1) * sizeof *p->off);
 	if (!p->off)
 		return e2s_fail(diag, E2S_ERR_NOMEM, ".sframe", 0, NULL);
-	for (size_t i = 0; i < n && bound <= UINT32_MAX; i++)
-		bound += (v2 ? 0 : 5) +
-			 (uint64_t)selected(s, o, i)->fre_count * FRE_MAX_BYTES;
+	for (size_t i = 0; i < n && bound <= UINT32_MAX; i++) {
+		const sfe_func *fn = selected(s, o, i);
+		bound += fn->enc_len ? fn->enc_len
+				     : (v2 ? 0 : 5) + (uint64_t)fn->fre_count * FRE_MAX_BYTES;
+	}
 	/* The section must fit in 32 bits anyway. */
 	if (bound > (uint64_t)UINT32_MAX + 1)
 		bound = (uint64_t)UINT32_MAX + 1;
@@ -347,7 +383,8 @@ static e2s_err plan_direct(const sfe_set *s, const sfe_encode_opts *o,
 		const sfe_func *fn = selected(s, o, i);
 		unsigned ft = func_fre_type(s, fn);
 		uint64_t used = (uint64_t)(w - base);
-		uint64_t most = (v2 ? 0 : 5) + (uint64_t)fn->fre_count * FRE_MAX_BYTES;
+		uint64_t most = fn->enc_len ? fn->enc_len
+				: (v2 ? 0 : 5) + (uint64_t)fn->fre_count * FRE_MAX_BYTES;
 		if (used > UINT32_MAX ||
 		    (most > room - used &&
 		     func_fres_size(s, fn, ft, v2) > room - used))
@@ -438,6 +475,8 @@ static bool v2_s390_fre(const sfe_fre *f, sfe_fre *out)
  * s390x flex function? */
 static bool v2_ok(const sfe_set *s, const sfe_func *fn)
 {
+	if (fn->enc_len)
+		return true; /* pre-encoded V3: sfe_encode refuses the set */
 	if (fn->signal)
 		return false;
 	for (uint32_t k = 0; k < fn->fre_count; k++) {
@@ -529,6 +568,10 @@ e2s_err sfe_encode_ex(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 		if (!v2 && fn->fre_count > 0xffff)
 			return e2s_fail(diag, E2S_ERR_TOO_LARGE, ".sframe", 0,
 					"%u FREs in one function", fn->fre_count);
+		if (v2 && fn->enc_len)
+			return e2s_fail(diag, E2S_ERR_USAGE, ".sframe", 0,
+					"function %zu pre-encoded as V3 (project "
+					"with the general path for V2)", i);
 		if (v2 && (fn->fde_type != SF_FDE_TYPE_DEFAULT || fn->signal))
 			return e2s_fail(diag, E2S_ERR_USAGE, ".sframe", 0,
 					"function %zu not expressible in SFrame V2 "

@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 
 #include "../common/mem.h"
-#include "sfe.h"
+#include "sfe_int.h"
 #include "sframe_fmt.h"
 
 const char *sfe_skip_name(sfe_skip s)
@@ -48,25 +48,6 @@ typedef struct {
 	ploc ra, fp;
 	bool mangled;
 } prow;
-
-typedef struct {
-	size_t n, cap;
-} grow_t;
-
-static bool grow(void **p, grow_t *g, size_t elem, size_t need)
-{
-	if (need <= g->cap)
-		return true;
-	size_t cap = g->cap ? g->cap : 64;
-	while (cap < need)
-		cap *= 2;
-	void *np = realloc(*p, cap * elem);
-	if (!np)
-		return false;
-	*p = np;
-	g->cap = cap;
-	return true;
-}
 
 /* ABIs with flexible FDEs. Like binutils 2.47 gas (sframe_support_flex_fde_p
  * for AMD64 and s390x only), AArch64 gets default FDEs only. */
@@ -434,160 +415,11 @@ static inline sfe_skip make_fre(cfi_abi abi, const cfi_abi_regs *regs, bool flex
 	}
 }
 
-static bool fre_same(const sfe_fre *a, const sfe_fre *b)
-{
-	return a->ndw == b->ndw && a->base_fp == b->base_fp &&
-	       a->mangled_ra == b->mangled_ra &&
-	       memcmp(a->dw, b->dw, sizeof a->dw) == 0;
-}
 
-/* Working state of one projection. */
-typedef struct {
-	const cfi_table *t;
-	cfi_abi abi;
-	const cfi_abi_regs *regs;
-	unsigned retcol; /* the current FDE's CIE return-address column */
-	sfe_set *set;
-	grow_t gf, gr;
-	prow *pr; /* scratch: projected rows of one FDE */
-	size_t npr_cap;
-	/* Claimed ranges: a treap keyed by (shndx, start), so that FDEs in
-	 * any order cost O(log n) each (a sorted array costs a memmove per
-	 * out-of-order FDE: quadratic). Nodes are array indices. */
-	struct claim {
-		uint64_t start, end;
-		uint32_t left, right, prio;
-		uint32_t shndx;
-	} *claims;
-	grow_t gc;
-	uint32_t croot;
-	uint32_t cmax; /* the claim with the largest key */
-	uint32_t rng; /* treap priorities: xorshift, seeded per projection */
-	/* The right spine, root first (ends at cmax): in address order a
-	 * new claim goes onto it in amortised O(1). Stale after a split. */
-	uint32_t *spine;
-	grow_t gsp;
-	bool spine_ok;
-	grow_t gs; /* set->fde_skip */
-	bool started;
-} pctx;
-
-#define CL_NIL UINT32_MAX
-
-/* Key order of claims: (shndx, start). */
-static bool cl_less(const struct claim *a, uint32_t shndx, uint64_t start)
-{
-	return a->shndx < shndx || (a->shndx == shndx && a->start < start);
-}
-
-/* Split the subtree t into keys < (shndx, start) and the rest. */
-static void cl_split(struct claim *v, uint32_t t, uint32_t shndx,
-		     uint64_t start, uint32_t *l, uint32_t *r)
-{
-	if (t == CL_NIL) {
-		*l = *r = CL_NIL;
-	} else if (cl_less(&v[t], shndx, start)) {
-		cl_split(v, v[t].right, shndx, start, &v[t].right, r);
-		*l = t;
-	} else {
-		cl_split(v, v[t].left, shndx, start, l, &v[t].left);
-		*r = t;
-	}
-}
-
-/* Merge two subtrees, every key of l below every key of r. */
-static uint32_t cl_merge(struct claim *v, uint32_t l, uint32_t r)
-{
-	if (l == CL_NIL)
-		return r;
-	if (r == CL_NIL)
-		return l;
-	if (v[l].prio > v[r].prio) {
-		v[l].right = cl_merge(v, v[l].right, r);
-		return l;
-	}
-	v[r].left = cl_merge(v, l, v[r].left);
-	return r;
-}
-
-/* Overlap with an earlier FDE of the same section: first in section
- * order wins. Returns false (no claim) on overlap; -1 on OOM. */
-static int claim_range(pctx *c, uint32_t shndx, uint64_t start, uint64_t end)
-{
-	struct claim *v = c->claims;
-	uint32_t pred = CL_NIL, succ = CL_NIL;
-	if (c->gc.n == 0) {
-		c->croot = c->cmax = CL_NIL;
-		c->gsp.n = 0;
-		c->spine_ok = true;
-	}
-	/* In address order (the usual case) the new key is above all. */
-	bool above = c->cmax != CL_NIL && cl_less(&v[c->cmax], shndx, start);
-	if (above)
-		pred = c->cmax;
-	/* pred: last key < (shndx, start); succ: first key >= it. */
-	for (uint32_t t = above ? CL_NIL : c->croot; t != CL_NIL;) {
-		if (cl_less(&v[t], shndx, start)) {
-			pred = t;
-			t = v[t].right;
-		} else {
-			succ = t;
-			t = v[t].left;
-		}
-	}
-	if (pred != CL_NIL && v[pred].shndx == shndx && v[pred].end > start)
-		return 0;
-	if (succ != CL_NIL && v[succ].shndx == shndx && v[succ].start < end)
-		return 0;
-	if (c->gc.n >= CL_NIL ||
-	    !grow((void **)&c->claims, &c->gc, sizeof *c->claims, c->gc.n + 1))
-		return -1;
-	v = c->claims;
-	uint32_t k = (uint32_t)c->gc.n++;
-	c->rng ^= c->rng << 13;
-	c->rng ^= c->rng >> 17;
-	c->rng ^= c->rng << 5;
-	v[k] = (struct claim){start, end, CL_NIL, CL_NIL, c->rng, shndx};
-	if (above || c->cmax == CL_NIL) {
-		/* cl_merge(root, k) done on the spine: the spine's suffix with
-		 * priorities <= k's becomes k's left subtree. */
-		if (!c->spine_ok) {
-			c->gsp.n = 0;
-			for (uint32_t t = c->croot; t != CL_NIL; t = v[t].right) {
-				if (!grow((void **)&c->spine, &c->gsp,
-					  sizeof *c->spine, c->gsp.n + 1))
-					return -1;
-				c->spine[c->gsp.n++] = t;
-			}
-			c->spine_ok = true;
-		}
-		/* Room first: popping only shrinks the spine. */
-		if (!grow((void **)&c->spine, &c->gsp, sizeof *c->spine,
-			  c->gsp.n + 1))
-			return -1;
-		uint32_t below = CL_NIL;
-		while (c->gsp.n && v[c->spine[c->gsp.n - 1]].prio <= v[k].prio)
-			below = c->spine[--c->gsp.n];
-		v[k].left = below;
-		if (c->gsp.n)
-			v[c->spine[c->gsp.n - 1]].right = k;
-		else
-			c->croot = k;
-		c->spine[c->gsp.n++] = k;
-		c->cmax = k;
-		return 1;
-	}
-	uint32_t l, r;
-	cl_split(v, c->croot, shndx, start, &l, &r);
-	c->croot = cl_merge(v, cl_merge(v, l, k), r);
-	c->spine_ok = false;
-	return 1;
-}
-
-static sfe_func *new_func(pctx *c, const cfi_fde *fde, uint32_t fdeidx,
+sfe_func *sfe_new_func(sfe_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 			  uint64_t start, uint64_t size)
 {
-	if (!grow((void **)&c->set->funcs, &c->gf, sizeof(sfe_func), c->gf.n + 1))
+	if (!sfe_grow((void **)&c->set->funcs, &c->gf, sizeof(sfe_func), c->gf.n + 1))
 		return NULL;
 	sfe_func *fn = &c->set->funcs[c->gf.n++];
 	memset(fn, 0, sizeof *fn);
@@ -605,17 +437,15 @@ static sfe_func *new_func(pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 	return fn;
 }
 
-static sfe_fre *new_fre(pctx *c)
+static sfe_fre *new_fre(sfe_pctx *c)
 {
-	if (!grow((void **)&c->set->fres, &c->gr, sizeof(sfe_fre), c->gr.n + 1))
+	if (!sfe_grow((void **)&c->set->fres, &c->gr, sizeof(sfe_fre), c->gr.n + 1))
 		return NULL;
 	sfe_fre *f = &c->set->fres[c->gr.n++];
 	memset(f, 0, sizeof *f);
 	return f;
 }
 
-#define SFE_MAX_FRES 65535u
-#define SFE_MAX_MASK_SIZE (1u << 20)
 
 /* Does some PC of [pc, end) use this row? Empty rows are dropped. */
 static bool row_live(const cfi_row *r, uint64_t pc, uint64_t end)
@@ -625,30 +455,9 @@ static bool row_live(const cfi_row *r, uint64_t pc, uint64_t end)
 	return rs < re;
 }
 
-/* Append tmp as the next FRE of funcs[fi], merging it with the previous
- * one as the general path always did. false on OOM. */
-static inline bool add_fre(pctx *c, size_t fi, const sfe_fre *tmp)
-{
-	sfe_func *cur = &c->set->funcs[fi];
-	if (cur->fre_count > 0) {
-		sfe_fre *last = &c->set->fres[cur->fre_first + cur->fre_count - 1];
-		if (fre_same(last, tmp))
-			return true;
-		if (last->start == tmp->start) {
-			*last = *tmp; /* a zero-length row was replaced */
-			return true;
-		}
-	}
-	if (!grow((void **)&c->set->fres, &c->gr, sizeof(sfe_fre), c->gr.n + 1))
-		return false;
-	c->set->fres[c->gr.n++] = *tmp; /* make_fre set every byte */
-	cur->fre_count++;
-	return true;
-}
-
 /* Split functions with more FREs than sfda_func_num_fres holds into
  * consecutive FDEs, each starting at its first FRE. false on OOM. */
-static bool split_func(pctx *c, const cfi_fde *fde, uint32_t fdeidx,
+bool sfe_split_func(sfe_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 		       size_t fi)
 {
 	while (c->set->funcs[fi].fre_count > SFE_MAX_FRES) {
@@ -659,7 +468,7 @@ static bool split_func(pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 		uint64_t total = cur->size;
 		cur->fre_count = SFE_MAX_FRES;
 		cur->size = delta;
-		sfe_func *nf = new_func(c, fde, fdeidx, cur->start + delta,
+		sfe_func *nf = sfe_new_func(c, fde, fdeidx, cur->start + delta,
 					total - delta);
 		if (!nf)
 			return false;
@@ -678,12 +487,12 @@ static bool split_func(pctx *c, const cfi_fde *fde, uint32_t fdeidx,
  * live row projects, fits a default FDE and makes its FRE. 1: done;
  * 0: something else happened, everything undone, take the general path
  * (which decides which skip reason wins); -1: OOM. */
-static int convert_rows_default(pctx *c, const cfi_fde *fde, uint32_t fdeidx,
+static int convert_rows_default(sfe_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 				const cfi_row *rows, size_t nrows,
 				uint64_t pc, uint64_t end)
 {
 	size_t save_f = c->gf.n, save_r = c->gr.n;
-	sfe_func *fn = new_func(c, fde, fdeidx, pc, end - pc);
+	sfe_func *fn = sfe_new_func(c, fde, fdeidx, pc, end - pc);
 	if (!fn)
 		return -1;
 	size_t fi = (size_t)(fn - c->set->funcs);
@@ -700,10 +509,10 @@ static int convert_rows_default(pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 		tmp.start = (uint32_t)(rs - pc);
 		if (make_fre(c->abi, c->regs, false, &p, &tmp))
 			goto general;
-		if (!add_fre(c, fi, &tmp))
+		if (!sfe_add_fre(c, fi, &tmp))
 			return -1;
 	}
-	return split_func(c, fde, fdeidx, fi) ? 1 : -1;
+	return sfe_split_func(c, fde, fdeidx, fi) ? 1 : -1;
 general:
 	c->gf.n = save_f;
 	c->gr.n = save_r;
@@ -713,7 +522,7 @@ general:
 /* Convert one FDE's rows [pc, end) into funcs/FREs. Returns a skip
  * reason; on failure the caller rolls back c->gf.n / c->gr.n. *oom set
  * on allocation failure. */
-static sfe_skip convert_rows(pctx *c, const cfi_fde *fde, uint32_t fdeidx,
+static sfe_skip convert_rows(sfe_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 			     const cfi_row *rows, size_t nrows, uint64_t pc,
 			     uint64_t end, bool *oom)
 {
@@ -733,16 +542,17 @@ static sfe_skip convert_rows(pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 		c->pr = np;
 		c->npr_cap = nrows;
 	}
+	prow *pr = c->pr;
 	bool need_flex = false;
 	sfe_skip hard = SFE_SKIP_NONE;
 	for (size_t i = 0; i < nrows; i++) {
 		if (!row_live(&rows[i], pc, end))
 			continue;
 		sfe_skip s = project_row(c->abi, c->regs, c->retcol, &rows[i],
-						&c->pr[i]);
+						&pr[i]);
 		if (s)
 			return s;
-		if (!default_ok(c->abi, c->regs, &c->pr[i], &s)) {
+		if (!default_ok(c->abi, c->regs, &pr[i], &s)) {
 			need_flex = true;
 			if (!hard)
 				hard = s;
@@ -751,7 +561,7 @@ static sfe_skip convert_rows(pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 	if (need_flex && !abi_has_flex(c->abi))
 		return hard;
 
-	sfe_func *fn = new_func(c, fde, fdeidx, pc, end - pc);
+	sfe_func *fn = sfe_new_func(c, fde, fdeidx, pc, end - pc);
 	if (!fn) {
 		*oom = true;
 		return SFE_SKIP_NONE;
@@ -765,15 +575,15 @@ static sfe_skip convert_rows(pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 		uint64_t rs = r->start < pc ? pc : r->start;
 		sfe_fre tmp;
 		tmp.start = (uint32_t)(rs - pc);
-		sfe_skip s = make_fre(c->abi, c->regs, need_flex, &c->pr[i], &tmp);
+		sfe_skip s = make_fre(c->abi, c->regs, need_flex, &pr[i], &tmp);
 		if (s)
 			return s;
-		if (!add_fre(c, fi, &tmp)) {
+		if (!sfe_add_fre(c, fi, &tmp)) {
 			*oom = true;
 			return SFE_SKIP_NONE;
 		}
 	}
-	if (!split_func(c, fde, fdeidx, fi))
+	if (!sfe_split_func(c, fde, fdeidx, fi))
 		*oom = true;
 	return SFE_SKIP_NONE;
 }
@@ -782,7 +592,7 @@ static sfe_skip convert_rows(pctx *c, const cfi_fde *fde, uint32_t fdeidx,
  * one MASK FDE with 16-byte blocks: FRE 0 sp+8, FRE K sp+16 (the shape
  * GNU ld writes for its own .plt entries). Rows before the expression
  * (PLT0) stay an ordinary function. */
-static sfe_skip convert_plt(pctx *c, const cfi_fde *fde, uint32_t fdeidx,
+static sfe_skip convert_plt(sfe_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 			    const cfi_row *rows, size_t nrows, size_t first,
 			    bool *oom)
 {
@@ -818,7 +628,7 @@ static sfe_skip convert_plt(pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 		if (s || *oom)
 			return s;
 	}
-	sfe_func *fn = new_func(c, fde, fdeidx, pstart, end - pstart);
+	sfe_func *fn = sfe_new_func(c, fde, fdeidx, pstart, end - pstart);
 	if (!fn) {
 		*oom = true;
 		return SFE_SKIP_NONE;
@@ -856,7 +666,7 @@ static int func_cmp(const void *a, const void *b)
 
 /* Project FDE i of t with its rows (rows_ok false: the table's row
  * range is broken). Only allocation failures are errors. */
-static e2s_err project_fde(pctx *c, size_t i, const cfi_row *rows, size_t n,
+static e2s_err project_fde(sfe_pctx *c, size_t i, const cfi_row *rows, size_t n,
 			   bool rows_ok)
 {
 	const cfi_table *t = c->t;
@@ -878,7 +688,7 @@ static e2s_err project_fde(pctx *c, size_t i, const cfi_row *rows, size_t n,
 		s = SFE_SKIP_TOO_LARGE;
 	if (!s) {
 		uint32_t shndx = fde->reloc.present ? fde->reloc.shndx : 0;
-		int cl = claim_range(c, shndx, fde->pc_begin,
+		int cl = sfe_claim(&c->claims, shndx, fde->pc_begin,
 				     fde->pc_begin + fde->pc_range);
 		if (cl < 0)
 			return E2S_ERR_NOMEM;
@@ -908,28 +718,42 @@ static e2s_err project_fde(pctx *c, size_t i, const cfi_row *rows, size_t n,
 		c->gf.n = save_f;
 		c->gr.n = save_r;
 	}
-	if (!grow((void **)&c->set->fde_skip, &c->gs, 1, i + 1))
-		return E2S_ERR_NOMEM;
+	return sfe_note(c, i, s) ? E2S_ERR_OK : E2S_ERR_NOMEM;
+}
+
+bool sfe_note(sfe_pctx *c, size_t i, sfe_skip s)
+{
+	if (!sfe_grow((void **)&c->set->fde_skip, &c->gs, 1, i + 1))
+		return false;
 	c->set->fde_skip[i] = (uint8_t)s;
 	if (i >= c->gs.n)
 		c->gs.n = i + 1;
 	c->set->counts[s]++;
-	return E2S_ERR_OK;
+	return true;
 }
 
-static void pctx_init(pctx *c, sfe_set *out)
+static void pctx_init(sfe_pctx *c, sfe_set *out)
 {
 	memset(out, 0, sizeof *out);
 	memset(c, 0, sizeof *c);
 	c->set = out;
-	c->croot = c->cmax = CL_NIL;
-	c->rng = 0x9e3779b9u;
+	sfe_claims_init(&c->claims);
+}
+
+/* Free the scratch (not the set). */
+static void pctx_scratch_free(sfe_pctx *c)
+{
+	free(c->pr);
+	c->pr = NULL;
+	sfe_claims_free(&c->claims);
+	sfe_fast_free(c->fast);
+	c->fast = NULL;
 }
 
 /* First FDE: learn the ABI and reserve from the section size (about
  * 6 bytes of .eh_frame per FRE and 40 per function in practice;
  * untouched reserve costs address space only). */
-static e2s_err pctx_start(pctx *c, const cfi_table *t)
+e2s_err sfe_pctx_start(sfe_pctx *c, const cfi_table *t)
 {
 	c->t = t;
 	c->abi = t->abi;
@@ -938,10 +762,11 @@ static e2s_err pctx_start(pctx *c, const cfi_table *t)
 	c->set->big_endian = t->big_endian;
 	c->started = true;
 	if (t->size >= 4096 &&
-	    (!grow((void **)&c->set->fres, &c->gr, sizeof(sfe_fre), t->size / 4) ||
-	     !grow((void **)&c->set->funcs, &c->gf, sizeof(sfe_func), t->size / 32) ||
-	     !grow((void **)&c->claims, &c->gc, sizeof *c->claims, t->size / 32) ||
-	     !grow((void **)&c->set->fde_skip, &c->gs, 1, t->size / 32)))
+	    (!sfe_grow((void **)&c->set->fres, &c->gr, sizeof(sfe_fre), t->size / 4) ||
+	     !sfe_grow((void **)&c->set->funcs, &c->gf, sizeof(sfe_func), t->size / 32) ||
+	     !sfe_claims_reserve(&c->claims, t->size / 32) ||
+	     !sfe_grow((void **)&c->set->enc, &c->ge, 1, t->size + t->size / 4) ||
+	     !sfe_grow((void **)&c->set->fde_skip, &c->gs, 1, t->size / 32)))
 		return E2S_ERR_NOMEM;
 	if (c->set->fres)
 		e2s_hint_hugepages(c->set->fres, c->gr.cap * sizeof(sfe_fre));
@@ -1010,20 +835,16 @@ static void sort_funcs(sfe_set *s)
 }
 
 /* Finish: counts, order; frees the scratch. nfdes: FDEs seen. */
-static e2s_err pctx_finish(pctx *c, size_t nfdes)
+static e2s_err pctx_finish(sfe_pctx *c, size_t nfdes)
 {
 	sfe_set *out = c->set;
-	free(c->pr);
-	free(c->claims);
-	free(c->spine);
-	c->pr = NULL;
-	c->claims = NULL;
-	c->spine = NULL;
+	pctx_scratch_free(c);
 	if (!out->fde_skip && !(out->fde_skip = calloc(1, 1)))
 		return E2S_ERR_NOMEM;
 	out->nfdes = nfdes;
 	out->nfuncs = c->gf.n;
 	out->nfres = c->gr.n;
+	out->enc_len = c->ge.n;
 	/* Stable order: qsort is not stable, but starts never tie after the
 	 * overlap check (each part of a split FDE starts later). */
 	if (out->nfuncs > 1)
@@ -1031,23 +852,18 @@ static e2s_err pctx_finish(pctx *c, size_t nfdes)
 	return E2S_ERR_OK;
 }
 
-static e2s_err proj_oom(pctx *c, e2s_diag *diag)
+static e2s_err proj_oom(sfe_pctx *c, e2s_diag *diag)
 {
-	free(c->pr);
-	free(c->claims);
-	free(c->spine);
-	c->pr = NULL;
-	c->claims = NULL;
-	c->spine = NULL;
+	pctx_scratch_free(c);
 	sfe_set_free(c->set);
 	return e2s_fail(diag, E2S_ERR_NOMEM, NULL, 0, "projecting CFI rows");
 }
 
 e2s_err sfe_project(const cfi_table *t, sfe_set *out, e2s_diag *diag)
 {
-	pctx c;
+	sfe_pctx c;
 	pctx_init(&c, out);
-	if (pctx_start(&c, t))
+	if (sfe_pctx_start(&c, t))
 		return proj_oom(&c, diag);
 	for (size_t i = 0; i < t->nfdes; i++) {
 		const cfi_fde *fde = &t->fdes[i];
@@ -1068,7 +884,7 @@ e2s_err sfe_project(const cfi_table *t, sfe_set *out, e2s_diag *diag)
 /* ---- Streaming ------------------------------------------------------- */
 
 struct sfe_stream {
-	pctx c;
+	sfe_pctx c;
 	sfe_set set;
 	size_t nfdes;
 };
@@ -1087,7 +903,7 @@ e2s_err sfe_stream_fde(void *ctx, const cfi_table *t, size_t fde,
 		       const cfi_row *rows, size_t nrows)
 {
 	sfe_stream *s = ctx;
-	if (!s->c.started && pctx_start(&s->c, t))
+	if (!s->c.started && sfe_pctx_start(&s->c, t))
 		return E2S_ERR_NOMEM;
 	s->c.t = t; /* the table's arrays move as it grows */
 	if (fde + 1 > s->nfdes)
@@ -1095,11 +911,23 @@ e2s_err sfe_stream_fde(void *ctx, const cfi_table *t, size_t fde,
 	return project_fde(&s->c, fde, rows, nrows, true);
 }
 
+int sfe_stream_fast(void *ctx, const cfi_table *t, size_t fde,
+		    const cfi_section *sec)
+{
+	sfe_stream *s = ctx;
+	if (!s->c.started && sfe_pctx_start(&s->c, t))
+		return -1;
+	s->c.t = t;
+	if (fde + 1 > s->nfdes)
+		s->nfdes = fde + 1;
+	return sfe_fast_fde(&s->c, sec, fde);
+}
+
 e2s_err sfe_stream_finish(sfe_stream *s, const cfi_table *t, sfe_set *out,
 			  e2s_diag *diag)
 {
 	memset(out, 0, sizeof *out);
-	if (!s->c.started && pctx_start(&s->c, t))
+	if (!s->c.started && sfe_pctx_start(&s->c, t))
 		return proj_oom(&s->c, diag);
 	if (s->nfdes != t->nfdes) {
 		sfe_set_free(&s->set);
@@ -1118,9 +946,7 @@ void sfe_stream_free(sfe_stream *s)
 {
 	if (!s)
 		return;
-	free(s->c.pr);
-	free(s->c.claims);
-	free(s->c.spine);
+	pctx_scratch_free(&s->c);
 	sfe_set_free(&s->set);
 	free(s);
 }
@@ -1136,7 +962,12 @@ e2s_err sfe_project_view(const void *img, size_t size,
 	memset(set, 0, sizeof *set);
 	if (sfe_stream_new(&s))
 		return e2s_fail(diag, E2S_ERR_NOMEM, NULL, 0, NULL);
-	e = cfi_file_open_view(img, size, lo, sfe_stream_fde, s, cf, diag);
+	cfi_load_opts o = {false, false, NULL, false};
+	if (lo)
+		o = *lo;
+	if (!o.general_path)
+		o.fast_fde = sfe_stream_fast;
+	e = cfi_file_open_view(img, size, &o, sfe_stream_fde, s, cf, diag);
 	if (!e)
 		e = sfe_stream_finish(s, cfi_file_table(*cf), set, diag);
 	sfe_stream_free(s);
@@ -1151,6 +982,7 @@ void sfe_set_free(sfe_set *s)
 {
 	free(s->funcs);
 	free(s->fres);
+	free(s->enc);
 	free(s->fde_skip);
 	memset(s, 0, sizeof *s);
 }

@@ -140,7 +140,8 @@ static bool sets_equal(const sfe_set *a, const sfe_set *b)
 	       memcmp(a->fres, b->fres, a->nfres * sizeof *a->fres) == 0;
 }
 
-/* sfe_project on the table == sfe_project_view, and the encodings. */
+/* sfe_project on the table == sfe_project_view through the general
+ * path, and the encodings; the fused fast path encodes the same bytes. */
 static void project_view_matches(void)
 {
 	size_t size;
@@ -153,9 +154,17 @@ static void project_view_matches(void)
 	e2s_diag d;
 	CHECK_EQ(cfi_file_open_mem(img, size, NULL, &tf, &d), E2S_ERR_OK);
 	CHECK_EQ(sfe_project(cfi_file_table(tf), &a, &d), E2S_ERR_OK);
-	CHECK_EQ(sfe_project_view(img, size, NULL, &sf, &b, &d), E2S_ERR_OK);
+	cfi_load_opts gen = {.general_path = true};
+	CHECK_EQ(sfe_project_view(img, size, &gen, &sf, &b, &d), E2S_ERR_OK);
 	CHECK(a.nfuncs > 100);
 	CHECK(sets_equal(&a, &b));
+	/* The fast path: pre-encoded functions, the same section bytes. */
+	cfi_file *ff = NULL;
+	sfe_set fs;
+	CHECK_EQ(sfe_project_view(img, size, NULL, &ff, &fs, &d), E2S_ERR_OK);
+	CHECK(fs.nfuncs == a.nfuncs && fs.nfres_enc > 0 &&
+	      fs.nfres + fs.nfres_enc == a.nfres);
+	CHECK(memcmp(fs.counts, a.counts, sizeof a.counts) == 0);
 	sfe_encode_opts o = {.section_vaddr = 0x800000};
 	bw_t wa, wb;
 	bw_init(&wa, a.big_endian);
@@ -164,6 +173,19 @@ static void project_view_matches(void)
 	CHECK_EQ(sfe_encode(&b, &o, &wb, NULL, NULL, &d), E2S_ERR_OK);
 	CHECK_EQ(sfe_encoded_size(&b, &o), wb.len);
 	CHECK(wa.len == wb.len && memcmp(wa.data, wb.data, wa.len) == 0);
+	bw_t wf;
+	bw_init(&wf, fs.big_endian);
+	CHECK_EQ(sfe_encode(&fs, &o, &wf, NULL, NULL, &d), E2S_ERR_OK);
+	CHECK_EQ(sfe_encoded_size(&fs, &o), wf.len);
+	CHECK(wa.len == wf.len && memcmp(wa.data, wf.data, wa.len) == 0);
+	/* V2 needs the general path's FREs. */
+	sfe_encode_opts v2 = {.section_vaddr = 0x800000, .sframe_version = 2};
+	bw_free(&wf);
+	bw_init(&wf, fs.big_endian);
+	CHECK_EQ(sfe_encode(&fs, &v2, &wf, NULL, NULL, &d), E2S_ERR_USAGE);
+	bw_free(&wf);
+	sfe_set_free(&fs);
+	cfi_file_close(ff);
 	/* With sharing the size still agrees with the bytes written. */
 	o.share_fres = true;
 	bw_free(&wb);

@@ -1,0 +1,130 @@
+/* Claimed ranges for the duplicate-FDE check (see sfe_int.h): a treap
+ * keyed by (section, start), with nodes as array indices. FDEs come in
+ * address order almost always; then the new key is above every other
+ * and goes onto the right spine in amortised O(1). */
+#include "sfe_int.h"
+
+#define CL_NIL UINT32_MAX
+
+void sfe_claims_init(sfe_claims *c)
+{
+	memset(c, 0, sizeof *c);
+	c->root = c->max = CL_NIL;
+	c->rng = 0x9e3779b9u;
+	c->spine_ok = true;
+}
+
+void sfe_claims_free(sfe_claims *c)
+{
+	free(c->v);
+	free(c->spine);
+	sfe_claims_init(c);
+}
+
+bool sfe_claims_reserve(sfe_claims *c, size_t n)
+{
+	return sfe_grow((void **)&c->v, &c->g, sizeof *c->v, n);
+}
+
+/* Key order: (shndx, start). */
+static bool cl_less(const struct sfe_claim *a, uint32_t shndx, uint64_t start)
+{
+	return a->shndx < shndx || (a->shndx == shndx && a->start < start);
+}
+
+/* Split the subtree t into keys < (shndx, start) and the rest. */
+static void cl_split(struct sfe_claim *v, uint32_t t, uint32_t shndx,
+		     uint64_t start, uint32_t *l, uint32_t *r)
+{
+	if (t == CL_NIL) {
+		*l = *r = CL_NIL;
+	} else if (cl_less(&v[t], shndx, start)) {
+		cl_split(v, v[t].right, shndx, start, &v[t].right, r);
+		*l = t;
+	} else {
+		cl_split(v, v[t].left, shndx, start, l, &v[t].left);
+		*r = t;
+	}
+}
+
+/* Merge two subtrees, every key of l below every key of r. */
+static uint32_t cl_merge(struct sfe_claim *v, uint32_t l, uint32_t r)
+{
+	if (l == CL_NIL)
+		return r;
+	if (r == CL_NIL)
+		return l;
+	if (v[l].prio > v[r].prio) {
+		v[l].right = cl_merge(v, v[l].right, r);
+		return l;
+	}
+	v[r].left = cl_merge(v, l, v[r].left);
+	return r;
+}
+
+int sfe_claim(sfe_claims *c, uint32_t shndx, uint64_t start, uint64_t end)
+{
+	struct sfe_claim *v = c->v;
+	uint32_t pred = CL_NIL, succ = CL_NIL;
+	/* In address order (the usual case) the new key is above all. */
+	bool above = c->max != CL_NIL && cl_less(&v[c->max], shndx, start);
+	if (above)
+		pred = c->max;
+	/* pred: last key < (shndx, start); succ: first key >= it. */
+	for (uint32_t t = above ? CL_NIL : c->root; t != CL_NIL;) {
+		if (cl_less(&v[t], shndx, start)) {
+			pred = t;
+			t = v[t].right;
+		} else {
+			succ = t;
+			t = v[t].left;
+		}
+	}
+	if (pred != CL_NIL && v[pred].shndx == shndx && v[pred].end > start)
+		return 0;
+	if (succ != CL_NIL && v[succ].shndx == shndx && v[succ].start < end)
+		return 0;
+	if (c->g.n >= CL_NIL ||
+	    !sfe_grow((void **)&c->v, &c->g, sizeof *c->v, c->g.n + 1))
+		return -1;
+	v = c->v;
+	uint32_t k = (uint32_t)c->g.n++;
+	c->rng ^= c->rng << 13;
+	c->rng ^= c->rng >> 17;
+	c->rng ^= c->rng << 5;
+	v[k] = (struct sfe_claim){start, end, CL_NIL, CL_NIL, c->rng, shndx};
+	if (above || c->max == CL_NIL) {
+		/* cl_merge(root, k) done on the spine: the spine's suffix with
+		 * priorities <= k's becomes k's left subtree. */
+		if (!c->spine_ok) {
+			c->gsp.n = 0;
+			for (uint32_t t = c->root; t != CL_NIL; t = v[t].right) {
+				if (!sfe_grow((void **)&c->spine, &c->gsp,
+					      sizeof *c->spine, c->gsp.n + 1))
+					return -1;
+				c->spine[c->gsp.n++] = t;
+			}
+			c->spine_ok = true;
+		}
+		/* Room first: popping only shrinks the spine. */
+		if (!sfe_grow((void **)&c->spine, &c->gsp, sizeof *c->spine,
+			      c->gsp.n + 1))
+			return -1;
+		uint32_t below = CL_NIL;
+		while (c->gsp.n && v[c->spine[c->gsp.n - 1]].prio <= v[k].prio)
+			below = c->spine[--c->gsp.n];
+		v[k].left = below;
+		if (c->gsp.n)
+			v[c->spine[c->gsp.n - 1]].right = k;
+		else
+			c->root = k;
+		c->spine[c->gsp.n++] = k;
+		c->max = k;
+		return 1;
+	}
+	uint32_t l, r;
+	cl_split(v, c->root, shndx, start, &l, &r);
+	c->root = cl_merge(v, cl_merge(v, l, k), r);
+	c->spine_ok = false;
+	return 1;
+}
