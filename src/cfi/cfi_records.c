@@ -472,11 +472,10 @@ static e2s_err parse(const cfi_section *sec, cfi_abi abi, cfi_fde_fast_fn fast,
 	 * avoids most regrowth of the FDE array. */
 	if (e == E2S_ERR_OK && sec->size >= 4096) {
 		size_t want = sec->size / 40;
-		cfi_fde *v = malloc(want * sizeof *v);
+		cfi_fde *v = e2s_alloc_big(want * sizeof *v);
 		if (v) {
 			out->fdes = v;
 			p.fdes_cap = want;
-			e2s_hint_hugepages(v, want * sizeof *v);
 		}
 	}
 	/* .eh_frame FDEs point back at their CIE: one pass. A .debug_frame

@@ -1,4 +1,5 @@
 #include "buf.h"
+#include "mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,7 @@ bool bw_reserve(bw_t *w, size_t n)
 		}
 		want *= 2;
 	}
-	uint8_t *p = realloc(w->data, want);
+	uint8_t *p = e2s_realloc_big(w->data, want);
 	if (!p) {
 		w->oom = true;
 		return false;

@@ -6,6 +6,31 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#define HUGE_PAGE ((size_t)2 << 20)
+#define BIG ((size_t)4 << 20)
+
+void *e2s_alloc_big(size_t bytes)
+{
+	if (bytes < BIG || bytes > SIZE_MAX - HUGE_PAGE)
+		return malloc(bytes ? bytes : 1);
+	/* Aligned, so that every 2 MiB block of it can be a huge page. */
+	size_t n = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	void *p = aligned_alloc(HUGE_PAGE, n);
+	if (p)
+		e2s_hint_hugepages(p, n);
+	return p;
+}
+
+void *e2s_realloc_big(void *p, size_t bytes)
+{
+	if (!p)
+		return e2s_alloc_big(bytes);
+	void *np = realloc(p, bytes);
+	if (np)
+		e2s_hint_hugepages(np, bytes);
+	return np;
+}
+
 bool e2s_vec_grow(void **p, e2s_vec *v, size_t elem, size_t first)
 {
 	if (v->n < v->cap)
@@ -13,7 +38,7 @@ bool e2s_vec_grow(void **p, e2s_vec *v, size_t elem, size_t first)
 	size_t cap = v->cap ? v->cap * 2 : first;
 	if (cap < v->cap || elem == 0 || cap > SIZE_MAX / elem)
 		return false;
-	void *np = realloc(*p, cap * elem);
+	void *np = e2s_realloc_big(*p, cap * elem);
 	if (!np)
 		return false;
 	*p = np;
@@ -23,8 +48,10 @@ bool e2s_vec_grow(void **p, e2s_vec *v, size_t elem, size_t first)
 
 void e2s_hint_hugepages(void *p, size_t bytes)
 {
+	if (bytes < BIG)
+		return; /* not worth a system call */
 #ifdef MADV_HUGEPAGE
-	const uintptr_t huge = (uintptr_t)2 << 20;
+	const uintptr_t huge = HUGE_PAGE;
 	uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1);
 	uintptr_t e = ((uintptr_t)p + bytes) & ~(huge - 1);
 	if (e > a)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/mem.h"
 #include "sfe.h"
 
 typedef struct {
@@ -22,7 +23,7 @@ static inline bool sfe_grow(void **p, grow_t *g, size_t elem, size_t need)
 	size_t cap = g->cap ? g->cap : 64;
 	while (cap < need)
 		cap *= 2;
-	void *np = realloc(*p, cap * elem);
+	void *np = e2s_realloc_big(*p, cap * elem);
 	if (!np)
 		return false;
 	*p = np;

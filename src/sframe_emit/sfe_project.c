@@ -768,10 +768,6 @@ e2s_err sfe_pctx_start(sfe_pctx *c, const cfi_table *t)
 	     !sfe_grow((void **)&c->set->enc, &c->ge, 1, t->size + t->size / 4) ||
 	     !sfe_grow((void **)&c->set->fde_skip, &c->gs, 1, t->size / 32)))
 		return E2S_ERR_NOMEM;
-	if (c->set->fres)
-		e2s_hint_hugepages(c->set->fres, c->gr.cap * sizeof(sfe_fre));
-	if (c->set->funcs)
-		e2s_hint_hugepages(c->set->funcs, c->gf.cap * sizeof(sfe_func));
 	return E2S_ERR_OK;
 }
 
@@ -794,7 +790,7 @@ static void sort_funcs(sfe_set *s)
 	if (nruns == 1)
 		return;
 	size_t *run = malloc((nruns + 1) * sizeof *run);
-	sfe_func *tmp = malloc(n * sizeof *tmp);
+	sfe_func *tmp = e2s_alloc_big(n * sizeof *tmp);
 	if (!run || !tmp) {
 		free(run);
 		free(tmp);
