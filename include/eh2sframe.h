@@ -382,6 +382,7 @@ typedef struct {
 	uint64_t fre_bytes;        /* FRE sub-section as written */
 	uint64_t fre_bytes_unshared; /* ... without share_fres */
 	uint64_t shared_fdes;      /* FDEs pointing at another's FREs */
+	size_t fast_functions;     /* converted by the fused fast path */
 } eh2s_encode_info;
 
 /* *data (free with eh2s_free) gets the section bytes. */

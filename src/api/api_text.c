@@ -326,6 +326,7 @@ eh2s_status eh2s_encode_sframe_file(const char *path,
 		info->fre_bytes = st.fre_bytes;
 		info->fre_bytes_unshared = st.fre_bytes_unshared;
 		info->shared_fdes = st.shared_fdes;
+		info->fast_functions = set.nfast;
 	}
 	if (!e) {
 		/* The writer's buffer becomes the caller's. */

@@ -78,10 +78,10 @@ static int dev_build(const cli_opts *o, const char *spec)
 				fprintf(stderr, " %s=%zu", eh2s_skip_name(k),
 					info.outcome[k]);
 		fprintf(stderr, " bytes=%zu fre_bytes=%llu unshared_fre_bytes=%llu"
-			" shared_fdes=%llu\n", size,
+			" shared_fdes=%llu fast=%zu\n", size,
 			(unsigned long long)info.fre_bytes,
 			(unsigned long long)info.fre_bytes_unshared,
-			(unsigned long long)info.shared_fdes);
+			(unsigned long long)info.shared_fdes, info.fast_functions);
 	}
 	eh2s_free(data);
 	return rc;

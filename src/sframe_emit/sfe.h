@@ -87,6 +87,7 @@ typedef struct {
 	uint8_t *enc;        /* pre-encoded FRE data of fast-path functions */
 	size_t enc_len;
 	size_t nfres_enc;    /* FREs held only in enc */
+	size_t nfast;        /* functions the fused fast path converted */
 	uint8_t *fde_skip;   /* per cfi_table FDE: sfe_skip */
 	size_t nfdes;
 	size_t counts[SFE_SKIP_COUNT_]; /* FDEs per outcome (NONE = converted) */

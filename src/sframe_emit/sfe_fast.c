@@ -733,6 +733,7 @@ int sfe_fast_fde(sfe_pctx *c, const cfi_section *sec, size_t i)
 	fn->enc_off = (uint32_t)x.blob;
 	fn->enc_len = (uint32_t)(c->ge.n - x.blob);
 	c->set->nfres_enc += x.nfres;
+	c->set->nfast++;
 	return sfe_note(c, i, SFE_SKIP_NONE) ? 1 : -1;
 }
 
