@@ -42,16 +42,16 @@ typedef struct {
 	unsigned nslots;
 } run_t;
 
-enum { COL_NONE, COL_SP, COL_FP, COL_RA, COL_SIGN };
+enum { COL_NONE, COL_SP, COL_FP, COL_SIGN };
 
 #define AARCH64_RA_SIGN_STATE 34
 
-/* Which stored column DWARF register reg is. The RA column is the
- * CIE's return address register. */
+/* The ABI column (SP, FP, AArch64 RA_SIGN_STATE) DWARF register reg
+ * is, if any. The CIE's return-address column is separate: a register
+ * can be both (a return column of SP or FP), and a rule for it then sets
+ * both. */
 static int column_of(const run_t *x, uint64_t reg)
 {
-	if (reg == x->cie->ra_reg)
-		return COL_RA;
 	if (x->t->abi == CFI_ABI_UNKNOWN)
 		return COL_NONE;
 	if (reg == x->ar->sp)
@@ -68,17 +68,7 @@ static cfi_rule *column(cfi_row *row, const run_t *x, uint64_t reg)
 	switch (column_of(x, reg)) {
 	case COL_SP: return &row->sp;
 	case COL_FP: return &row->fp;
-	case COL_RA: return &row->ra;
 	default: return NULL;
-	}
-}
-
-static const cfi_rule *init_column(const run_t *x, uint64_t reg)
-{
-	switch (column_of(x, reg)) {
-	case COL_SP: return &x->init->sp;
-	case COL_FP: return &x->init->fp;
-	default: return &x->init->ra;
 	}
 }
 
@@ -224,6 +214,8 @@ static e2s_err set_rule(run_t *x, uint64_t reg, const cfi_rule *r)
 {
 	if (!reg_ok(x, reg))
 		return E2S_ERR_BAD_REGISTER;
+	if (reg == x->cie->ra_reg)
+		x->cur.ra = *r;
 	if (column_of(x, reg) == COL_SIGN) {
 		set_sign(x, r);
 		return E2S_ERR_OK;
@@ -314,10 +306,16 @@ static e2s_err exec_one(run_t *x, const cfi_insn *in)
 			x->cur.ra_sign_bad = x->init ? x->init->ra_sign_bad : 0;
 			return E2S_ERR_OK;
 		}
+		if (in->a == cie->ra_reg) {
+			if (x->init)
+				x->cur.ra = x->init->ra;
+			else
+				memset(&x->cur.ra, 0, sizeof x->cur.ra);
+		}
 		cfi_rule *col = column(&x->cur, x, in->a);
 		if (col) {
 			if (x->init)
-				*col = *init_column(x, in->a);
+				*col = *column((cfi_row *)x->init, x, in->a);
 			else
 				memset(col, 0, sizeof *col);
 		}

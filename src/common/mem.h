@@ -20,11 +20,11 @@ bool e2s_vec_grow(void **p, e2s_vec *v, size_t elem, size_t first);
 
 /* Ask for transparent huge pages on the whole aligned 2 MiB blocks of
  * [p, p+bytes) (where the system leaves it to madvise), for regions of
- * 4 MiB and more: an array filled front to back then takes a few page
+ * 1 MiB and more: an array filled front to back then takes a few page
  * faults instead of thousands (on virtual machines a 4 KiB first-touch
  * fault has been seen to cost 15 us). The growable buffers call it. */
 void e2s_hint_hugepages(void *p, size_t bytes);
-/* malloc / realloc for arrays that may be large: from 4 MiB on, 2 MiB
+/* malloc / realloc for arrays that may be large: from 1 MiB on, 2 MiB
  * aligned and hinted as above (free with free()). */
 void *e2s_alloc_big(size_t bytes);
 void *e2s_realloc_big(void *p, size_t bytes);

@@ -488,6 +488,34 @@ static void test_cie_program_error(void)
 	bw_free(&w);
 }
 
+/* A CIE whose return column is an ABI register (here rbp): a rule for
+ * it is both the return address and the frame pointer, and a restore
+ * resets both. */
+static void test_return_column_is_fp(void)
+{
+	cfi_table t;
+	bw_t w;
+	bw_init(&w, false);
+	static const uint8_t init[] = {0x0c, 7, 8};
+	static const uint8_t p[] = {
+		0x86, 2,     /* offset r6 at cfa-16 */
+		0x41, 0xc6,  /* restore r6 */
+	};
+	size_t c = cie(&w, 1, -8, 6, init, sizeof init);
+	fde(&w, c, PC0, 0x10, p, sizeof p);
+	CHECK_EQ(parse(&w, CFI_ABI_AMD64, &t), E2S_ERR_OK);
+	bw_free(&w);
+	CHECK_EQ(t.fdes[0].status, E2S_ERR_OK);
+	CHECK_EQ(t.fdes[0].row_count, 2);
+	CHECK_EQ(row(&t, 0)->ra.kind, CFI_RULE_OFFSET);
+	CHECK_EQ(row(&t, 0)->ra.off, -16);
+	CHECK_EQ(row(&t, 0)->fp.kind, CFI_RULE_OFFSET);
+	CHECK_EQ(row(&t, 0)->fp.off, -16);
+	CHECK_EQ(row(&t, 1)->ra.kind, CFI_RULE_UNSPEC);
+	CHECK_EQ(row(&t, 1)->fp.kind, CFI_RULE_UNSPEC);
+	cfi_table_free(&t);
+}
+
 int main(void)
 {
 	test_advance();
@@ -495,6 +523,7 @@ int main(void)
 	test_offsets();
 	test_restore();
 	test_undefined_same_register();
+	test_return_column_is_fp();
 	test_remember_restore();
 	test_def_cfa();
 	test_expressions();
