@@ -119,7 +119,12 @@ static void check_output(const elfp_opts *o, const elfp_result *res)
 	const cfi_table *t = cfi_file_table(cf);
 	if (t->nfdes != res->nfdes)
 		FUZZ_FAIL("FDE count changed");
+	/* --force rebuilds the section the file had, under its name: find
+	 * it by type when it is not called .sframe. */
 	size_t idx = elfp_find_section(ef, ".sframe"), isize;
+	for (size_t i = 1; !idx && i < elfp_shnum(ef); i++)
+		if (elfp_section(ef, i)->type == SHT_GNU_SFRAME_)
+			idx = i;
 	const elfp_shdr *sh = elfp_section(ef, idx);
 	const uint8_t *img = elfp_image(ef, &isize);
 	if (!idx || !sh || sh->offset > isize || isize - sh->offset < sh->size)
