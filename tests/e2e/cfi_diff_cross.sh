@@ -13,20 +13,7 @@ for t in readelf python3 ar; do command -v $t >/dev/null || skip "$t not found";
 work=build/cfi_diff/cross
 mkdir -p "$work"
 
-has_cfi() { readelf -S -W "$1" 2>/dev/null | grep -q ' \.eh_frame \| \.debug_frame '; }
-archive_objs() {
-  local a=$1 max=$2 d=$work/ar/$3
-  [ -r "$a" ] || return 0
-  if [ ! -e "$d/.done" ]; then
-    rm -rf "$d"; mkdir -p "$d"
-    (cd "$d" && ar x "$a") && touch "$d/.done"
-  fi
-  local all=() f
-  for f in "$d"/*.o; do [ -e "$f" ] && has_cfi "$f" && all+=("$f"); done
-  local n=${#all[@]} step=1 i
-  [ "$n" -gt "$max" ] && step=$(( (n + max - 1) / max ))
-  for ((i = 0; i < n; i += step)); do echo "${all[$i]}"; done
-}
+. tests/e2e/lib/cfi_files.sh
 
 files=()
 abis=()
@@ -38,12 +25,11 @@ if [ ${#abis[@]} -gt 0 ]; then
   tools/build-corpus.sh build/corpus "${abis[@]}" >"$work/corpus.log" 2>&1 ||
     { cat "$work/corpus.log"; echo "FAIL: corpus build"; exit 1; }
   for abi in "${abis[@]}"; do
-    while read -r f; do has_cfi "$f" && files+=("$f"); done < <(
-      find build/corpus/$abi -type f \( -name '*.o' -o -name prog \) | sort)
     while read -r f; do files+=("$f"); done < <(
-      archive_objs /usr/$abi-linux-gnu/lib/libc_nonshared.a 10 $abi-libc_nonshared
-      archive_objs /usr/$abi-linux-gnu/lib/libc.a 20 $abi-libc
-      archive_objs /usr/lib/gcc-cross/$abi-linux-gnu/12/libstdc++.a 15 $abi-libstdc++)
+      cfi_files $(find build/corpus/$abi -type f \( -name '*.o' -o -name prog \) | sort)
+      archive_objs /usr/$abi-linux-gnu/lib/libc_nonshared.a 10 $work/ar/$abi-libc_nonshared
+      archive_objs /usr/$abi-linux-gnu/lib/libc.a 20 $work/ar/$abi-libc
+      archive_objs /usr/lib/gcc-cross/$abi-linux-gnu/12/libstdc++.a 15 $work/ar/$abi-libstdc++)
   done
 else
   echo "note: no cross compilers; corpus not built"
@@ -58,7 +44,7 @@ if [ $frc -eq 0 ]; then
              $r/usr/lib/*/libstdc++.so.6 $r/lib/*/libgcc_s.so.1 $r/usr/lib/*/libgcc_s.so.1 \
              $r/lib/*/libz.so.1 $r/usr/lib/*/libz.so.1 $r/lib/*/libm.so.6 \
              $r/bin/ls $r/bin/cp $r/usr/bin/sort; do
-      [ -f "$f" ] && has_cfi "$f" && files+=("$f")
+      [ -f "$f" ] && cfi_files "$f" >/dev/null && files+=("$f")
     done
   done
 else

@@ -16,23 +16,7 @@ mkdir -p "$work"
 tools/build-corpus.sh build/corpus x86_64 >"$work/corpus.log" 2>&1 ||
   { cat "$work/corpus.log"; echo "FAIL: corpus build"; exit 1; }
 
-has_cfi() { readelf -S -W "$1" 2>/dev/null | grep -q ' \.eh_frame \| \.debug_frame '; }
-
-# .o members (at most $2, spread over the archive) of a static archive
-# that carry CFI.
-archive_objs() {
-  local a=$1 max=$2 d=$work/ar/$(basename "$1" .a)
-  [ -r "$a" ] || return 0
-  if [ ! -e "$d/.done" ]; then
-    rm -rf "$d"; mkdir -p "$d"
-    (cd "$d" && ar x "$a") && touch "$d/.done"
-  fi
-  local all=() f
-  for f in "$d"/*.o; do [ -e "$f" ] && has_cfi "$f" && all+=("$f"); done
-  local n=${#all[@]} step=1 i
-  [ "$n" -gt "$max" ] && step=$(( (n + max - 1) / max ))
-  for ((i = 0; i < n; i += step)); do echo "${all[$i]}"; done
-}
+. tests/e2e/lib/cfi_files.sh
 
 files=()
 for f in /lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/libstdc++.so.6 \
@@ -42,14 +26,15 @@ for f in /lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/libstdc++.so.
 done
 llvm=/usr/lib/llvm-14/lib/libLLVM-14.so.1
 [ "${SAMPLE:-0}" != 1 ] && [ -r $llvm ] && files+=("$llvm")
+pick_ar() { archive_objs "$1" "$2" "$work/ar/$(basename "$1" .a)"; }
 while read -r f; do files+=("$f"); done < <(
-  archive_objs /usr/lib/x86_64-linux-gnu/libc_nonshared.a 20
-  archive_objs /usr/lib/x86_64-linux-gnu/libz.a 20
-  archive_objs /usr/lib/x86_64-linux-gnu/libelf.a 10
-  archive_objs /usr/lib/gcc/x86_64-linux-gnu/12/libgcc.a 10
-  archive_objs /usr/lib/gcc/x86_64-linux-gnu/12/libstdc++.a 25
-  archive_objs /usr/lib/x86_64-linux-gnu/libc.a 25)
-while read -r f; do has_cfi "$f" && files+=("$f"); done < <(find build/corpus/x86_64 -type f \( -name '*.o' -o -name prog \) | sort)
+  pick_ar /usr/lib/x86_64-linux-gnu/libc_nonshared.a 20
+  pick_ar /usr/lib/x86_64-linux-gnu/libz.a 20
+  pick_ar /usr/lib/x86_64-linux-gnu/libelf.a 10
+  pick_ar /usr/lib/gcc/x86_64-linux-gnu/12/libgcc.a 10
+  pick_ar /usr/lib/gcc/x86_64-linux-gnu/12/libstdc++.a 25
+  pick_ar /usr/lib/x86_64-linux-gnu/libc.a 25
+  cfi_files $(find build/corpus/x86_64 -type f \( -name '*.o' -o -name prog \) | sort))
 [ ${#files[@]} -gt 0 ] || skip "no input files"
 
 python3 tools/cfi_diff.py --strict-errors -v "${files[@]}" >"$work/out.txt" 2>&1

@@ -20,7 +20,7 @@ if [ ! -x $oracle ] || [ tests/oracle/dwarf_rows.c -nt $oracle ]; then
      -Wmissing-prototypes -o $oracle tests/oracle/dwarf_rows.c -ldwarf ||
     skip "cannot build the libdwarf oracle"
 fi
-has_cfi() { readelf -S -W "$1" 2>/dev/null | grep -q ' \.eh_frame \| \.debug_frame '; }
+. tests/e2e/lib/cfi_files.sh
 
 files=()
 for f in /lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/libstdc++.so.6 \
@@ -30,8 +30,8 @@ done
 if command -v gcc >/dev/null && command -v g++ >/dev/null; then
   tools/build-corpus.sh build/corpus x86_64 >"$work/corpus.log" 2>&1 ||
     { cat "$work/corpus.log"; echo "FAIL: corpus build"; exit 1; }
-  while read -r f; do has_cfi "$f" && files+=("$f"); done < <(
-    find build/corpus/x86_64 -type f \( -name '*.o' -o -name prog \) | sort)
+  while read -r f; do files+=("$f"); done < <(
+    cfi_files $(find build/corpus/x86_64 -type f \( -name '*.o' -o -name prog \) | sort))
 fi
 if tools/fetch-foreign.sh arm64 >"$work/fetch.log" 2>&1; then
   r=cache/foreign/arm64/root
