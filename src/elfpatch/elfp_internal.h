@@ -47,12 +47,13 @@ typedef struct {
 	size_t track;        /* section index, or ELFP_TRACK_* */
 } elfp_seg;
 
-/* A small change to bytes of the input that stay in place: a value
- * (.dynamic entry, symbol value) or, with zero, a run of zeros. */
+/* A small change to bytes of the output: a value (.dynamic entry,
+ * symbol value) or, with zero, a run of zeros. */
 typedef struct {
-	uint64_t off, len;   /* input offset; len <= 8 unless zero */
+	uint64_t off, len;   /* input offset (out: output offset); len <= 8
+	                      * unless zero */
 	uint8_t val[8];
-	bool zero;
+	bool zero, out;
 } elfp_bpatch;
 
 /* Where elfp_file.img comes from (what elfp_close releases). */

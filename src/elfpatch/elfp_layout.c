@@ -386,6 +386,8 @@ typedef struct {
 	bool *in;            /* old section index -> moved */
 } grow_plan;
 
+/* Sections only program headers, .dynamic and section headers point at
+ * (the .dynamic tag each needs is patched, see dyn_moves). */
 static bool movable(const elfp_file *f, size_t i)
 {
 	const elfp_sec *s = &f->secs[i];
@@ -395,9 +397,16 @@ static bool movable(const elfp_file *f, size_t i)
 	if (s->is_new || s->place != ELFP_ORIG || !(s->sh.flags & SHF_ALLOC) ||
 	    (s->sh.flags & bad) || s->sh.addralign > 4096)
 		return false;
-	return s->sh.type == SHT_NOTE || s->sh.type == SHT_HASH ||
-	       s->sh.type == SHT_GNU_HASH ||
-	       (s->sh.type == SHT_PROGBITS && n && strcmp(n, ".interp") == 0);
+	switch (s->sh.type) {
+	case SHT_NOTE: case SHT_HASH: case SHT_GNU_HASH: case SHT_DYNSYM:
+	case SHT_STRTAB: case SHT_GNU_versym: case SHT_GNU_verneed:
+	case SHT_GNU_verdef:
+		return true;
+	case SHT_PROGBITS:
+		return n && strcmp(n, ".interp") == 0;
+	default:
+		return false;
+	}
 }
 
 static bool in_range(uint64_t v, uint64_t lo, uint64_t hi)
@@ -420,12 +429,20 @@ static bool dyn_is_ptr(int64_t t)
 	}
 }
 
-/* Only DT_HASH / DT_GNU_HASH may point into the block. */
+/* The dynamic tags pointing at movable sections: they follow them. */
+static bool dyn_moves(int64_t t)
+{
+	return t == DT_HASH || t == DT_GNU_HASH || t == DT_SYMTAB ||
+	       t == DT_STRTAB || t == DT_VERSYM || t == DT_VERNEED ||
+	       t == DT_VERDEF;
+}
+
+/* No other address in .dynamic may point into the block. */
 static bool dyn_check(void *ctx, int64_t tag, uint64_t val, uint64_t off)
 {
 	const grow_plan *g = ctx;
 	(void)off;
-	return !dyn_is_ptr(tag) || tag == DT_HASH || tag == DT_GNU_HASH ||
+	return !dyn_is_ptr(tag) || dyn_moves(tag) ||
 	       !in_range(val, g->vlo, g->vhi);
 }
 
@@ -440,10 +457,22 @@ typedef struct {
 static bool dyn_patch(void *ctx, int64_t tag, uint64_t val, uint64_t off)
 {
 	dyn_fix *x = ctx;
-	if ((tag == DT_HASH || tag == DT_GNU_HASH) &&
-	    in_range(val, x->g->vlo, x->g->vhi))
+	if (dyn_moves(tag) && in_range(val, x->g->vlo, x->g->vhi))
 		x->e = add_bpatch(x->f, off, 8, val + x->dva, false, x->d);
 	return x->e == E2S_ERR_OK;
+}
+
+/* Relocation types whose addend is an address of this file. */
+static bool reloc_is_relative(unsigned machine, uint32_t type)
+{
+	switch (machine) {
+	case EM_X86_64:
+		return type == R_X86_64_RELATIVE || type == R_X86_64_IRELATIVE;
+	case EM_AARCH64:
+		return type == R_AARCH64_RELATIVE || type == R_AARCH64_IRELATIVE;
+	default:
+		return type == R_390_RELATIVE || type == R_390_IRELATIVE;
+	}
 }
 
 /* No dynamic relocation may apply to or point into the block: it would
@@ -461,10 +490,11 @@ static bool relocs_clear(const elfp_file *f, const grow_plan *g)
 		for (uint64_t k = 0; k + ent <= s->size; k += ent) {
 			br_seek(&r, k);
 			uint64_t where = br_u64(&r);
-			br_u64(&r);
+			uint32_t type = (uint32_t)br_u64(&r);
 			uint64_t add = ent == 24 ? br_u64(&r) : 0;
 			if (in_range(where, g->vlo, g->vhi) ||
-			    (ent == 24 && in_range(add, g->vlo, g->vhi)))
+			    (reloc_is_relative(f->machine, type) &&
+			     in_range(add, g->vlo, g->vhi)))
 				return false;
 		}
 	}
@@ -570,20 +600,27 @@ static e2s_err fix_symbols(elfp_file *f, const grow_plan *g, uint64_t dva,
 	for (size_t i = 1; i < f->old_nsecs; i++) {
 		const elfp_shdr *s = &f->secs[i].sh;
 		br_t r;
+		uint64_t off = f->secs[i].in_off, size = f->secs[i].in_size;
 		if (s->type != SHT_SYMTAB && s->type != SHT_DYNSYM)
 			continue;
-		br_init(&r, f->img + s->offset, s->size, f->be);
-		for (uint64_t k = 0; k + 24 <= s->size; k += 24) {
+		br_init(&r, f->img + off, size, f->be);
+		for (uint64_t k = 0; k + 24 <= size; k += 24) {
 			br_seek(&r, k + 6);
 			uint16_t shndx = br_u16(&r);
 			uint64_t val = br_u64(&r);
 			if (shndx >= SHN_LORESERVE || shndx >= f->old_nsecs ||
 			    !g->in[shndx])
 				continue;
-			e2s_err e = add_bpatch(f, s->offset + k + 8, 8, val + dva,
-					       false, d);
+			e2s_err e = add_bpatch(f, off + k + 8, 8, val + dva, false,
+					       d);
 			if (e)
 				return e;
+			/* A symbol table that moved itself: its copy. */
+			if (g->in[i]) {
+				elfp_bpatch *b = &f->bp[f->nbp - 1];
+				b->off = f->blk_off + (b->off - g->lo);
+				b->out = true;
+			}
 		}
 	}
 	return E2S_ERR_OK;
@@ -734,7 +771,8 @@ static int choose_kind(elfp_file *f, bool content, uint64_t end,
 	 * one, since binutils strip moves that table where old loaders no
 	 * longer find it. */
 	uint64_t s = shift_for(f, n_own, page);
-	if (grow && (!s || m <= s))
+	if (grow && (!s || m <= s) &&
+	    (m <= ELFP_GROW_BIG || !so.tied || m <= tied_cost))
 		return ELFP_PH_GROWN;
 	if (s) {
 		*shift = s;
@@ -1319,8 +1357,8 @@ static e2s_err collect_patches(const elfp_file *f, wpatch **out, size_t *nout,
 		add_patch(p, &n, f->blk_off, f->blk_hi - f->blk_lo,
 			  f->img + f->blk_lo);
 	for (size_t i = 0; i < f->nbp; i++)
-		add_patch(p, &n, f->bp[i].off + f->shift, f->bp[i].len,
-			  f->bp[i].zero ? NULL : f->bp[i].val);
+		add_patch(p, &n, f->bp[i].off + (f->bp[i].out ? 0 : f->shift),
+			  f->bp[i].len, f->bp[i].zero ? NULL : f->bp[i].val);
 	if (f->nsegs) {
 		for (size_t i = 0; i < f->nsegs; i++)
 			put_phdr(t + i * ELFP_PHDR_SIZE, &f->segs[i].ph, be);

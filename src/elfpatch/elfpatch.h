@@ -122,6 +122,9 @@ e2s_err elfp_track_phdr(elfp_file *f, size_t i, size_t sec, e2s_diag *d);
 /* Most bytes of sections moved to let the table grow where it is, unless
  * the file reads its own table and no cheaper layout keeps it there. */
 #define ELFP_GROW_CAP ((uint64_t)3 << 10)
+/* Beyond this, a file that needs its table in place takes the cheaper of
+ * moving the sections and padding the file (SEG_TIED). */
+#define ELFP_GROW_BIG ((uint64_t)64 << 10)
 
 /* Assign offsets and addresses to everything new. After this, sections
  * may be queried for their final address and given content. */

@@ -300,9 +300,9 @@ out:
 }
 
 /* Every old section keeps its bytes: at its old address, or (GROWN:
- * .interp, notes, hash tables) above every old segment; .dynamic's hash
- * table addresses and symbol values follow moved sections. Read with
- * libelf, the independent reader. */
+ * .interp, notes, hash, dynamic symbol, string and version tables) above
+ * every old segment; .dynamic's addresses of those and symbol values
+ * follow moved sections. Read with libelf, the independent reader. */
 static void check_sections(Elf *ei, Elf *e, uint64_t top, int kind)
 {
 	size_t n0 = 0, n1 = 0, strndx = 0;
@@ -324,7 +324,11 @@ static void check_sections(Elf *ei, Elf *e, uint64_t top, int kind)
 		delta[i] = s1.sh_addr - s0.sh_addr;
 		CHECK_EQ(kind, ELFP_PH_GROWN);
 		CHECK(s0.sh_type == SHT_NOTE || s0.sh_type == SHT_HASH ||
-		      s0.sh_type == SHT_GNU_HASH || s0.sh_type == SHT_PROGBITS);
+		      s0.sh_type == SHT_GNU_HASH || s0.sh_type == SHT_PROGBITS ||
+		      s0.sh_type == SHT_DYNSYM || s0.sh_type == SHT_STRTAB ||
+		      s0.sh_type == SHT_GNU_versym ||
+		      s0.sh_type == SHT_GNU_verneed ||
+		      s0.sh_type == SHT_GNU_verdef);
 		CHECK(s1.sh_addr >= top);
 	}
 	for (size_t i = 1; i < n0; i++) {
@@ -347,7 +351,10 @@ static void check_sections(Elf *ei, Elf *e, uint64_t top, int kind)
 				CHECK(memcmp(x + k, y + k, 8) == 0);
 				if (v0 == v1)
 					continue;
-				CHECK(t == DT_HASH || t == DT_GNU_HASH);
+				CHECK(t == DT_HASH || t == DT_GNU_HASH ||
+				      t == DT_SYMTAB || t == DT_STRTAB ||
+				      t == DT_VERSYM || t == DT_VERNEED ||
+				      t == DT_VERDEF);
 				bool follows = false;
 				for (size_t j = 1; j < n0; j++) {
 					GElf_Shdr sj;

@@ -84,10 +84,11 @@ lint_same() {
 
 # preserved IN OUT: every section of IN keeps its bytes in OUT (read with
 # Python's struct, not our code): at the same address, or -- only
-# .interp, notes and hash tables -- moved into a new segment above every
-# old one. The changes allowed besides: .shstrtab rewritten, DT_HASH /
-# DT_GNU_HASH following a moved hash table, symbol values following their
-# moved section. Prints why when it fails.
+# .interp, notes, hash, dynamic symbol, string and version tables --
+# moved into a new segment above every old one. The changes allowed
+# besides: .shstrtab rewritten, the .dynamic entries of moved tables
+# following them, symbol values following their moved section. Prints
+# why when it fails.
 preserved() {
   python3 - "$1" "$2" <<'PY'
 import struct, sys
@@ -102,6 +103,9 @@ def load(path):
     st = sh[strndx] if shnum else None
     name = lambda s: d[st[4] + s[0]:d.index(b'\0', st[4] + s[0])].decode() if st else ''
     return d, E, sh, ph, [name(s) for s in sh], strndx
+# Section types only program headers and .dynamic point at, and the tags.
+MOVABLE = (7, 5, 0x6ffffff6, 11, 3, 0x6fffffff, 0x6ffffffe, 0x6ffffffd)
+TAGS = (4, 0x6ffffef5, 6, 5, 0x6ffffff0, 0x6ffffffe, 0x6ffffffc)
 a, E, sa, pa, na, ia = load(sys.argv[1])
 b, _, sb, pb, nb, ib = load(sys.argv[2])
 top = max((p[3] + p[6] for p in pa if p[0] == 1), default=0)
@@ -111,7 +115,7 @@ for i in range(1, len(sa)):
     s, t = sa[i], sb[i]
     if na[i] != nb[i]: err.append('section %d renamed %s -> %s' % (i, na[i], nb[i])); continue
     if s[3] != t[3]:
-        if not (s[1] in (7, 5, 0x6ffffff6) or na[i] == '.interp') or t[3] < top:
+        if not (s[1] in MOVABLE or na[i] == '.interp') or t[3] < top:
             err.append('%s moved from %#x to %#x' % (na[i], s[3], t[3]))
         moved[i] = t[3] - s[3]
 for i in range(1, len(sa)):
@@ -122,7 +126,7 @@ for i in range(1, len(sa)):
     if s[1] == 6:    # .dynamic: hash table addresses may follow them
         for k in range(0, len(x) - 15, 16):
             tx, vx = struct.unpack_from(E + 'qQ', x, k); ty, vy = struct.unpack_from(E + 'qQ', y, k)
-            ok = vx == vy or (tx in (4, 0x6ffffef5) and tx == ty and
+            ok = vx == vy or (tx in TAGS and tx == ty and
                  any(sa[j][3] == vx and sb[j][3] == vy for j in moved))
             if tx != ty or not ok: err.append('.dynamic entry %d changed' % (k // 16))
         continue
