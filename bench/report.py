@@ -295,6 +295,60 @@ if os.path.exists(oracle):
     table(["code base", "binary", "eh FDEs", "gas FDEs", "e2s FDEs",
            "gas FREs", "e2s FREs", "gas .sframe B", "e2s .sframe B",
            "e2s/gas"], rows)
+    # File size: what each way of adding .sframe costs on disk, built and
+    # installed (stripped with the chroot's strip; eh2sframe after it).
+    rows, tot = [], [0] * 6
+    for (base, binary), v in by.items():
+        g, e = v.get("gas"), v.get("e2s")
+        if not g or not e or len(g) < 13:
+            continue
+        pf, pi = int(g[11]), int(g[12])
+        vals = [int(g[9]) - pf, int(e[9]) - pf, int(g[10]) - pi,
+                int(e[10]) - pi, int(g[6]), int(e[6])]
+        tot = [a + b for a, b in zip(tot, vals)]
+        rows.append([base, binary, pi] + vals[:4] +
+                    ["%.3f" % (vals[3] / vals[2]) if vals[2] else "-"])
+    if rows:
+        rows.append(["total", "", ""] + tot[:4] +
+                    ["%.3f" % (tot[3] / tot[2]) if tot[2] else "-"])
+        emit("File size: growth over the build without .sframe, as built and "
+             "as installed (stripped with the chroot's strip, eh2sframe run "
+             "after it as contrib/debian/dh_sframe does). gas+ld's growth is "
+             "its .sframe (sizes above) and a program header; eh2sframe's, "
+             "its .sframe and the bytes README.md (\"Size on disk\") lists.")
+        emit()
+        table(["code base", "binary", "installed B (no .sframe)",
+               "gas+ld built +B", "e2s built +B", "gas+ld installed +B",
+               "e2s installed +B", "e2s/gas installed"], rows)
+
+# ---- size on disk ----------------------------------------------------------------
+size_ok = None
+szdir = os.path.join(work, "size")
+if os.path.exists(os.path.join(szdir, "usrbin.tsv")):
+    import subprocess
+    emit("## Size on disk (bench/size.py, bench/size_report.py)")
+    emit()
+    emit("`eh2sframe IN -o OUT` on every file of this machine's /usr/bin (%s) and "
+         "on the shared libraries of python3, perl and gdb; growth = converted "
+         "minus original bytes, block growth from st_blocks. A baseline "
+         "column, when present, is the same conversion by the eh2sframe "
+         "named in BENCH_BASELINE (%s)." %
+         (machine.get("mode"), machine.get("baseline", "none")))
+    emit()
+    size_ok = True
+    here = os.path.dirname(os.path.abspath(__file__))
+    for title, files in (("/usr/bin", ["usrbin.tsv"]),
+                         ("libraries of python3, perl, gdb", ["libs.tsv"]),
+                         ("both", ["usrbin.tsv", "libs.tsv"])):
+        p = subprocess.run([sys.executable, os.path.join(here, "size_report.py"),
+                            "--check", "--worst", "0" if title == "both" else "5",
+                            "--title", title] +
+                           [os.path.join(szdir, f) for f in files],
+                           capture_output=True, text=True)
+        for line in p.stdout.rstrip("\n").split("\n"):
+            emit(line)
+            if line.startswith("  - ") and "/libc.so.6 (" not in line:
+                size_ok = False
 
 # ---- targets --------------------------------------------------------------------
 emit("## Targets")
@@ -321,6 +375,11 @@ for lab, inp in (("largest real file", largest_real), ("largest file", largest))
           "met" if rw <= 3 else "NOT met", rw))
 emit("- Peak memory <= 2x input + 16 MiB: **%s** (table above)." %
      ("met" if mem_ok else "NOT met"))
+if size_ok is not None:
+    emit("- Size on disk: total growth <= 1.05 x .sframe, PIE/shared <= "
+         ".sframe + 4 KiB, non-PIE <= one page more, no holes: **%s** "
+         "(libc.so.6 excepted, see README.md \"Size on disk\")." %
+         ("met" if size_ok else "NOT met"))
 k = "library one-shot (cold)"
 if k in exps:
     emit("- Cost linear in input size: **%s** (fitted exponent %.3f for the "

@@ -6,7 +6,7 @@ pkgs=(
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
   gcc-s390x-linux-gnu g++-s390x-linux-gnu
   qemu-user debootstrap libclang-rt-14-dev file python3 util-linux
-  debhelper dpkg-dev rpm pkg-config groff-base man-db fakeroot
+  debhelper dpkg-dev rpm pkg-config groff-base man-db fakeroot gdb
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -4,14 +4,15 @@
  * DWARF CFI.
  *
  * Editing model: the input file is mapped (never written). Existing section
- * contents keep their offsets (or, when a growing program header table
- * moves to the file start, all move down by the same whole pages; see
- * elfp_layout.c); new or rewritten contents go after the old end of the
- * file: allocated ones of linked files into one new read-only PT_LOAD
- * (together with the program header table when it has to grow and cannot
- * go to the file start), everything else (section contents of ET_REL
- * files, .shstrtab, group sections, the section header table) at the
- * tail. No address of existing code or data changes.
+ * contents keep their offsets (except: when the program header table
+ * grows where it is, the few sections right after it move, bytes
+ * unchanged, into the new segment; when it moves to the file start, all
+ * contents move down by the same whole pages; see elfp_layout.c); new or
+ * rewritten contents go at the end of the file, over the old section
+ * header table and .shstrtab when those end it: allocated ones of linked
+ * files into one new read-only PT_LOAD, everything else (section
+ * contents of ET_REL files, .shstrtab, group sections, the section header
+ * table) after it. No address of existing code or data changes.
  *
  * Use: elfp_open -> elfp_add_section / elfp_add_phdr / ... ->
  * elfp_layout -> elfp_section / elfp_set_content -> elfp_write ->

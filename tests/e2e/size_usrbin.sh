@@ -30,28 +30,14 @@ PY=/usr/bin/python3
 [ -x "$PY" ] || { echo "no $PY"; exit 77; }
 
 # ---- the files ------------------------------------------------------------
-find /usr/bin -maxdepth 1 -type f | LC_ALL=C sort >"$T/all"
+find /usr/bin -maxdepth 1 -type f >"$T/all"
 if [ "${SIZE_ALL:-0}" = 1 ]; then
-  cp "$T/all" "$T/progs"
+  bash bench/size_inputs.sh usrbin >"$T/progs"
 else
-  awk 'NR % 4 == 1' "$T/all" >"$T/progs"
-  for n in true grep ls bash perl python3.11 gdb; do
-    [ -f /usr/bin/$n ] && echo /usr/bin/$n
-  done >>"$T/progs"
+  bash bench/size_inputs.sh usrbin 4 >"$T/progs"
 fi
-# The libraries (and loader) of python3, perl and gdb, and the python
-# modules the python check imports.
+bash bench/size_inputs.sh libs >"$T/libs"
 dyn=$(readlink -f /usr/lib/python3*/lib-dynload 2>/dev/null | head -1)
-mods=()
-for m in _ssl _sqlite3 _hashlib _ctypes; do
-  f=$(ls "$dyn"/$m.cpython-*.so 2>/dev/null | head -1)
-  [ -n "$f" ] && mods+=("$f")
-done
-for b in "$(readlink -f $PY)" /usr/bin/perl /usr/bin/gdb "${mods[@]}"; do
-  [ -e "$b" ] && ldd "$b" 2>/dev/null
-done | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' |
-  xargs -r readlink -f | LC_ALL=C sort -u >"$T/libs"
-printf '%s\n' "${mods[@]}" >>"$T/libs"
 echo "$(wc -l <"$T/progs") programs (of $(wc -l <"$T/all") files in /usr/bin), $(wc -l <"$T/libs") libraries and modules"
 
 python3 bench/size.py --e2s "$E2S" --out "$T/out" --tsv "$T/progs.tsv" --files-from "$T/progs" ||
