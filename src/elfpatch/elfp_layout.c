@@ -817,7 +817,7 @@ static e2s_err insert_load(elfp_file *f, uint64_t off, uint64_t vaddr,
 /* GROWN, once the block's new place is known: move the sections and the
  * segments describing them, and the values pointing at them. */
 static e2s_err apply_grow(elfp_file *f, const grow_plan *g, uint64_t blk_va,
-			  e2s_diag *d)
+			  size_t total, e2s_diag *d)
 {
 	uint64_t doff = f->blk_off - g->lo, dva = blk_va - g->vlo;
 	e2s_err e;
@@ -844,7 +844,7 @@ static e2s_err apply_grow(elfp_file *f, const grow_plan *g, uint64_t blk_va,
 	if (e)
 		return e;
 	/* The part of the old block past the grown table: stale copies. */
-	uint64_t need = f->phoff + (uint64_t)f->nsegs * ELFP_PHDR_SIZE;
+	uint64_t need = f->phoff + (uint64_t)total * ELFP_PHDR_SIZE;
 	if (g->hi > need)
 		e = add_bpatch(f, need, g->hi - need, 0, true, d);
 	return e;
@@ -973,7 +973,7 @@ e2s_err elfp_layout(elfp_file *f, e2s_diag *d)
 				cur += g.hi - g.lo;
 				li->moved = g.hi - g.lo;
 				li->moved_from = g.lo;
-				e = apply_grow(f, &g, seg_va, d);
+				e = apply_grow(f, &g, seg_va, total, d);
 				if (e)
 					goto out;
 			}
