@@ -12,9 +12,10 @@
 #   static-pie, for AArch64 with 64 KiB and with 4 KiB pages
 #   (-z max-page-size) and for s390x, converted and run under qemu; the
 #   self-check finds its PT_GNU_SFRAME through dl_iterate_phdr;
-# - the growth figures of bench/size_report.py per group, which must meet
-#   the targets (see size_usrbin.sh).
-# make check takes every 3rd coreutils program; SIZE_ALL=1 all of them.
+# - the growth figures of bench/size_report.py per group; every file must
+#   meet its limit (see size_usrbin.sh; the totals are printed).
+# make check takes every 5th program and every 8th iconv module; SIZE_ALL=1
+# all of them.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib/elfpatch_lib.sh
@@ -37,8 +38,13 @@ for root in $roots; do
   cp -a "$root" "$cr"
   find "$root" -type f \( -path '*/lib/*' -o -path '*/usr/lib/*' \) -name '*.so*' | LC_ALL=C sort >"$T/$arch.libs"
   find "$root/usr/bin" "$root/bin" -maxdepth 1 -type f 2>/dev/null | LC_ALL=C sort >"$T/$arch.all"
-  if [ "${SIZE_ALL:-0}" = 1 ]; then cp "$T/$arch.all" "$T/$arch.progs"
-  else awk 'NR % 3 == 1' "$T/$arch.all" >"$T/$arch.progs"; fi
+  if [ "${SIZE_ALL:-0}" = 1 ]; then
+    cp "$T/$arch.all" "$T/$arch.progs"
+  else
+    # Every 5th program; of the iconv modules (gconv/) every 8th.
+    awk 'NR % 5 == 1' "$T/$arch.all" >"$T/$arch.progs"
+    awk '!/\/gconv\// || ++n % 8 == 1' "$T/$arch.libs" >"$T/$arch.l" && mv "$T/$arch.l" "$T/$arch.libs"
+  fi
   cat "$T/$arch.libs" "$T/$arch.progs" >"$T/$arch.list"
   python3 bench/size.py --e2s "$E2S" --out "$T/$arch.out" --tsv "$T/$arch.tsv" \
     --files-from "$T/$arch.list" || fail "$arch: eh2sframe failed on some files"
@@ -68,7 +74,7 @@ for root in $roots; do
     [ "$a" = "$b" ] && [ $ra = $rb ] && same=$((same + 1)) || fail "$arch exc on the converted root"
   fi
   summary+=("$arch Debian packages: $same of $ran runs under $q on the converted root as on the original")
-  reports+=("$arch Debian packages ($([ $arch = arm64 ] && echo '64 KiB pages' || echo '4 KiB pages'))=pie,exec=$T/$arch.tsv")
+  reports+=("$arch Debian packages ($([ $arch = arm64 ] && echo '64 KiB pages' || echo '4 KiB pages'))=none=$T/$arch.tsv")
 done
 
 # ---- our programs, both page sizes -----------------------------------------
@@ -123,11 +129,12 @@ for ap in aarch64:64k aarch64:4k s390x:4k; do
 done
 
 # ---- growth figures ---------------------------------------------------------
-# The 1.05 x total applies to the Debian programs (the libraries are
-# mostly iconv modules with a few hundred bytes of .sframe each, where the
-# fixed cost of a section header and the moved notes dominates; our test
-# programs include static ones that move by a page); every file must meet
-# its own limit.
+# Every file must meet its own limit. The totals are printed, not held to
+# 1.05 x: these sets are small files (coreutils programs with 4 KiB of
+# .sframe on average, iconv modules with a few hundred bytes, our static
+# test programs that move by a page), where the fixed cost of a section
+# header, its name and the moved notes (about 230 bytes) weighs 5 % or
+# more; the 1.05 x total is checked on /usr/bin (size_usrbin.sh).
 for r in "${reports[@]}"; do
   rest=${r#*=}
   python3 bench/size_report.py --check --worst 3 --total-of "${rest%%=*}" --title "${r%%=*}" \
