@@ -102,8 +102,10 @@ for b in "${bases[@]}"; do
     "$repo/eh2sframe" -q "$p" -o "$e" || { say "eh2sframe failed on $p"; continue; }
     # Installed size: what a package ships, stripped by the chroot's
     # strip (dh_strip); eh2sframe runs after it (contrib/debian/dh_sframe).
-    ino strip "$p" -o "$p.st" && ino strip "$g" -o "$g.st" &&
-      "$repo/eh2sframe" -q "$p.st" -o "$e.st" || { say "strip failed on $name"; continue; }
+    ist=$w/inst/$b && mkdir -p "$ist"
+    ino strip "$p" -o "$ist/$name.plain" && ino strip "$g" -o "$ist/$name.gas" &&
+      "$repo/eh2sframe" -q "$ist/$name.plain" -o "$ist/$name.e2s" ||
+      { say "strip failed on $name"; continue; }
     for v in gas e2s; do
       f=$g; [ $v = e2s ] && f=$e
       src=$g; [ $v = e2s ] && src=$p
@@ -119,8 +121,8 @@ for b in "${bases[@]}"; do
       fdes=$(readelf --debug-dump=frames "$src" 2>/dev/null | grep -c ' FDE cie=' || true)
       printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$b" "$name" "$v" "$fdes" \
         "$(secsz "$src" .eh_frame)" "$(secsz "$src" .eh_frame_hdr)" "$(secsz "$f" .sframe)" \
-        ${hdr% *} ${hdr#* } "$(stat -c %s "$f")" "$(stat -c %s "$f.st")" \
-        "$(stat -c %s "$p")" "$(stat -c %s "$p.st")" >>"$tsv.tmp"
+        ${hdr% *} ${hdr#* } "$(stat -c %s "$f")" "$(stat -c %s "$ist/$name.$v")" \
+        "$(stat -c %s "$p")" "$(stat -c %s "$ist/$name.plain")" >>"$tsv.tmp"
     done
   done
 done

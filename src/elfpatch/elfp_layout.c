@@ -675,7 +675,7 @@ static uint64_t kept_bytes(const elfp_file *f, bool new_shdrs,
 				end = s->in_off + s->in_size;
 			}
 		}
-		if (next == UINT64_MAX || end > f->size)
+		if (next == UINT64_MAX || end <= pos || end > f->size)
 			return f->size;
 		for (uint64_t o = pos; o < next; o++)
 			if (f->img[o])

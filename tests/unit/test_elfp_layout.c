@@ -561,6 +561,54 @@ static void test_roundtrip(const char *in, const char *run_args, int force,
 	unlink(out);
 }
 
+/* The old section header table and .shstrtab end a linked file: their
+ * bytes are reused. Data appended after them (a module signature) keeps
+ * everything, at its offset. */
+static void test_tail(const char *in)
+{
+	size_t n0 = 0;
+	unsigned char *a = slurp(in, &n0);
+	static const char sig[] = "~Module signature appended~\n";
+	e2s_diag d;
+	CHECK(a != NULL);
+	if (!a)
+		return;
+	for (int appended = 0; appended < 2; appended++) {
+		size_t n = n0 + (appended ? sizeof sig : 0);
+		unsigned char *img = malloc(n), *b = NULL;
+		elfp_file *f = NULL;
+		elfp_opts o = {0};
+		elfp_result r;
+		size_t n1 = 0;
+		if (!img)
+			break;
+		memcpy(img, a, n0);
+		if (appended)
+			memcpy(img + n0, sig, sizeof sig);
+		CHECK_EQ(elfp_open_mem(img, n, &f, &d), E2S_ERR_OK);
+		CHECK_EQ(elfp_convert_file(f, &o, &r, &d), E2S_ERR_OK);
+		CHECK_EQ(elfp_write_mem(f, &b, &n1, &d), E2S_ERR_OK);
+		uint64_t shoff;
+		memcpy(&shoff, a + 40, 8);
+		if (appended) {
+			CHECK_EQ(r.layout.kept, n);
+			CHECK(b && n1 > n &&
+			      memcmp(b + n0, sig, sizeof sig) == 0);
+		} else {
+			/* Kept: up to .shstrtab at most, which precedes the
+			 * old table; the output is smaller than input +
+			 * .sframe + the moved bytes + a new table. */
+			CHECK(r.layout.kept < shoff);
+			CHECK(n1 < n0 + r.sframe_size + r.layout.moved + 200);
+		}
+		elfp_result_free(&r);
+		elfp_close(f);
+		free(img);
+		free(b);
+	}
+	free(a);
+}
+
 /* Build a test program with cc flags; false when the toolchain cannot. */
 static bool build(const char *exe, const char *src, const char *flags)
 {
@@ -577,6 +625,7 @@ int main(void)
 	/* Debian's own PIE programs grow their table in place. */
 	test_roundtrip("/bin/true", "--version", 0, ELFP_PH_GROWN);
 	test_roundtrip("/bin/ls", "/", 0, ELFP_PH_GROWN);
+	test_tail("/bin/true");
 	/* Each layout on each kind of program it applies to. */
 	char src[64], exe[64];
 	snprintf(src, sizeof src, "/tmp/test_elfp_np%d.c", (int)getpid());
