@@ -111,10 +111,18 @@ void elfp_place_segment(const elfp_seg_in *in, elfp_seg_out *out)
 			align /= 2;
 		if (in->bias % align == 0) {
 			uint64_t lo = fresh + (in->lead_gap ? align : 0);
-			uint64_t off = off0;
-			if (lo >= in->bias && lo - in->bias > off)
-				off = lo - in->bias;
-			if (off - in->file_end <= in->max_pad) {
+			uint64_t off = off0, need;
+			/* off + bias >= lo, the bias taken as signed (a first
+			 * PT_LOAD may map an offset above its address). */
+			if ((int64_t)in->bias >= 0)
+				need = lo > in->bias ? lo - in->bias : 0;
+			else
+				need = lo - in->bias; /* lo + |bias| */
+			if (need < lo && (int64_t)in->bias < 0)
+				need = UINT64_MAX; /* wrapped: impossible */
+			if (need > off)
+				off = need;
+			if (off != UINT64_MAX && off - in->file_end <= in->max_pad) {
 				out->offset = off;
 				out->vaddr = off + in->bias;
 				out->align = align;
@@ -986,6 +994,13 @@ e2s_err elfp_layout(elfp_file *f, e2s_diag *d)
 			sc->sh.offset = cur;
 			sc->sh.addr = seg_va + (cur - seg_off);
 			cur += sc->sh.size;
+		}
+		/* Above every segment, or the loaders would map it over one. */
+		if (seg_va < max_end || seg_va % seg_align != seg_off % seg_align) {
+			e = e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
+				     "no room for a new segment above 0x%llx",
+				     (unsigned long long)max_end);
+			goto out;
 		}
 		e = insert_load(f, seg_off, seg_va, cur - seg_off, seg_align, d);
 		if (e)
