@@ -336,7 +336,8 @@ if os.path.exists(os.path.join(szdir, "usrbin.tsv")):
          "on the shared libraries of python3, perl and gdb; growth = converted "
          "minus original bytes, block growth from st_blocks. A baseline "
          "column, when present, is the same conversion by the eh2sframe "
-         "named in BENCH_BASELINE (%s)." %
+         "named in BENCH_BASELINE (%s). Per-file figures: size/usrbin.tsv "
+         "and size/libs.tsv in the bench work directory." %
          (machine.get("mode"), machine.get("baseline", "none")))
     emit()
     size_ok = True

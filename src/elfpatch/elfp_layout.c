@@ -66,6 +66,11 @@
  *           segment at the end of the file, untied: shared libraries,
  *           whose table glibc and musl find through PT_PHDR or the PT_LOAD
  *           covering it. Costs two table sizes.
+ *
+ * Not used: the free bytes at the end of a read-only segment. A table
+ * there keeps the tie, but binutils strip moves it to the start of that
+ * segment and pushes the segment's sections off their addresses (or,
+ * for the first segment, fails for lack of room after the ELF header).
  */
 #include <elf.h>
 #include <errno.h>
