@@ -77,8 +77,11 @@ for v in -static -no-pie -static-pie ""; do
     in_first "$in" && first=yes
     name="hello${v:-(pie)}"
     [ "$in" = "$p.tied" ] && name="$name seg-tied"
+    tools=("strip" "strip --strip-debug" "eu-strip" "eu-strip --strip-debug" "objcopy")
+    # The forced layout: the two tools that place the table differently.
+    [ "$in" = "$p.tied" ] && tools=("strip" "eu-strip")
     for e in $envs; do
-      for t in "strip" "strip --strip-debug" "eu-strip" "eu-strip --strip-debug" "objcopy"; do
+      for t in "${tools[@]}"; do
         o=$T/o
         tool $e $t "$in" "$o"; trc=$?
         cells=$((cells + 1))
