@@ -346,13 +346,14 @@ if os.path.exists(os.path.join(szdir, "usrbin.tsv")):
                          ("libraries of python3, perl, gdb", ["libs.tsv"]),
                          ("both", ["usrbin.tsv", "libs.tsv"])):
         p = subprocess.run([sys.executable, os.path.join(here, "size_report.py"),
-                            "--check", "--worst", "0" if title == "both" else "5",
+                            "--check", "--allow", "libc.so.6",
+                            "--worst", "0" if title == "both" else "5",
                             "--title", title] +
                            [os.path.join(szdir, f) for f in files],
                            capture_output=True, text=True)
         for line in p.stdout.rstrip("\n").split("\n"):
             emit(line)
-            if line.startswith("  - ") and "/libc.so.6 (" not in line:
+            if line.startswith("  - "):
                 size_ok = False
 
 # ---- targets --------------------------------------------------------------------
