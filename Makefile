@@ -25,7 +25,7 @@ ASAN_FLAGS := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sani
 ASAN_LIB_OBJS := $(LIB_SRCS:%.c=$(ASAN)/%.o)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(ASAN)/unit/%)
 
-.PHONY: all deps check unit e2e demo clean oracle fuzz fuzz-build replay clang-check install bench corpus-check check-distro
+.PHONY: all deps check unit e2e demo clean oracle fuzz fuzz-build replay clang-check install bench corpus-check check-distro size-check
 
 PROG ?= eh2sframe
 
@@ -95,6 +95,12 @@ demo: deps
 corpus-check: deps
 	@$(MAKE) --no-print-directory all
 	@bash tools/corpus-check.sh
+
+# Size on disk over all of /usr/bin and every arm64/s390x package program
+# (make check takes a fixed sample): tests/e2e/size_*.sh with SIZE_ALL=1.
+size-check: deps
+	@$(MAKE) --no-print-directory all
+	@SIZE_ALL=1 bash tests/e2e/size_usrbin.sh && SIZE_ALL=1 bash tests/e2e/size_cross.sh
 
 bench: deps
 	@$(MAKE) --no-print-directory all

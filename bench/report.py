@@ -295,6 +295,66 @@ if os.path.exists(oracle):
     table(["code base", "binary", "eh FDEs", "gas FDEs", "e2s FDEs",
            "gas FREs", "e2s FREs", "gas .sframe B", "e2s .sframe B",
            "e2s/gas"], rows)
+    # File size: what each way of adding .sframe costs on disk, as
+    # installed (stripped; eh2sframe after strip), and beyond the section.
+    rows, tot = [], [0] * 4
+    for (base, binary), v in by.items():
+        g, e = v.get("gas"), v.get("e2s")
+        if not g or not e or len(g) < 13:
+            continue
+        pi = int(g[12])
+        gs, es = int(g[6]), int(e[6])
+        gi, ei = int(g[10]) - pi, int(e[10]) - pi
+        rows.append([base, binary, pi, gs, gi, gi - gs, es, ei, ei - es])
+        # Like for like: both cover about the same functions.
+        if gs and 0.8 <= es / gs <= 1.25:
+            tot = [a + b for a, b in zip(tot, [gs, gi, es, ei])]
+    if rows:
+        rows.append(["total, like for like", "", "", tot[0], tot[1],
+                     tot[1] - tot[0], tot[2], tot[3], tot[3] - tot[2]])
+        emit("Installed size (stripped with the chroot's strip; eh2sframe run "
+             "after it, as contrib/debian/dh_sframe does): growth over the "
+             "build without .sframe, and that growth minus the .sframe "
+             "section. gas+ld places .sframe inside the read-only segment, "
+             "so its growth comes in whole pages; eh2sframe adds the section "
+             "plus the bytes README.md (\"Size on disk\") lists. The total "
+             "counts the binaries whose two .sframe sections are within 25 % "
+             "of each other (prog-static: libc.a has no gas SFrame).")
+        emit()
+        table(["code base", "binary", "installed B (no .sframe)",
+               "gas .sframe B", "gas+ld +B", "gas+ld beyond", "e2s .sframe B",
+               "e2s +B", "e2s beyond"], rows)
+
+# ---- size on disk ----------------------------------------------------------------
+size_ok = None
+szdir = os.path.join(work, "size")
+if os.path.exists(os.path.join(szdir, "usrbin.tsv")):
+    import subprocess
+    emit("## Size on disk (bench/size.py, bench/size_report.py)")
+    emit()
+    emit("`eh2sframe IN -o OUT` on every file of this machine's /usr/bin (%s) and "
+         "on the shared libraries of python3, perl and gdb; growth = converted "
+         "minus original bytes, block growth from st_blocks. A baseline "
+         "column, when present, is the same conversion by the eh2sframe "
+         "named in BENCH_BASELINE (%s). Per-file figures: size/usrbin.tsv "
+         "and size/libs.tsv in the bench work directory." %
+         (machine.get("mode"), machine.get("baseline", "none")))
+    emit()
+    size_ok = True
+    here = os.path.dirname(os.path.abspath(__file__))
+    for title, files in (("/usr/bin", ["usrbin.tsv"]),
+                         ("libraries of python3, perl, gdb", ["libs.tsv"]),
+                         ("both", ["usrbin.tsv", "libs.tsv"])):
+        p = subprocess.run([sys.executable, os.path.join(here, "size_report.py"),
+                            "--check", "--allow", "libc.so.6",
+                            "--worst", "0" if title == "both" else "5",
+                            "--title", title] +
+                           [os.path.join(szdir, f) for f in files],
+                           capture_output=True, text=True)
+        for line in p.stdout.rstrip("\n").split("\n"):
+            emit(line)
+            if line.startswith("  - "):
+                size_ok = False
 
 # ---- targets --------------------------------------------------------------------
 emit("## Targets")
@@ -321,6 +381,11 @@ for lab, inp in (("largest real file", largest_real), ("largest file", largest))
           "met" if rw <= 3 else "NOT met", rw))
 emit("- Peak memory <= 2x input + 16 MiB: **%s** (table above)." %
      ("met" if mem_ok else "NOT met"))
+if size_ok is not None:
+    emit("- Size on disk: total growth <= 1.05 x .sframe, PIE/shared <= "
+         ".sframe + 4 KiB, non-PIE <= one page more, no holes: **%s** "
+         "(libc.so.6 excepted, see README.md \"Size on disk\")." %
+         ("met" if size_ok else "NOT met"))
 k = "library one-shot (cold)"
 if k in exps:
     emit("- Cost linear in input size: **%s** (fitted exponent %.3f for the "

@@ -6,6 +6,9 @@
 #   BENCH_RUNS=N    runs per (input, tool); median reported
 #   BENCH_WORK=DIR  scratch directory (default /tmp/bench/work)
 #   BENCH_NO_ORACLE=1  skip the reference-assembler size comparison
+#   BENCH_NO_SIZE=1    skip the size-on-disk sweep (/usr/bin, libraries)
+#   BENCH_BASELINE=REV also convert with eh2sframe built from git revision
+#                      REV (or the path of an eh2sframe binary): before/after
 # Writes bench/RESULTS.md and prints the same tables.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -132,6 +135,35 @@ if [ "${BENCH_NO_ORACLE:-0}" != 1 ]; then
   else
     bash bench/size_oracle.sh "$work/oracle" || say "size comparison failed (see above); table skipped"
   fi
+fi
+
+# ---- size on disk: /usr/bin and the libraries of python3, perl, gdb ------
+if [ "${BENCH_NO_SIZE:-0}" != 1 ]; then
+  sz=$work/size
+  rm -rf "$sz" && mkdir -p "$sz"
+  base=()
+  if [ -n "${BENCH_BASELINE:-}" ]; then
+    if [ -x "$BENCH_BASELINE" ]; then
+      base=(--baseline "$BENCH_BASELINE")
+    elif git -C "$repo" rev-parse -q --verify "$BENCH_BASELINE^{commit}" >/dev/null; then
+      say "building the baseline eh2sframe of $BENCH_BASELINE"
+      rm -rf "$work/baseline" && mkdir -p "$work/baseline"
+      git -C "$repo" archive "$BENCH_BASELINE" | tar -x -C "$work/baseline" &&
+        make -s -C "$work/baseline" -j2 eh2sframe >/dev/null &&
+        base=(--baseline "$work/baseline/eh2sframe") || say "baseline build failed"
+    else
+      say "BENCH_BASELINE=$BENCH_BASELINE is neither a program nor a revision"
+    fi
+  fi
+  if [ "$quick" = 1 ]; then bash bench/size_inputs.sh usrbin 8; else bash bench/size_inputs.sh usrbin; fi >"$sz/usrbin.list"
+  bash bench/size_inputs.sh libs >"$sz/libs.list"
+  echo "baseline=${BENCH_BASELINE:-none}" >>"$work/machine.txt"
+  say "size sweep: $(wc -l <"$sz/usrbin.list") files of /usr/bin, $(wc -l <"$sz/libs.list") libraries"
+  python3 bench/size.py --e2s "$e2s" "${base[@]}" --out "$sz/out" --tsv "$sz/usrbin.tsv" \
+    --files-from "$sz/usrbin.list" || say "size sweep: eh2sframe failed on some files"
+  python3 bench/size.py --e2s "$e2s" "${base[@]}" --out "$sz/out" --tsv "$sz/libs.tsv" \
+    --files-from "$sz/libs.list" || say "size sweep: eh2sframe failed on some libraries"
+  rm -rf "$sz/out"
 fi
 
 python3 bench/report.py "$work" bench/RESULTS.md

@@ -93,13 +93,19 @@ done
 
 # ---- measure ------------------------------------------------------------
 tsv=$w/sizes.tsv
-printf 'base\tbinary\tvariant\teh_fdes\teh_bytes\thdr_bytes\tsframe_bytes\tsf_fdes\tsf_fres\n' >"$tsv.tmp"
+printf 'base\tbinary\tvariant\teh_fdes\teh_bytes\thdr_bytes\tsframe_bytes\tsf_fdes\tsf_fres\tfile_bytes\tinst_bytes\tplain_bytes\tplain_inst\n' >"$tsv.tmp"
 secsz() { local h; h=$(readelf -SW "$1" | awk -v n="$2" '{ for (i = 1; i < NF; i++) if ($i == n) { print $(i + 4); exit } }'); echo $((16#${h:-0})); }
 for b in "${bases[@]}"; do
   [ -f "$w/build/$b/.ok" ] || continue
   for g in "$w/build/$b/gas"/*; do
     name=$(basename "$g") p=$w/build/$b/plain/$name e=$w/build/$b/plain/$name.e2s
     "$repo/eh2sframe" -q "$p" -o "$e" || { say "eh2sframe failed on $p"; continue; }
+    # Installed size: what a package ships, stripped by the chroot's
+    # strip (dh_strip); eh2sframe runs after it (contrib/debian/dh_sframe).
+    ist=$w/inst/$b && mkdir -p "$ist"
+    ino strip "$p" -o "$ist/$name.plain" && ino strip "$g" -o "$ist/$name.gas" &&
+      "$repo/eh2sframe" -q "$ist/$name.plain" -o "$ist/$name.e2s" ||
+      { say "strip failed on $name"; continue; }
     for v in gas e2s; do
       f=$g; [ $v = e2s ] && f=$e
       src=$g; [ $v = e2s ] && src=$p
@@ -113,9 +119,10 @@ for b in "${bases[@]}"; do
       fi
       hdr=${hdr% [01]}
       fdes=$(readelf --debug-dump=frames "$src" 2>/dev/null | grep -c ' FDE cie=' || true)
-      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$b" "$name" "$v" "$fdes" \
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$b" "$name" "$v" "$fdes" \
         "$(secsz "$src" .eh_frame)" "$(secsz "$src" .eh_frame_hdr)" "$(secsz "$f" .sframe)" \
-        ${hdr% *} ${hdr#* } >>"$tsv.tmp"
+        ${hdr% *} ${hdr#* } "$(stat -c %s "$f")" "$(stat -c %s "$ist/$name.$v")" \
+        "$(stat -c %s "$p")" "$(stat -c %s "$ist/$name.plain")" >>"$tsv.tmp"
     done
   done
 done

@@ -335,9 +335,17 @@ typedef struct {
 	                            * and shndx 0 */
 	int in_place;        /* out names in (or the file a link of it points
 	                      * to): keep its owner too */
-	int copy_unchanged;  /* when in already has .sframe and !force, write
-	                      * out as a copy of in (still EH2S_E_EXISTS) */
+	int copy_unchanged;  /* EH2S_COPY_* bits: when there is nothing to
+	                      * convert, write out as an exact copy of in
+	                      * (the status still says why) */
 } eh2s_file_opts;
+
+/* copy_unchanged bits. */
+#define EH2S_COPY_EXISTING 1 /* in already has .sframe and !force
+                              * (EH2S_E_EXISTS) */
+#define EH2S_COPY_NOTHING  2 /* no CFI section (EH2S_E_NO_CFI), an empty
+                              * one or no convertible function
+                              * (EH2S_E_NO_FUNCS) */
 
 /* Defaults: those of eh2s_convert_opts_init, not in place, no copy. */
 void eh2s_file_opts_init(eh2s_file_opts *o);
@@ -350,13 +358,17 @@ typedef struct {
 	                        * and every old byte this far down */
 	int phdrs_moved;       /* the program header table moved */
 	int phdrs_tied;        /* ... to where old loaders still find it */
+	uint64_t moved_bytes;  /* the table grew where it is: bytes of the
+	                        * sections after it moved to the new segment */
 } eh2s_file_result;
 
 /* Convert the file in and write the result to out (atomically through a
  * temporary file in out's directory; out may equal in). On failure out
- * is not touched. EXISTS: in already has .sframe and !force (out written
- * only with copy_unchanged). NO_FUNCS: nothing convertible (out untouched;
- * *res filled). *res (may be NULL) is filled on success and NO_FUNCS. */
+ * is not touched. EXISTS: in already has .sframe and !force; NO_CFI: no
+ * .eh_frame or .debug_frame; NO_FUNCS: nothing convertible (an empty CFI
+ * section, or every function skipped; *res filled). In these three cases
+ * out is written only as a copy of in, as copy_unchanged asks (never when
+ * out is in). *res (may be NULL) is filled on success and NO_FUNCS. */
 eh2s_status eh2s_convert_file(const char *in, const char *out,
 			      const eh2s_file_opts *o, eh2s_file_result *res,
 			      eh2s_error *err);

@@ -36,7 +36,9 @@ one() {
     rm -rf "$d"
     mkdir -p "$d" || return 1
     t0=${EPOCHREALTIME/./}
-    timeout -k 5 "$CC_TIMEOUT" "$CC_BIN" "$path" -o "$d/out" >/dev/null 2>"$d/cerr"
+    # --require-sframe: a file with nothing to convert is reported (no-CFI,
+    # no-funcs), not copied.
+    timeout -k 5 "$CC_TIMEOUT" "$CC_BIN" "$path" -o "$d/out" --require-sframe >/dev/null 2>"$d/cerr"
     crc=$?
     status="" msg="" nf=0 nc=0 ns=0 skips="" vline=""
     conv=$(grep -m1 -E ': converted [0-9]+ of [0-9]+ functions; skipped [0-9]+' "$d/cerr")

@@ -12,7 +12,7 @@ pkgs=(
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
   gcc-s390x-linux-gnu g++-s390x-linux-gnu
   qemu-user debootstrap libclang-rt-14-dev file python3 util-linux
-  debhelper dpkg-dev rpm pkg-config groff-base man-db fakeroot
+  debhelper dpkg-dev rpm pkg-config groff-base man-db fakeroot gdb
   kmod
 )
 # eco_kbuild: Debian's kernel headers (an out-of-tree module is built

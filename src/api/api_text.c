@@ -202,6 +202,7 @@ static void fill_result(const elfp_result *r, eh2s_file_result *res)
 	res->shift = r->layout.shift;
 	res->phdrs_moved = r->layout.phdrs_moved;
 	res->phdrs_tied = r->layout.phdrs_tied;
+	res->moved_bytes = r->layout.moved;
 }
 
 /* An unchanged copy of in at out (mode of in, owner of the caller). */
@@ -250,11 +251,21 @@ eh2s_status eh2s_convert_file(const char *in, const char *out,
 	 * why force was refused. */
 	if (e == E2S_ERR_EXISTS && !c->force) {
 		elfp_result_free(&r);
-		if (o->copy_unchanged && (e = copy_unchanged(in, out, &d)) != 0)
+		if ((o->copy_unchanged & EH2S_COPY_EXISTING) && !o->in_place &&
+		    (e = copy_unchanged(in, out, &d)) != 0)
 			return api_fail(err, &d);
 		return api_usage(err, EH2S_E_EXISTS,
 				 "file already has an .sframe section "
 				 "(force rebuilds it)");
+	}
+	/* Nothing to convert: out may still be asked for (build rules). */
+	if ((e == E2S_ERR_NO_CFI || e == E2S_ERR_NO_FUNCS) &&
+	    (o->copy_unchanged & EH2S_COPY_NOTHING) && !o->in_place) {
+		e2s_diag cd = {0};
+		if (copy_unchanged(in, out, &cd) != 0) {
+			elfp_result_free(&r);
+			return api_fail(err, &cd);
+		}
 	}
 	if (e == E2S_ERR_OK || e == E2S_ERR_NO_FUNCS) {
 		if (res)

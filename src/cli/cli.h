@@ -10,6 +10,8 @@ typedef struct {
 	const char *output;      /* -o FILE */
 	bool in_place;           /* --in-place */
 	bool force;              /* --force */
+	bool require_sframe;     /* --require-sframe: nothing to convert is
+	                          * an error */
 	bool quiet;              /* -q, --quiet */
 	int verbose;             /* -v, --verbose (repeatable) */
 	const char *cfi_from;    /* --verify --cfi-from ORIG */

@@ -54,7 +54,7 @@ static void report(const char *file, const eh2s_file_result *r,
 	const eh2s_summary *s = &r->summary;
 	size_t skipped = s->functions - s->converted;
 	const char *sep = ": ";
-	if (o->quiet)
+	if (o->quiet || s->functions == 0)
 		return;
 	fprintf(stderr, "%s: converted %zu of %zu functions; skipped %zu", file,
 		s->converted, s->functions, skipped);
@@ -69,16 +69,22 @@ static void report(const char *file, const eh2s_file_result *r,
 	fputc('\n', stderr);
 	if (o->verbose <= 0)
 		return;
-	fprintf(stderr, "%s:   %zu .sframe section(s), %zu bytes; padding %llu"
-		"; program headers ", file, s->sframe_sections, s->sframe_bytes,
-		(unsigned long long)r->padding);
-	if (r->shift)
-		fprintf(stderr, "at the file start (contents moved %llu bytes)\n",
-			(unsigned long long)r->shift);
-	else
-		fprintf(stderr, "%s\n", !r->phdrs_moved ? "in place"
-			: r->phdrs_tied ? "moved (old-loader address kept)"
-					: "moved (old-loader address lost)");
+	if (s->sframe_sections) {
+		fprintf(stderr, "%s:   %zu .sframe section(s), %zu bytes; padding "
+			"%llu; program headers ", file, s->sframe_sections,
+			s->sframe_bytes, (unsigned long long)r->padding);
+		if (r->shift)
+			fprintf(stderr, "at the file start (contents moved %llu "
+				"bytes)\n", (unsigned long long)r->shift);
+		else if (r->moved_bytes)
+			fprintf(stderr, "grown in place (%llu bytes of sections "
+				"after them moved)\n",
+				(unsigned long long)r->moved_bytes);
+		else
+			fprintf(stderr, "%s\n", !r->phdrs_moved ? "in place"
+				: r->phdrs_tied ? "moved (old-loader address kept)"
+						: "moved (old-loader address lost)");
+	}
 	for (size_t i = 0; i < l->n; i++)
 		fprintf(stderr, "%s:   skipped %s at 0x%llx: %s\n", file,
 			l->v[i].name ? l->v[i].name : "?",
@@ -118,7 +124,10 @@ static int convert_one(const char *in, const cli_opts *o)
 		fo.convert.cb_ctx = &skipped;
 	}
 	fo.in_place = o->in_place;
-	fo.copy_unchanged = !o->in_place;
+	/* -o always writes OUT: a copy when there is nothing to do. */
+	if (!o->in_place)
+		fo.copy_unchanged = EH2S_COPY_EXISTING |
+				    (o->require_sframe ? 0 : EH2S_COPY_NOTHING);
 	eh2s_status st = eh2s_convert_file(in, out, &fo, &res, &err);
 	if (st == EH2S_OK || st == EH2S_E_NO_FUNCS) {
 		if (skipped.oom) {
@@ -128,14 +137,22 @@ static int convert_one(const char *in, const cli_opts *o)
 		}
 		report(in, &res, &skipped, o);
 	}
+	bool nothing = st == EH2S_E_NO_CFI || st == EH2S_E_NO_FUNCS;
 	/* Without --force, EXISTS means "nothing to do" (OUT is a copy). */
 	if (st == EH2S_E_EXISTS && !o->force) {
 		if (!o->quiet)
 			fprintf(stderr, "%s: already has .sframe; unchanged "
 				"(--force rebuilds it)\n", in);
-	} else if (st == EH2S_E_NO_FUNCS) {
-		cli_error(in, "no function could be converted to SFrame; "
-			  "file unchanged");
+	} else if (nothing && !o->require_sframe) {
+		/* Not an error: build rules run over objects without CFI
+		 * (assembly, -fno-asynchronous-unwind-tables). */
+		if (o->verbose > 0 && !o->quiet)
+			fprintf(stderr, "%s: nothing to convert (%.255s); %s\n",
+				in, err.message,
+				o->in_place ? "file unchanged"
+					    : "output is an exact copy");
+	} else if (nothing) {
+		cli_error(in, "%.255s; file unchanged", err.message);
 		rc = 1;
 	} else if (st != EH2S_OK) {
 		cli_error(in, "%.255s", err.message);

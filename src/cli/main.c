@@ -37,7 +37,8 @@ static void usage(FILE *f)
 "addresses; the new section goes into a new read-only segment.\n"
 "\n"
 "Conversion:\n"
-"  -o, --output=OUT       write the converted IN to OUT\n"
+"  -o, --output=OUT       write the converted IN to OUT (an exact copy of\n"
+"                         IN when there is nothing to convert)\n"
 "  -i, --in-place         rewrite each FILE (temporary file and rename;\n"
 "                         a symbolic link's target is rewritten)\n"
 "  -f, --force            rebuild .sframe even if the file already has one\n"
@@ -47,6 +48,10 @@ static void usage(FILE *f)
 "                         skipped)\n"
 "      --share-fres       let functions with identical frame rows share\n"
 "                         one copy of them\n"
+"      --require-sframe   fail when a file has nothing to convert (no CFI,\n"
+"                         an empty .eh_frame, every function skipped);\n"
+"                         by default such a file is left as it is (-o\n"
+"                         writes an exact copy) and the exit status is 0\n"
 "\n"
 "Trees (package builds; needs --in-place):\n"
 "  -r, --recursive        walk each DIR (never following symbolic links)\n"
@@ -100,6 +105,7 @@ enum { MODE_CONVERT, MODE_DUMP, MODE_DUMP_CFI, MODE_VERIFY, MODE_STATS };
 enum {
 	OPT_DUMP = 256, OPT_DUMP_CFI, OPT_VERIFY, OPT_CFI_FROM, OPT_DEBUG_FRAME,
 	OPT_FILES_FROM, OPT_STATS, OPT_JSON, OPT_SFRAME_VERSION, OPT_SHARE_FRES,
+	OPT_REQUIRE_SFRAME,
 };
 
 static int usage_error(const char *fmt, const char *arg)
@@ -142,6 +148,7 @@ int main(int argc, char **argv)
 		{"json", no_argument, NULL, OPT_JSON},
 		{"sframe-version", required_argument, NULL, OPT_SFRAME_VERSION},
 		{"share-fres", no_argument, NULL, OPT_SHARE_FRES},
+		{"require-sframe", no_argument, NULL, OPT_REQUIRE_SFRAME},
 		{NULL, 0, NULL, 0},
 	};
 	cli_opts o;
@@ -180,6 +187,7 @@ int main(int argc, char **argv)
 						   "(2 or 3)", optarg);
 			break;
 		case OPT_SHARE_FRES: o.share_fres = true; break;
+		case OPT_REQUIRE_SFRAME: o.require_sframe = true; break;
 		default:
 			fputs("Try 'eh2sframe --help' for more information.\n", stderr);
 			return 2;

@@ -406,6 +406,20 @@ out:
 	return e;
 }
 
+/* The CFI reader skips empty sections, then finds none: say that the
+ * section is there but empty. */
+static e2s_err empty_cfi(const elfp_file *f, e2s_diag *d)
+{
+	static const char *const names[] = {".eh_frame", ".debug_frame"};
+	for (size_t k = 0; k < 2; k++) {
+		size_t i = elfp_find_section(f, names[k]);
+		if (i && elfp_section(f, i)->size == 0)
+			return e2s_fail(d, E2S_ERR_NO_FUNCS, NULL, 0,
+					"%s is empty", names[k]);
+	}
+	return E2S_ERR_NO_CFI;
+}
+
 e2s_err elfp_convert_file(elfp_file *f, const elfp_opts *o,
 			  elfp_result *res, e2s_diag *d)
 {
@@ -431,6 +445,8 @@ e2s_err elfp_convert_file(elfp_file *f, const elfp_opts *o,
 	/* Rows stream into the projector; the CFI handle borrows the image
 	 * (which elfp never writes). */
 	e = sfe_project_view(img, size, &lo, &cf, &set, d);
+	if (e == E2S_ERR_NO_CFI)
+		e = empty_cfi(f, d);
 	if (e)
 		goto out;
 	have_set = true;

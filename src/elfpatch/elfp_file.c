@@ -118,6 +118,10 @@ static e2s_err parse(elfp_file *f, e2s_diag *d)
 		s->info = br_u32(&r);
 		s->addralign = br_u64(&r);
 		s->entsize = br_u64(&r);
+		if (i && s->type != SHT_NOBITS && s->type != SHT_NULL) {
+			f->secs[i].in_off = s->offset;
+			f->secs[i].in_size = s->size;
+		}
 		if (i && s->type != SHT_NOBITS && s->type != SHT_NULL &&
 		    (s->offset > f->size || s->size > f->size - s->offset))
 			return e2s_fail(d, E2S_ERR_TRUNCATED, NULL, 0,
@@ -168,7 +172,7 @@ static e2s_err parse(elfp_file *f, e2s_diag *d)
 		have_load = true;
 	}
 	f->nsecs = f->old_nsecs = nsec;
-	f->nsegs = f->old_nsegs = phnum;
+	f->nsegs = f->old_nsegs = f->phnum_file = phnum;
 	bw_init(&f->strtab, f->be);
 	if (nsec) {
 		if (shstrndx == SHN_UNDEF || shstrndx >= nsec ||
@@ -211,6 +215,7 @@ static e2s_err open_image(const uint8_t *img, size_t size, uint8_t kind,
 	}
 	f->img = img;
 	f->size = size;
+	f->keep = size;
 	f->img_kind = kind;
 	f->fd = fd;
 	e2s_err e = parse(f, d);
@@ -291,6 +296,7 @@ void elfp_close(elfp_file *f)
 		free(f->secs[i].content);
 	free(f->secs);
 	free(f->segs);
+	free(f->bp);
 	bw_free(&f->strtab);
 	if (f->img_kind == ELFP_IMG_HEAP)
 		free((void *)f->img);

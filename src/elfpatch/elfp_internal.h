@@ -24,6 +24,9 @@ typedef enum {
 	ELFP_SEG,       /* new space in the new PT_LOAD (linked, allocated) */
 	ELFP_TAIL,      /* new space after everything else */
 	ELFP_INPLACE,   /* old offset, new (smaller or equal) content */
+	ELFP_BLOCK,     /* moved with its neighbours, bytes unchanged, into
+	                 * the new PT_LOAD (the program header table grew
+	                 * over them; elfp_layout.c) */
 } elfp_place;
 
 typedef struct {
@@ -33,6 +36,7 @@ typedef struct {
 	bool has_content;
 	uint8_t *content;    /* owned; sh.size bytes once has_content */
 	uint64_t old_offset, old_size; /* for ELFP_INPLACE */
+	uint64_t in_off, in_size; /* extent in the input (0 size: none) */
 } elfp_sec;
 
 #define ELFP_TRACK_NONE ((size_t)-1)
@@ -42,6 +46,15 @@ typedef struct {
 	elfp_phdr ph;
 	size_t track;        /* section index, or ELFP_TRACK_* */
 } elfp_seg;
+
+/* A small change to bytes of the output: a value (.dynamic entry,
+ * symbol value) or, with zero, a run of zeros. */
+typedef struct {
+	uint64_t off, len;   /* input offset (out: output offset); len <= 8
+	                      * unless zero */
+	uint8_t val[8];
+	bool zero, out;
+} elfp_bpatch;
 
 /* Where elfp_file.img comes from (what elfp_close releases). */
 typedef enum {
@@ -62,6 +75,7 @@ struct elfp_file {
 	uint16_t type, machine, ehsize;
 	uint32_t version, flags;
 	uint64_t entry, phoff, shoff;
+	size_t phnum_file;   /* e_phnum as read: the old table's extent */
 	size_t shstrndx;
 	elfp_sec *secs;
 	size_t nsecs, old_nsecs, seccap;
@@ -71,9 +85,16 @@ struct elfp_file {
 	bool strtab_changed;
 	bool edited;
 	bool laid_out;
+	uint8_t force_kind;  /* elfp_force_kind */
 	/* Layout results. Output offsets: [shift bytes: new ELF header and
-	 * program headers][img][new bytes]. */
+	 * program headers][img up to keep][new bytes]. */
 	uint64_t new_phoff, new_shoff, shift;
+	uint64_t keep;       /* input bytes kept: the rest (old section
+	                      * header table, old .shstrtab) is rewritten */
+	uint64_t blk_lo, blk_hi, blk_off; /* ELFP_BLOCK bytes: input range,
+	                                   * output offset */
+	elfp_bpatch *bp;
+	size_t nbp, bpcap;
 	elfp_layout_info info;
 };
 

@@ -1,61 +1,77 @@
 /* elfpatch: layout of the new bytes and serialisation of the output.
  *
- * Output file = the input image (only the ELF header, an in-place program
- * header table and in-place rewritten sections change) followed by:
- *   [zero padding][new segment: new allocated sections][tail: rewritten
- *   non-allocated sections][section headers].
+ * Output file = the input image, kept up to the old section header table
+ * and .shstrtab when those end the file (they are rewritten anyway),
+ * with a few bytes changed in place (ELF header, program header table,
+ * values pointing at moved sections, sections rewritten in place),
+ * followed by:
+ *   [new segment: moved sections, new allocated sections]
+ *   [rewritten non-allocated sections][section header table].
+ * No zero fill beyond alignment: the new PT_LOAD starts at the end of the
+ * file and takes an address with the same remainder modulo the largest
+ * p_align, one page above every segment (binutils 2.40 strip moves a
+ * segment's start down to the end of the previous one's file data and
+ * pulls p_vaddr down with it, by less than a page; without the spare page
+ * that lands in the last page of .bss and the program crashes).
  *
- * When the program header table must grow and has no room where it is,
- * two layouts exist.
+ * The program header table of a linked file gains the new PT_LOAD and
+ * PT_GNU_SFRAME. Who finds it how (NOTES-elf.md): kernels since 5.18 use
+ * the PT_LOAD covering e_phoff; older kernels and qemu-user take
+ * AT_PHDR = first PT_LOAD's p_vaddr - p_offset + e_phoff ("the tie");
+ * glibc's ld.so reads its own table at __ehdr_start + e_phoff, as static
+ * glibc does on AArch64 and s390x. binutils strip and objcopy put the
+ * table at the start of the PT_LOAD holding it (right after the ELF
+ * header in the first one) and fail or shift sections when a section
+ * starts there; libelf's writer (eu-strip) writes it at e_phoff and then
+ * zero-fills every gap between sections, wiping a table that no section
+ * covers. Layouts, in the order tried (elfp_ph_kind):
  *
- * 1. Table at the file start ("shift"; used whenever the first PT_LOAD maps
- *    offset 0 and has free address space below it, i.e. non-PIE programs):
- *    every byte of the input moves k pages down the file, the new table
- *    goes right after the ELF header, and the first PT_LOAD grows downwards
- *    by k pages (p_vaddr, p_paddr -= k pages; sizes += k pages). No address
- *    changes and vaddr - offset is the same for every PT_LOAD, so all three
- *    loader conditions of NOTES-elf.md hold. This is also the only place
- *    where strip tools keep a table intact: binutils places the table right
- *    after the ELF header whenever the segment holding it maps the header
- *    (bfd/elf.c assign_file_positions_for_load_sections), and libelf's
- *    writer (used by eu-strip) writes the table first, then zero-fills every
- *    gap between section contents (elf64_updatemmap), which wipes a table
- *    lying between sections (layout 2 covers its table with a section for
- *    that reason). Cost: k pages (4 KiB; 64 KiB for files linked with
- *    64 KiB p_align) instead of the padding of layout 2.
+ * ROOM      Zero bytes belonging to no section follow the table (or it
+ *           holds PT_NULL entries): it grows in place.
  *
- * 2. Table in the new segment (first PT_LOAD at address 0: PIE, shared
- *    objects, static-pie). The kernel since 5.18 finds it through the
- *    PT_LOAD covering e_phoff, and glibc through PT_PHDR, but older kernels
- *    and the qemu-user loader in Debian 12 take AT_PHDR = load bias +
- *    e_phoff, the bias being the first PT_LOAD's p_vaddr - p_offset. So the
- *    new segment keeps that same offset-to-address distance, which puts its
- *    file offset at (first free page above every segment) - bias. It starts
- *    one alignment unit above that page: binutils 2.40 strip moves a table
- *    that is not at the file start to the end of the previous segment's
- *    data and pulls the segment's p_vaddr down by up to p_align to keep it
- *    congruent; without the gap that lands in the last page of .bss and the
- *    program crashes. For usual files this costs at most the .bss size plus
- *    two pages of zeros, because non-allocated sections (symbols, debug
- *    info) already push the end of the file past it. A file with a huge .bss
- *    would grow by that much; beyond ELFP_MAX_PAD we give up the old
- *    loaders and place the segment right after the file's end (modern
- *    kernels and glibc still work; an old-style loader would read the
- *    table from the wrong place).
- *    The segment is [room: one table size of zeros][table][new sections],
- *    and an allocated section (ELFP_PHDRS_SEC) covers exactly the table:
- *    - libelf's writer (eu-strip) writes the table at e_phoff, then each
- *      section at its offset, zero-filling the gap before it from the end
- *      of the previous section (elf32_updatefile.c: fill_mmap / fill). A
- *      table in no section lies in such a gap and is wiped; covered, the
- *      same bytes are copied back, so eu-strip keeps it, tie included.
- *    - binutils puts its own table at the start of the segment that held
- *      the old one, ahead of the sections it lays out by address. A
- *      section at that start would collide with it and be moved away
- *      from its address ("lma adjusted"), breaking the segment's
- *      offset-to-address mapping; the room keeps the first section one
- *      table size in. The old table then stays as that section's bytes.
- *    Cost: one table size and one section header (about 1 KiB). */
+ * GROWN     The table grows in place over the sections right after it,
+ *           whose bytes move unchanged to the start of the new segment:
+ *           .interp, notes and the symbol hash tables, which only program
+ *           headers (PT_INTERP, PT_NOTE, PT_GNU_PROPERTY), .dynamic
+ *           (DT_HASH, DT_GNU_HASH) and symbols point at; those are
+ *           updated. The table stays where every loader and strip tool
+ *           finds it. Not done when something else points into those
+ *           sections (another dynamic tag, a dynamic relocation, a
+ *           segment of another type), or when they exceed ELFP_GROW_CAP
+ *           bytes in a file that does not read its own table (a plain
+ *           shared library: SEG costs less there).
+ *
+ * SHIFT     (ET_EXEC whose first PT_LOAD maps offset 0 with free address
+ *           space below it.) Every byte of the input moves k pages down
+ *           the file, the table goes right after the ELF header, and the
+ *           first PT_LOAD grows downwards by k pages (p_vaddr, p_paddr -=
+ *           k pages; sizes += k pages). No address changes and vaddr -
+ *           offset is the same for every PT_LOAD, so all loaders find the
+ *           table, and so do strip tools. Costs one page (64 KiB for files
+ *           linked with 64 KiB p_align): used when GROWN would cost more.
+ *
+ * SEG_TIED  The table leads the new segment, [room: one table size of
+ * SEG       zeros][table][new sections], with an allocated section
+ *           (ELFP_PHDRS_SEC) covering exactly the table:
+ *           - libelf (eu-strip) then copies the table back after its gap
+ *             fill;
+ *           - binutils puts its own table at the segment's start, in the
+ *             room, ahead of the sections it lays out by address; a
+ *             section at that start would collide with it and be moved
+ *             away from its address ("lma adjusted").
+ *           SEG_TIED keeps the tie: the segment's offset is its address
+ *           minus the first PT_LOAD's bias, which pads the file up to the
+ *           highest address in use (.bss included); taken only by files
+ *           that need the tie and have no cheaper layout. SEG puts the
+ *           segment at the end of the file, untied: shared libraries,
+ *           whose table glibc and musl find through PT_PHDR or the PT_LOAD
+ *           covering it. Costs two table sizes.
+ *
+ * Not used: the free bytes at the end of a read-only segment. A table
+ * there keeps the tie, but binutils strip moves it to the start of that
+ * segment and pushes the segment's sections off their addresses (or,
+ * for the first segment, fails for lack of room after the ELF header).
+ */
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -67,6 +83,7 @@
 #include <unistd.h>
 
 #include "../common/mem.h"
+#include "../common/reader.h"
 #include "elfp_internal.h"
 
 static uint64_t align_up(uint64_t v, uint64_t a)
@@ -76,6 +93,14 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 	if (v > UINT64_MAX - (a - 1))
 		return UINT64_MAX; /* the callers' size checks then fail */
 	return (v + a - 1) / a * a;
+}
+
+/* Smallest v' >= v with v' = r (mod a), a a power of two. */
+static uint64_t align_to(uint64_t v, uint64_t a, uint64_t r)
+{
+	uint64_t base = v & ~(a - 1);
+	uint64_t c = base + (r & (a - 1));
+	return c >= v ? c : c + a;
 }
 
 void elfp_place_segment(const elfp_seg_in *in, elfp_seg_out *out)
@@ -91,10 +116,18 @@ void elfp_place_segment(const elfp_seg_in *in, elfp_seg_out *out)
 			align /= 2;
 		if (in->bias % align == 0) {
 			uint64_t lo = fresh + (in->lead_gap ? align : 0);
-			uint64_t off = off0;
-			if (lo >= in->bias && lo - in->bias > off)
-				off = lo - in->bias;
-			if (off - in->file_end <= in->max_pad) {
+			uint64_t off = off0, need;
+			/* off + bias >= lo, the bias taken as signed (a first
+			 * PT_LOAD may map an offset above its address). */
+			if ((int64_t)in->bias >= 0)
+				need = lo > in->bias ? lo - in->bias : 0;
+			else
+				need = lo - in->bias; /* lo + |bias| */
+			if (need < lo && (int64_t)in->bias < 0)
+				need = UINT64_MAX; /* wrapped: impossible */
+			if (need > off)
+				off = need;
+			if (off != UINT64_MAX && off - in->file_end <= in->max_pad) {
 				out->offset = off;
 				out->vaddr = off + in->bias;
 				out->align = align;
@@ -109,13 +142,34 @@ void elfp_place_segment(const elfp_seg_in *in, elfp_seg_out *out)
 	out->tied = false;
 }
 
-/* Lowest address layout 1 may give the first PT_LOAD: Linux refuses to
+static e2s_err add_bpatch(elfp_file *f, uint64_t off, uint64_t len,
+			  uint64_t val, bool zero, e2s_diag *d)
+{
+	if (f->nbp == f->bpcap) {
+		size_t cap = f->bpcap ? f->bpcap * 2 : 16;
+		elfp_bpatch *p = realloc(f->bp, cap * sizeof *p);
+		if (!p)
+			return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+		f->bp = p;
+		f->bpcap = cap;
+	}
+	elfp_bpatch *b = &f->bp[f->nbp++];
+	memset(b, 0, sizeof *b);
+	b->off = off;
+	b->len = len;
+	b->zero = zero;
+	if (!zero)
+		elfp_put(b->val, val, (unsigned)len, f->be);
+	return E2S_ERR_OK;
+}
+
+/* Lowest address SHIFT may give the first PT_LOAD: Linux refuses to
  * map below vm.mmap_min_addr (64 KiB by default). */
 #define ELFP_MIN_VADDR ((uint64_t)0x10000)
 
-/* Layout 1: how far to move the old contents down the file so that a
- * table of n entries fits right after the ELF header; 0 when the first
- * PT_LOAD cannot grow downwards. */
+/* SHIFT: how far to move the old contents down the file so that a table
+ * of n entries fits right after the ELF header; 0 when the first PT_LOAD
+ * cannot grow downwards. */
 static uint64_t shift_for(const elfp_file *f, size_t n, uint64_t page)
 {
 	const elfp_phdr *first = NULL;
@@ -141,8 +195,8 @@ static uint64_t shift_for(const elfp_file *f, size_t n, uint64_t page)
 	return s;
 }
 
-/* Apply layout 1: every old offset moves down by s, the first PT_LOAD
- * grows downwards, PT_PHDR describes the table after the ELF header. */
+/* Apply SHIFT: every old offset moves down by s, the first PT_LOAD grows
+ * downwards, PT_PHDR describes the table after the ELF header. */
 static void apply_shift(elfp_file *f, uint64_t s, size_t total)
 {
 	elfp_phdr *first = NULL;
@@ -174,7 +228,7 @@ static void apply_shift(elfp_file *f, uint64_t s, size_t total)
 	f->new_phoff = ELFP_EHDR_SIZE;
 }
 
-/* Layout 1 leaves the old ELF header where it was (base, the first
+/* SHIFT leaves the old ELF header where it was (base, the first
  * PT_LOAD's old address), and programs read their own program headers
  * through the link-time symbol __ehdr_start = base + e_phoff (static
  * glibc on AArch64 and s390x ignores AT_PHDR). So that address keeps an
@@ -219,8 +273,9 @@ static e2s_err add_ehdr_copy(elfp_file *f, uint64_t base, size_t total,
 	return E2S_ERR_OK;
 }
 
-/* The section covering the table of layout 2 (see the top of this file).
- * Its content is a placeholder: elfp_write writes the table over it. */
+/* The section covering the table of SEG / SEG_TIED (see the top of this
+ * file). Its content is a placeholder: elfp_write writes the table over
+ * it. */
 static e2s_err add_phdrs_sec(elfp_file *f, size_t total, size_t *idx,
 			     e2s_diag *d)
 {
@@ -247,11 +302,13 @@ static e2s_err add_phdrs_sec(elfp_file *f, size_t total, size_t *idx,
  * them too. */
 static bool room_in_place(const elfp_file *f, size_t n)
 {
-	uint64_t start = f->phoff + (uint64_t)f->old_nsegs * ELFP_PHDR_SIZE;
+	uint64_t start = f->phoff + (uint64_t)f->phnum_file * ELFP_PHDR_SIZE;
 	uint64_t end = f->phoff + (uint64_t)n * ELFP_PHDR_SIZE;
 	bool covered = false;
-	if (f->old_nsegs == 0 || f->phoff < ELFP_EHDR_SIZE || end > f->size)
+	if (f->phnum_file == 0 || f->phoff < ELFP_EHDR_SIZE || end > f->size)
 		return false;
+	if (n <= f->phnum_file)
+		return true;
 	for (size_t i = 0; i < f->old_nsegs; i++) {
 		const elfp_phdr *p = &f->segs[i].ph;
 		if (p->type == PT_LOAD && p->offset <= f->phoff &&
@@ -273,26 +330,568 @@ static bool room_in_place(const elfp_file *f, size_t n)
 	return true;
 }
 
+/* PT_NULL entries carry nothing: drop them when the table must grow. */
+static void drop_null_phdrs(elfp_file *f)
+{
+	size_t m = 0, old = f->old_nsegs;
+	for (size_t i = 0; i < f->nsegs; i++) {
+		if (i < old && f->segs[i].ph.type == PT_NULL) {
+			f->old_nsegs--;
+			continue;
+		}
+		f->segs[m++] = f->segs[i];
+	}
+	f->nsegs = m;
+}
+
+static const elfp_phdr *find_old_phdr(const elfp_file *f, uint32_t type)
+{
+	for (size_t i = 0; i < f->old_nsegs; i++)
+		if (f->segs[i].ph.type == type)
+			return &f->segs[i].ph;
+	return NULL;
+}
+
+/* The entries of PT_DYNAMIC: fn(tag, value, input offset of the value)
+ * until DT_NULL; stops early when fn returns false. */
+static bool each_dyn(const elfp_file *f,
+		     bool (*fn)(void *ctx, int64_t tag, uint64_t val,
+				uint64_t off),
+		     void *ctx)
+{
+	const elfp_phdr *p = find_old_phdr(f, PT_DYNAMIC);
+	br_t r;
+	if (!p || !p->filesz)
+		return true;
+	br_init(&r, f->img + p->offset, p->filesz, f->be);
+	for (uint64_t k = 0; k + 16 <= p->filesz; k += 16) {
+		br_seek(&r, k);
+		int64_t tag = (int64_t)br_u64(&r);
+		uint64_t val = br_u64(&r);
+		if (tag == DT_NULL)
+			break;
+		if (!fn(ctx, tag, val, p->offset + k + 8))
+			return false;
+	}
+	return true;
+}
+
+/* Does the file need its table where old loaders look (the tie)?
+ * Whatever can be run does: executables (pre-5.18 kernels and qemu-user
+ * find the table there), the dynamic loader and static-pie programs
+ * (they read their own table at __ehdr_start + e_phoff), and libraries
+ * that double as programs (libc.so.6 prints its version). A plain
+ * shared library (no interpreter, no entry point) is found by glibc and
+ * musl through PT_PHDR or the PT_LOAD covering e_phoff. */
+static bool needs_tie(const elfp_file *f)
+{
+	return f->type == ET_EXEC || f->entry != 0 ||
+	       find_old_phdr(f, PT_INTERP) != NULL;
+}
+
+/* GROWN: the sections to move (ELFP_BLOCK), as one block of the input
+ * (their relative placement is kept: notes under one PT_NOTE stay
+ * contiguous). */
+typedef struct {
+	uint64_t lo, hi;     /* input offsets */
+	uint64_t vlo, vhi;   /* old addresses */
+	uint64_t align;
+	bool *in;            /* old section index -> moved */
+} grow_plan;
+
+/* Sections only program headers, .dynamic and section headers point at
+ * (the .dynamic tag each needs is patched, see dyn_moves). */
+static bool movable(const elfp_file *f, size_t i)
+{
+	const elfp_sec *s = &f->secs[i];
+	const char *n = elfp_section_name(f, i);
+	uint64_t bad = SHF_WRITE | SHF_EXECINSTR | SHF_TLS | SHF_GROUP |
+		       SHF_LINK_ORDER;
+	if (s->is_new || s->place != ELFP_ORIG || !(s->sh.flags & SHF_ALLOC) ||
+	    (s->sh.flags & bad) || s->sh.addralign > 4096)
+		return false;
+	switch (s->sh.type) {
+	case SHT_NOTE: case SHT_HASH: case SHT_GNU_HASH: case SHT_DYNSYM:
+	case SHT_STRTAB: case SHT_GNU_versym: case SHT_GNU_verneed:
+	case SHT_GNU_verdef:
+		return true;
+	case SHT_PROGBITS:
+		return n && strcmp(n, ".interp") == 0;
+	default:
+		return false;
+	}
+}
+
+static bool in_range(uint64_t v, uint64_t lo, uint64_t hi)
+{
+	return v >= lo && v < hi;
+}
+
+/* Dynamic tags holding an address (d_ptr). */
+static bool dyn_is_ptr(int64_t t)
+{
+	switch (t) {
+	case DT_PLTGOT: case DT_HASH: case DT_STRTAB: case DT_SYMTAB:
+	case DT_RELA: case DT_INIT: case DT_FINI: case DT_REL: case DT_DEBUG:
+	case DT_JMPREL: case DT_INIT_ARRAY: case DT_FINI_ARRAY:
+	case DT_PREINIT_ARRAY: case DT_SYMTAB_SHNDX: case 36 /* DT_RELR */:
+	case DT_VERSYM: case DT_VERDEF: case DT_VERNEED:
+		return true;
+	default:
+		return t >= DT_ADDRRNGLO && t <= DT_ADDRRNGHI;
+	}
+}
+
+/* The dynamic tags pointing at movable sections: they follow them. */
+static bool dyn_moves(int64_t t)
+{
+	return t == DT_HASH || t == DT_GNU_HASH || t == DT_SYMTAB ||
+	       t == DT_STRTAB || t == DT_VERSYM || t == DT_VERNEED ||
+	       t == DT_VERDEF;
+}
+
+/* No other address in .dynamic may point into the block. */
+static bool dyn_check(void *ctx, int64_t tag, uint64_t val, uint64_t off)
+{
+	const grow_plan *g = ctx;
+	(void)off;
+	return !dyn_is_ptr(tag) || dyn_moves(tag) ||
+	       !in_range(val, g->vlo, g->vhi);
+}
+
+typedef struct {
+	elfp_file *f;
+	const grow_plan *g;
+	uint64_t dva;
+	e2s_err e;
+	e2s_diag *d;
+} dyn_fix;
+
+static bool dyn_patch(void *ctx, int64_t tag, uint64_t val, uint64_t off)
+{
+	dyn_fix *x = ctx;
+	if (dyn_moves(tag) && in_range(val, x->g->vlo, x->g->vhi))
+		x->e = add_bpatch(x->f, off, 8, val + x->dva, false, x->d);
+	return x->e == E2S_ERR_OK;
+}
+
+/* Relocation types whose addend is an address of this file. */
+static bool reloc_is_relative(unsigned machine, uint32_t type)
+{
+	switch (machine) {
+	case EM_X86_64:
+		return type == R_X86_64_RELATIVE || type == R_X86_64_IRELATIVE;
+	case EM_AARCH64:
+		return type == R_AARCH64_RELATIVE || type == R_AARCH64_IRELATIVE;
+	default:
+		return type == R_390_RELATIVE || type == R_390_IRELATIVE;
+	}
+}
+
+/* No dynamic relocation may apply to or point into the block: it would
+ * hold the block's old address. */
+static bool relocs_clear(const elfp_file *f, const grow_plan *g)
+{
+	for (size_t i = 1; i < f->old_nsecs; i++) {
+		const elfp_shdr *s = &f->secs[i].sh;
+		uint64_t ent = s->type == SHT_RELA ? 24 : 16;
+		br_t r;
+		if ((s->type != SHT_RELA && s->type != SHT_REL) ||
+		    !(s->flags & SHF_ALLOC))
+			continue;
+		br_init(&r, f->img + s->offset, s->size, f->be);
+		for (uint64_t k = 0; k + ent <= s->size; k += ent) {
+			br_seek(&r, k);
+			uint64_t where = br_u64(&r);
+			uint32_t type = (uint32_t)br_u64(&r);
+			uint64_t add = ent == 24 ? br_u64(&r) : 0;
+			if (in_range(where, g->vlo, g->vhi) ||
+			    (reloc_is_relative(f->machine, type) &&
+			     in_range(add, g->vlo, g->vhi)))
+				return false;
+		}
+	}
+	return true;
+}
+
+/* Plan GROWN for a table of n entries; false when it cannot be done. */
+static bool plan_grow(const elfp_file *f, size_t n, grow_plan *g)
+{
+	uint64_t old_end = f->phoff + (uint64_t)f->phnum_file * ELFP_PHDR_SIZE;
+	uint64_t need = f->phoff + (uint64_t)n * ELFP_PHDR_SIZE;
+	const elfp_phdr *load = NULL;
+	bool changed = true;
+
+	if (f->nsecs == 0 || f->phnum_file == 0 || f->phoff < ELFP_EHDR_SIZE)
+		return false;
+	for (size_t i = 0; i < f->old_nsegs && !load; i++) {
+		const elfp_phdr *p = &f->segs[i].ph;
+		if (p->type == PT_LOAD && p->offset <= f->phoff &&
+		    need <= p->offset + p->filesz)
+			load = p;
+	}
+	if (!load)
+		return false;
+	/* A second table index would need the extended one. */
+	for (size_t i = 1; i < f->old_nsecs; i++)
+		if (f->secs[i].sh.type == SHT_SYMTAB_SHNDX)
+			return false;
+	g->lo = UINT64_MAX;
+	g->hi = 0;
+	g->align = 1;
+	uint64_t r_lo = old_end, r_hi = need;
+	while (changed) {
+		changed = false;
+		for (size_t i = 1; i < f->old_nsecs; i++) {
+			const elfp_shdr *s = &f->secs[i].sh;
+			if (g->in[i] || s->type == SHT_NULL ||
+			    s->type == SHT_NOBITS || !s->size ||
+			    s->offset >= r_hi || s->offset + s->size <= r_lo)
+				continue;
+			if (!movable(f, i) || s->offset < old_end)
+				return false;
+			g->in[i] = true;
+			changed = true;
+			if (s->offset < g->lo)
+				g->lo = s->offset;
+			if (s->offset + s->size > g->hi)
+				g->hi = s->offset + s->size;
+			if (s->addralign > g->align)
+				g->align = s->addralign;
+		}
+		if (g->hi > r_hi)
+			r_hi = g->hi;
+		for (size_t i = 0; i < f->old_nsegs; i++) {
+			const elfp_phdr *p = &f->segs[i].ph;
+			if (p->type == PT_LOAD || p->type == PT_PHDR ||
+			    !p->filesz || p->offset >= r_hi ||
+			    p->offset + p->filesz <= r_lo)
+				continue;
+			if (p->type != PT_INTERP && p->type != PT_NOTE &&
+			    p->type != PT_GNU_PROPERTY)
+				return false;
+			if (p->offset < old_end || p->align > 4096)
+				return false;
+			if (p->offset + p->filesz > r_hi) {
+				r_hi = p->offset + p->filesz;
+				changed = true;
+			}
+			if (p->align > g->align)
+				g->align = p->align;
+		}
+	}
+	if (g->hi == 0 || r_hi > g->hi || r_hi > load->offset + load->filesz ||
+	    g->align & (g->align - 1))
+		return false;
+	/* Every moved thing is mapped by the table's PT_LOAD at its bias. */
+	uint64_t bias = load->vaddr - load->offset;
+	g->vlo = g->lo + bias;
+	g->vhi = g->hi + bias;
+	for (size_t i = 1; i < f->old_nsecs; i++) {
+		const elfp_shdr *s = &f->secs[i].sh;
+		if (g->in[i] && s->addr != s->offset + bias)
+			return false;
+		/* Nothing else (.tbss) may claim those addresses. */
+		if (!g->in[i] && (s->flags & SHF_ALLOC) && s->size &&
+		    s->addr < g->vhi && s->addr + s->size > g->vlo)
+			return false;
+	}
+	for (size_t i = 0; i < f->old_nsegs; i++) {
+		const elfp_phdr *p = &f->segs[i].ph;
+		if (p->type != PT_LOAD && p->type != PT_PHDR && p->filesz &&
+		    in_range(p->offset, g->lo, g->hi) &&
+		    p->vaddr != p->offset + bias)
+			return false;
+	}
+	return each_dyn(f, dyn_check, g) && relocs_clear(f, g);
+}
+
+/* Symbols of moved sections follow them. */
+static e2s_err fix_symbols(elfp_file *f, const grow_plan *g, uint64_t dva,
+			   e2s_diag *d)
+{
+	for (size_t i = 1; i < f->old_nsecs; i++) {
+		const elfp_shdr *s = &f->secs[i].sh;
+		br_t r;
+		uint64_t off = f->secs[i].in_off, size = f->secs[i].in_size;
+		if (s->type != SHT_SYMTAB && s->type != SHT_DYNSYM)
+			continue;
+		br_init(&r, f->img + off, size, f->be);
+		for (uint64_t k = 0; k + 24 <= size; k += 24) {
+			br_seek(&r, k + 6);
+			uint16_t shndx = br_u16(&r);
+			uint64_t val = br_u64(&r);
+			if (shndx >= SHN_LORESERVE || shndx >= f->old_nsecs ||
+			    !g->in[shndx])
+				continue;
+			e2s_err e = add_bpatch(f, off + k + 8, 8, val + dva, false,
+					       d);
+			if (e)
+				return e;
+			/* A symbol table that moved itself: its copy. */
+			if (g->in[i]) {
+				elfp_bpatch *b = &f->bp[f->nbp - 1];
+				b->off = f->blk_off + (b->off - g->lo);
+				b->out = true;
+			}
+		}
+	}
+	return E2S_ERR_OK;
+}
+
+/* Input bytes that stay where they are (computed before SHIFT moves any
+ * offset): everything up to the end of the last byte something still
+ * uses. The old section header table and sections rewritten elsewhere
+ * (.shstrtab) are not kept when they end the file, followed by nothing
+ * but alignment zeros: appended data (a kernel module signature) keeps
+ * them all. */
+static uint64_t kept_bytes(const elfp_file *f, bool new_shdrs,
+			   bool strtab_dead)
+{
+	uint64_t live = ELFP_EHDR_SIZE;
+	if (f->phnum_file)
+		live = f->phoff + (uint64_t)f->phnum_file * ELFP_PHDR_SIZE;
+	for (size_t i = 0; i < f->old_nsegs; i++) {
+		const elfp_phdr *p = &f->segs[i].ph;
+		if (p->filesz && p->offset + p->filesz > live)
+			live = p->offset + p->filesz;
+	}
+	for (size_t i = 1; i < f->old_nsecs; i++) {
+		const elfp_sec *s = &f->secs[i];
+		bool dead = s->place == ELFP_TAIL || s->place == ELFP_SEG ||
+			    (strtab_dead && i == f->shstrndx);
+		if (!dead && s->in_size && s->in_off + s->in_size > live)
+			live = s->in_off + s->in_size;
+	}
+	if (!new_shdrs && f->shoff) {
+		uint64_t e = f->shoff + (uint64_t)f->old_nsecs * ELFP_SHDR_SIZE;
+		if (e > live)
+			live = e;
+	}
+	if (live >= f->size)
+		return f->size;
+	/* The rest must be dead ranges with zeros between them. */
+	uint64_t pos = live;
+	while (pos < f->size) {
+		uint64_t next = UINT64_MAX, end = 0;
+		if (new_shdrs && f->shoff >= pos) {
+			next = f->shoff;
+			end = f->shoff + (uint64_t)f->old_nsecs * ELFP_SHDR_SIZE;
+		}
+		for (size_t i = 1; i < f->old_nsecs; i++) {
+			const elfp_sec *s = &f->secs[i];
+			bool dead = s->place == ELFP_TAIL || s->place == ELFP_SEG ||
+				    (strtab_dead && i == f->shstrndx);
+			if (dead && s->in_size && s->in_off >= pos &&
+			    s->in_off < next) {
+				next = s->in_off;
+				end = s->in_off + s->in_size;
+			}
+		}
+		if (next == UINT64_MAX || end <= pos || end > f->size)
+			return f->size;
+		for (uint64_t o = pos; o < next; o++)
+			if (f->img[o])
+				return f->size;
+		pos = end;
+	}
+	return live;
+}
+
+/* SEG: make sure a PT_PHDR (first, as the gABI wants) describes the
+ * moved table. Without one, glibc takes the first PT_LOAD whose file
+ * pages reach over e_phoff as the table's mapping (_dl_postprocess_loadcmd
+ * rounds the segment's end up to a page); a table at the end of the file
+ * often lies in the last page of the data segment's file bytes, which
+ * the loader clears as .bss, and dl_iterate_phdr then reports zeros. */
+static e2s_err add_phdr_entry(elfp_file *f, e2s_diag *d)
+{
+	if (find_old_phdr(f, PT_PHDR))
+		return E2S_ERR_OK;
+	if (f->nsegs == f->segcap) {
+		elfp_seg *p = realloc(f->segs, (f->segcap + 1) * sizeof *p);
+		if (!p)
+			return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+		f->segs = p;
+		f->segcap++;
+	}
+	memmove(&f->segs[1], &f->segs[0], f->nsegs * sizeof *f->segs);
+	f->nsegs++;
+	f->old_nsegs++;
+	memset(&f->segs[0], 0, sizeof f->segs[0]);
+	f->segs[0].ph.type = PT_PHDR;
+	f->segs[0].ph.flags = PF_R;
+	f->segs[0].ph.align = 8;
+	f->segs[0].track = ELFP_TRACK_NONE;
+	return E2S_ERR_OK;
+}
+
+/* Choose where the table of a linked file goes (elfp_ph_kind; see the
+ * top of this file) and how many entries it gets: f->nsegs, plus the new
+ * PT_LOAD when there are new allocated bytes (content) or the layout
+ * needs the segment for itself (GROWN, SEG). end: the first free output
+ * byte. */
+static int choose_kind(elfp_file *f, bool content, uint64_t end,
+		       uint64_t bias, uint64_t max_end, uint64_t page,
+		       grow_plan *g, uint64_t *shift, size_t *total)
+{
+	size_t n = f->nsegs + 1, n_own = f->nsegs + (content ? 1 : 0);
+	/* SEG adds a PT_PHDR when there is none (see add_phdr_entry). */
+	size_t n_seg = n + (find_old_phdr(f, PT_PHDR) ? 0 : 1);
+	uint64_t tsz = (uint64_t)n_seg * ELFP_PHDR_SIZE;
+	bool grow, tie = needs_tie(f);
+	elfp_seg_in in = {end, bias, max_end, page, true, ELFP_MAX_PAD, true};
+	elfp_seg_out so;
+
+	*shift = 0;
+	*total = n_own;
+	if (room_in_place(f, n_own))
+		return ELFP_PH_ROOM;
+	*total = n;
+	grow = plan_grow(f, n, g);
+	uint64_t m = grow ? g->hi - g->lo : 0;
+	elfp_place_segment(&in, &so);
+	switch (f->force_kind) {
+	case ELFP_PH_GROWN:
+		if (grow)
+			return ELFP_PH_GROWN;
+		break;
+	case ELFP_PH_SHIFT:
+		if ((*shift = shift_for(f, n_own, page)) != 0) {
+			*total = n_own;
+			return ELFP_PH_SHIFT;
+		}
+		break;
+	case ELFP_PH_SEG_TIED:
+	case ELFP_PH_SEG:
+		if (f->force_kind == ELFP_PH_SEG || so.tied) {
+			*total = n_seg;
+			return f->force_kind;
+		}
+		break;
+	default:
+		break;
+	}
+	uint64_t tied_cost = so.tied ? so.offset - end + 2 * tsz : UINT64_MAX;
+	if (!tie) {
+		if (grow && m <= ELFP_GROW_CAP)
+			return ELFP_PH_GROWN;
+		*total = n_seg;
+		return so.tied && tied_cost <= 2 * tsz + ELFP_GROW_CAP
+			       ? ELFP_PH_SEG_TIED : ELFP_PH_SEG;
+	}
+	/* The cheapest layout that keeps the tie; SEG_TIED only as the last
+	 * one, since binutils strip moves that table where old loaders no
+	 * longer find it. */
+	uint64_t s = shift_for(f, n_own, page);
+	if (grow && (!s || m <= s) &&
+	    (m <= ELFP_GROW_BIG || !so.tied || m <= tied_cost))
+		return ELFP_PH_GROWN;
+	if (s) {
+		*shift = s;
+		*total = n_own;
+		return ELFP_PH_SHIFT;
+	}
+	*total = n_seg;
+	return so.tied ? ELFP_PH_SEG_TIED : ELFP_PH_SEG;
+}
+
+/* Insert the new PT_LOAD after the last one: it has the highest address,
+ * so they stay sorted. */
+static e2s_err insert_load(elfp_file *f, uint64_t off, uint64_t vaddr,
+			   uint64_t size, uint64_t align, e2s_diag *d)
+{
+	if (f->nsegs == f->segcap) {
+		elfp_seg *p = realloc(f->segs, (f->segcap + 1) * sizeof *p);
+		if (!p)
+			return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+		f->segs = p;
+		f->segcap++;
+	}
+	size_t at = 0;
+	for (size_t i = 0; i < f->nsegs; i++)
+		if (f->segs[i].ph.type == PT_LOAD)
+			at = i + 1;
+	memmove(&f->segs[at + 1], &f->segs[at],
+		(f->nsegs - at) * sizeof *f->segs);
+	f->nsegs++;
+	elfp_seg *ns = &f->segs[at];
+	memset(ns, 0, sizeof *ns);
+	ns->ph.type = PT_LOAD;
+	ns->ph.flags = PF_R;
+	ns->ph.offset = off;
+	ns->ph.vaddr = ns->ph.paddr = vaddr;
+	ns->ph.filesz = ns->ph.memsz = size;
+	ns->ph.align = align;
+	ns->track = ELFP_TRACK_NEWSEG;
+	return E2S_ERR_OK;
+}
+
+/* GROWN, once the block's new place is known: move the sections and the
+ * segments describing them, and the values pointing at them. */
+static e2s_err apply_grow(elfp_file *f, const grow_plan *g, uint64_t blk_va,
+			  size_t total, e2s_diag *d)
+{
+	uint64_t doff = f->blk_off - g->lo, dva = blk_va - g->vlo;
+	e2s_err e;
+	for (size_t i = 1; i < f->old_nsecs; i++) {
+		if (!g->in[i])
+			continue;
+		f->secs[i].sh.offset += doff;
+		f->secs[i].sh.addr += dva;
+	}
+	for (size_t i = 0; i < f->old_nsegs; i++) {
+		elfp_phdr *p = &f->segs[i].ph;
+		if (p->type == PT_LOAD || p->type == PT_PHDR || !p->filesz ||
+		    !in_range(p->offset, g->lo, g->hi))
+			continue;
+		p->offset += doff;
+		p->vaddr += dva;
+		p->paddr += dva;
+	}
+	dyn_fix x = {f, g, dva, E2S_ERR_OK, d};
+	each_dyn(f, dyn_patch, &x);
+	if (x.e)
+		return x.e;
+	e = fix_symbols(f, g, dva, d);
+	if (e)
+		return e;
+	/* The part of the old block past the grown table: stale copies. */
+	uint64_t need = f->phoff + (uint64_t)total * ELFP_PHDR_SIZE;
+	if (g->hi > need)
+		e = add_bpatch(f, need, g->hi - need, 0, true, d);
+	return e;
+}
+
 e2s_err elfp_layout(elfp_file *f, e2s_diag *d)
 {
-	uint64_t end = f->size;
+	elfp_layout_info *li = &f->info;
 	size_t phsec = 0;
 	uint64_t phroom = 0;
-	bool need_load = false, moved = false;
-	elfp_layout_info *li = &f->info;
+	bool need_load = false, rewrite_shdrs;
+	uint64_t bias = 0, max_end = 0, page = 4096, s = 0;
+	size_t total = 0;
+	int kind = ELFP_PH_SAME;
+	grow_plan g;
+	e2s_err e = E2S_ERR_OK;
 
 	if (f->laid_out)
 		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0, "layout done twice");
 	memset(li, 0, sizeof *li);
+	memset(&g, 0, sizeof g);
 	f->new_phoff = f->phoff;
 	f->shift = 0;
-	for (size_t i = 0; i < f->nsecs; i++)
+	rewrite_shdrs = f->nsecs != f->old_nsecs || f->strtab_changed;
+	for (size_t i = 0; i < f->nsecs; i++) {
 		if (f->secs[i].place == ELFP_SEG)
 			need_load = true;
+		if (f->secs[i].place == ELFP_SEG || f->secs[i].place == ELFP_TAIL)
+			rewrite_shdrs = true;
+	}
+	f->keep = kept_bytes(f, rewrite_shdrs, f->strtab_changed);
+	uint64_t end = f->keep;
 
 	if (f->type != ET_REL && (need_load || f->nsegs > f->old_nsegs)) {
-		size_t total = f->nsegs + (need_load ? 1 : 0);
-		uint64_t bias = 0, max_end = 0, page = 4096;
 		bool have_load = false;
 		for (size_t i = 0; i < f->old_nsegs; i++) {
 			const elfp_phdr *p = &f->segs[i].ph;
@@ -321,135 +920,150 @@ e2s_err elfp_layout(elfp_file *f, e2s_diag *d)
 			if (p->vaddr + p->memsz > max_end)
 				max_end = p->vaddr + p->memsz;
 		}
-		if (!room_in_place(f, total)) {
-			uint64_t s = shift_for(f, total, page);
-			moved = true;
-			if (s) {
-				uint64_t base = bias;
-				apply_shift(f, s, total);
-				bias -= s;
-				e2s_err e = add_ehdr_copy(f, base, total, d);
-				if (e)
-					return e;
-			} else {
-				/* Layout 2: the table leads the new segment. */
-				if (!need_load)
-					total++;
-				need_load = true;
-				e2s_err e = add_phdrs_sec(f, total, &phsec, d);
-				if (e)
-					return e;
-			}
+		if (f->nsegs + 1 > f->phnum_file)
+			drop_null_phdrs(f);
+		g.in = calloc(f->old_nsecs + 1, sizeof *g.in);
+		if (!g.in)
+			return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+		kind = choose_kind(f, need_load, end, bias, max_end, page, &g,
+				       &s, &total);
+		li->kind = (uint8_t)kind;
+		need_load |= kind == ELFP_PH_GROWN || kind == ELFP_PH_SEG ||
+			     kind == ELFP_PH_SEG_TIED;
+		if (kind == ELFP_PH_ROOM && total < f->phnum_file)
+			e = add_bpatch(f, f->phoff + total * ELFP_PHDR_SIZE,
+				       (f->phnum_file - total) * ELFP_PHDR_SIZE, 0,
+				       true, d);
+		else if (kind == ELFP_PH_GROWN)
+			for (size_t i = 1; i < f->old_nsecs; i++)
+				if (g.in[i])
+					f->secs[i].place = ELFP_BLOCK;
+		if (!e && kind == ELFP_PH_SHIFT) {
+			uint64_t base = bias;
+			apply_shift(f, s, total);
+			bias -= s;
+			e = add_ehdr_copy(f, base, total, d);
 		}
-		end = f->size + f->shift;
-		bool lead = moved && !f->shift;
-		if (need_load) {
-			elfp_seg_in in = {end, bias, max_end, page, lead,
-					  ELFP_MAX_PAD, lead};
-			elfp_seg_out so;
-			uint64_t cur = 0;
-			elfp_place_segment(&in, &so);
-			if (lead) {
-				/* [room][table][sections]: see the top of this file. */
-				phroom = (uint64_t)total * ELFP_PHDR_SIZE;
-				f->new_phoff = so.offset + phroom;
-				cur = 2 * phroom;
-			}
-			if (phsec) {
-				f->secs[phsec].sh.offset = so.offset + phroom;
-				f->secs[phsec].sh.addr = so.vaddr + phroom;
-			}
-			for (size_t i = 0; i < f->nsecs; i++) {
-				elfp_sec *s = &f->secs[i];
-				if (s->place != ELFP_SEG || i == phsec)
-					continue;
-				cur = align_up(cur, s->sh.addralign);
-				s->sh.offset = so.offset + cur;
-				s->sh.addr = so.vaddr + cur;
-				cur += s->sh.size;
-			}
-			/* The new PT_LOAD goes after the last one: it has the
-			 * highest address, so they stay sorted. */
-			if (f->nsegs == f->segcap) {
-				elfp_seg *p = realloc(f->segs, (f->segcap + 1) * sizeof *p);
-				if (!p)
-					return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
-				f->segs = p;
-				f->segcap++;
-			}
-			size_t at = 0;
-			for (size_t i = 0; i < f->nsegs; i++)
-				if (f->segs[i].ph.type == PT_LOAD)
-					at = i + 1;
-			memmove(&f->segs[at + 1], &f->segs[at],
-				(f->nsegs - at) * sizeof *f->segs);
-			f->nsegs++;
-			elfp_seg *ns = &f->segs[at];
-			memset(ns, 0, sizeof *ns);
-			ns->ph.type = PT_LOAD;
-			ns->ph.flags = PF_R;
-			ns->ph.offset = so.offset;
-			ns->ph.vaddr = ns->ph.paddr = so.vaddr;
-			ns->ph.filesz = ns->ph.memsz = cur;
-			ns->ph.align = so.align;
-			ns->track = ELFP_TRACK_NEWSEG;
-			li->new_segment = true;
-			li->phdrs_tied = lead && so.tied;
-			li->seg_offset = so.offset;
-			li->seg_vaddr = so.vaddr;
-			li->seg_size = cur;
-			li->pad = so.offset - end;
-			end = so.offset + cur;
+		if (!e && (kind == ELFP_PH_SEG || kind == ELFP_PH_SEG_TIED)) {
+			e = add_phdr_entry(f, d);
+			if (!e)
+				e = add_phdrs_sec(f, total, &phsec, d);
 		}
-		li->phdrs_moved = moved;
+		if (e)
+			goto out;
+		end = f->keep + f->shift;
+		li->phdrs_moved = kind == ELFP_PH_SHIFT || phsec;
+		li->phdrs_tied = kind != ELFP_PH_SEG;
 		li->shift = f->shift;
-		if (f->shift)
-			li->phdrs_tied = true;
-		for (size_t i = 0; i < f->nsegs; i++) {
+	}
+	if (need_load && f->type != ET_REL) {
+		/* The new segment. */
+		uint64_t seg_off, seg_va, seg_align = page, cur;
+		if (phsec) {
+			elfp_seg_in in = {end, bias, max_end, page,
+					  kind == ELFP_PH_SEG_TIED, ELFP_MAX_PAD, true};
+			elfp_seg_out so;
+			elfp_place_segment(&in, &so);
+			seg_off = so.offset;
+			seg_va = so.vaddr;
+			seg_align = so.align;
+			/* [room][table][sections]: see the top of this file. */
+			phroom = (uint64_t)total * ELFP_PHDR_SIZE;
+			f->new_phoff = seg_off + phroom;
+			f->secs[phsec].sh.offset = seg_off + phroom;
+			f->secs[phsec].sh.addr = seg_va + phroom;
+			cur = seg_off + 2 * phroom;
+		} else {
+			seg_off = align_up(end, 8);
+			if (kind == ELFP_PH_GROWN)
+				seg_off = align_to(end, g.align, g.lo);
+			seg_va = align_up(max_end, page) + page + seg_off % page;
+			cur = seg_off;
+			if (kind == ELFP_PH_GROWN) {
+				f->blk_lo = g.lo;
+				f->blk_hi = g.hi;
+				f->blk_off = seg_off;
+				cur += g.hi - g.lo;
+				li->moved = g.hi - g.lo;
+				li->moved_from = g.lo;
+				e = apply_grow(f, &g, seg_va, total, d);
+				if (e)
+					goto out;
+			}
+		}
+		for (size_t i = 0; i < f->nsecs; i++) {
+			elfp_sec *sc = &f->secs[i];
+			if (sc->place != ELFP_SEG || i == phsec)
+				continue;
+			cur = align_up(cur, sc->sh.addralign);
+			sc->sh.offset = cur;
+			sc->sh.addr = seg_va + (cur - seg_off);
+			cur += sc->sh.size;
+		}
+		/* Above every segment, or the loaders would map it over one. */
+		if (seg_va < max_end || seg_va % seg_align != seg_off % seg_align) {
+			e = e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
+				     "no room for a new segment above 0x%llx",
+				     (unsigned long long)max_end);
+			goto out;
+		}
+		e = insert_load(f, seg_off, seg_va, cur - seg_off, seg_align, d);
+		if (e)
+			goto out;
+		li->new_segment = true;
+		li->seg_offset = seg_off;
+		li->seg_vaddr = seg_va;
+		li->seg_size = cur - seg_off;
+		li->pad = seg_off - end;
+		end = cur;
+		for (size_t i = 0; phsec && i < f->nsegs; i++) {
 			elfp_phdr *p = &f->segs[i].ph;
 			if (p->type != PT_PHDR)
 				continue;
-			if (lead) {
-				uint64_t v = li->seg_vaddr + phroom;
-				p->paddr = p->paddr - p->vaddr + v;
-				p->vaddr = v;
-				p->offset = li->seg_offset + phroom;
-			}
-			p->filesz = p->memsz = (uint64_t)total * ELFP_PHDR_SIZE;
+			uint64_t v = seg_va + phroom;
+			p->paddr = p->paddr - p->vaddr + v;
+			p->vaddr = v;
+			p->offset = seg_off + phroom;
 		}
 	}
+	for (size_t i = 0; i < f->nsegs && f->type != ET_REL; i++)
+		if (f->segs[i].ph.type == PT_PHDR)
+			f->segs[i].ph.filesz = f->segs[i].ph.memsz =
+				(uint64_t)f->nsegs * ELFP_PHDR_SIZE;
 	/* Program headers following a section. */
 	for (size_t i = 0; i < f->nsegs; i++) {
-		elfp_seg *s = &f->segs[i];
-		if (s->track >= f->nsecs)
+		elfp_seg *sg = &f->segs[i];
+		if (sg->track >= f->nsecs)
 			continue;
-		const elfp_shdr *sh = &f->secs[s->track].sh;
-		s->ph.offset = sh->offset;
-		s->ph.paddr = s->ph.vaddr = sh->addr;
-		s->ph.filesz = s->ph.memsz = sh->size;
+		const elfp_shdr *sh = &f->secs[sg->track].sh;
+		sg->ph.offset = sh->offset;
+		sg->ph.paddr = sg->ph.vaddr = sh->addr;
+		sg->ph.filesz = sg->ph.memsz = sh->size;
 	}
-	/* Last edit: layout 1 may have added a section name. */
+	/* Last edit: SHIFT and SEG may have added a section name. */
 	if (f->strtab_changed) {
-		elfp_sec *s = &f->secs[f->shstrndx];
+		elfp_sec *sc = &f->secs[f->shstrndx];
 		uint8_t *p = malloc(f->strtab.len ? f->strtab.len : 1);
-		if (!p)
-			return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+		if (!p) {
+			e = e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+			goto out;
+		}
 		memcpy(p, f->strtab.data, f->strtab.len);
-		free(s->content);
-		s->content = p;
-		s->has_content = true;
-		s->sh.size = f->strtab.len;
-		s->place = ELFP_TAIL;
+		free(sc->content);
+		sc->content = p;
+		sc->has_content = true;
+		sc->sh.size = f->strtab.len;
+		sc->place = ELFP_TAIL;
 	}
 	for (size_t i = 0; i < f->nsecs; i++) {
-		elfp_sec *s = &f->secs[i];
-		if (s->place != ELFP_TAIL)
+		elfp_sec *sc = &f->secs[i];
+		if (sc->place != ELFP_TAIL)
 			continue;
-		end = align_up(end, s->sh.addralign);
-		s->sh.offset = end;
+		end = align_up(end, sc->sh.addralign);
+		sc->sh.offset = end;
 		if (f->type == ET_REL)
-			s->sh.addr = 0;
-		end += s->sh.size;
+			sc->sh.addr = 0;
+		end += sc->sh.size;
 	}
 	bool tail = false;
 	for (size_t i = 0; i < f->nsecs; i++)
@@ -458,13 +1072,23 @@ e2s_err elfp_layout(elfp_file *f, e2s_diag *d)
 	    !(f->edited || f->strtab_changed)) {
 		/* Only in-place changes: the section header table stays. */
 		f->new_shoff = f->shoff ? f->shoff + f->shift : 0;
+		if (end < f->size + f->shift)
+			end = f->size + f->shift;
 	} else {
 		f->new_shoff = align_up(end, 8);
 		end = f->new_shoff + (uint64_t)f->nsecs * ELFP_SHDR_SIZE;
 	}
+	li->kept = f->keep;
 	li->out_size = end;
 	f->laid_out = true;
-	return E2S_ERR_OK;
+out:
+	free(g.in);
+	return e;
+}
+
+void elfp_force_kind(elfp_file *f, int kind)
+{
+	f->force_kind = (uint8_t)kind;
 }
 
 void elfp_get_layout(const elfp_file *f, elfp_layout_info *out)
@@ -619,7 +1243,7 @@ static e2s_err sink_input(wsink *k, const elfp_file *f, uint64_t off,
 static e2s_err emit_base(wsink *k, const elfp_file *f, uint64_t a,
 			 uint64_t b)
 {
-	uint64_t lo = f->shift, hi = f->shift + f->size;
+	uint64_t lo = f->shift, hi = f->shift + f->keep;
 	e2s_err e = E2S_ERR_OK;
 	if (a < lo && a < b)
 		e = sink_put(k, NULL, (b < lo ? b : lo) - a);
@@ -651,7 +1275,7 @@ static int order_cmp(const void *pa, const void *pb)
 static e2s_err emit_overlap(wsink *k, const elfp_file *f, wpatch *p,
 			    size_t n, uint64_t a, uint64_t b)
 {
-	uint64_t lo = f->shift, hi = f->shift + f->size;
+	uint64_t lo = f->shift, hi = f->shift + f->keep;
 	if (b - a > SIZE_MAX)
 		return e2s_fail(k->d, E2S_ERR_TOO_LARGE, NULL, 0, "output size");
 	uint8_t *buf = calloc((size_t)(b - a), 1);
@@ -715,7 +1339,7 @@ static void add_patch(wpatch *p, size_t *n, uint64_t off, uint64_t len,
 static e2s_err collect_patches(const elfp_file *f, wpatch **out, size_t *nout,
 			       uint8_t **tabs, uint8_t *eh, e2s_diag *d)
 {
-	size_t n = 0, cap = 2 * f->nsecs + 3;
+	size_t n = 0, cap = 2 * f->nsecs + f->nbp + 4;
 	bool be = f->be;
 	uint64_t ph_len = (uint64_t)f->nsegs * ELFP_PHDR_SIZE;
 	uint64_t sh_len = (uint64_t)f->nsecs * ELFP_SHDR_SIZE;
@@ -731,7 +1355,7 @@ static e2s_err collect_patches(const elfp_file *f, wpatch **out, size_t *nout,
 	}
 	for (size_t i = 0; i < f->nsecs; i++) {
 		const elfp_sec *s = &f->secs[i];
-		if (s->place == ELFP_ORIG)
+		if (s->place == ELFP_ORIG || s->place == ELFP_BLOCK)
 			continue;
 		if (!s->has_content) {
 			free(p);
@@ -748,6 +1372,13 @@ static e2s_err collect_patches(const elfp_file *f, wpatch **out, size_t *nout,
 			add_patch(p, &n, s->sh.offset, s->sh.size, s->content);
 		}
 	}
+	/* GROWN: the moved sections' bytes, straight from the input. */
+	if (f->blk_hi > f->blk_lo)
+		add_patch(p, &n, f->blk_off, f->blk_hi - f->blk_lo,
+			  f->img + f->blk_lo);
+	for (size_t i = 0; i < f->nbp; i++)
+		add_patch(p, &n, f->bp[i].off + (f->bp[i].out ? 0 : f->shift),
+			  f->bp[i].len, f->bp[i].zero ? NULL : f->bp[i].val);
 	if (f->nsegs) {
 		for (size_t i = 0; i < f->nsegs; i++)
 			put_phdr(t + i * ELFP_PHDR_SIZE, &f->segs[i].ph, be);
@@ -810,7 +1441,7 @@ static e2s_err serialise(const elfp_file *f, wsink *k, e2s_diag *d)
 		return emit(k, f, NULL, 0, f->size);
 	if (!f->laid_out)
 		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0, "write before layout");
-	if (f->info.out_size < f->size + f->shift)
+	if (f->info.out_size < f->keep + f->shift)
 		return e2s_fail(d, E2S_ERR_TOO_LARGE, NULL, 0, "output size");
 	e = collect_patches(f, &p, &n, &tabs, eh, d);
 	if (!e)

@@ -4,14 +4,15 @@
  * DWARF CFI.
  *
  * Editing model: the input file is mapped (never written). Existing section
- * contents keep their offsets (or, when a growing program header table
- * moves to the file start, all move down by the same whole pages; see
- * elfp_layout.c); new or rewritten contents go after the old end of the
- * file: allocated ones of linked files into one new read-only PT_LOAD
- * (together with the program header table when it has to grow and cannot
- * go to the file start), everything else (section contents of ET_REL
- * files, .shstrtab, group sections, the section header table) at the
- * tail. No address of existing code or data changes.
+ * contents keep their offsets (except: when the program header table
+ * grows where it is, the few sections right after it move, bytes
+ * unchanged, into the new segment; when it moves to the file start, all
+ * contents move down by the same whole pages; see elfp_layout.c); new or
+ * rewritten contents go at the end of the file, over the old section
+ * header table and .shstrtab when those end it: allocated ones of linked
+ * files into one new read-only PT_LOAD, everything else (section
+ * contents of ET_REL files, .shstrtab, group sections, the section header
+ * table) after it. No address of existing code or data changes.
  *
  * Use: elfp_open -> elfp_add_section / elfp_add_phdr / ... ->
  * elfp_layout -> elfp_section / elfp_set_content -> elfp_write ->
@@ -119,10 +120,19 @@ e2s_err elfp_track_phdr(elfp_file *f, size_t i, size_t sec, e2s_diag *d);
 /* Most zero padding the output may gain to keep the moved program header
  * table where old loaders look for it (see elfp_place_segment). */
 #define ELFP_MAX_PAD ((uint64_t)16 << 20)
+/* Most bytes of sections moved to let the table grow where it is, unless
+ * the file reads its own table and no cheaper layout keeps it there. */
+#define ELFP_GROW_CAP ((uint64_t)3 << 10)
+/* Beyond this, a file that needs its table in place takes the cheaper of
+ * moving the sections and padding the file (SEG_TIED). */
+#define ELFP_GROW_BIG ((uint64_t)64 << 10)
 
 /* Assign offsets and addresses to everything new. After this, sections
  * may be queried for their final address and given content. */
 e2s_err elfp_layout(elfp_file *f, e2s_diag *d);
+/* Tests: make elfp_layout use layout kind (elfp_ph_kind) for a growing
+ * table whenever that kind is possible for the file (0: choose). */
+void elfp_force_kind(elfp_file *f, int kind);
 /* Supply the content of a new or moved/shrunk section; size must equal
  * its sh_size. Copied. */
 e2s_err elfp_set_content(elfp_file *f, size_t i, const void *data,
@@ -138,17 +148,39 @@ e2s_err elfp_write(elfp_file *f, int fd, e2s_diag *d);
 e2s_err elfp_write_mem(elfp_file *f, uint8_t **out, size_t *size,
 		       e2s_diag *d);
 
+/* Where the program header table of a linked file ended up when it had
+ * to grow (elfp_layout.c explains each). */
+typedef enum {
+	ELFP_PH_SAME = 0,  /* unchanged (no new program header) */
+	ELFP_PH_ROOM,      /* grown where it is into free bytes (or over
+	                    * PT_NULL entries) */
+	ELFP_PH_GROWN,     /* grown where it is; the sections right after
+	                    * it moved into the new segment */
+	ELFP_PH_SHIFT,     /* right after the ELF header, old contents
+	                    * moved down the file (non-PIE executables) */
+	ELFP_PH_SEG_TIED,  /* in the new segment, at e_phoff + first-load
+	                    * bias (zero padding before the segment) */
+	ELFP_PH_SEG,       /* in the new segment elsewhere (libraries:
+	                    * loaders find it through PT_PHDR) */
+} elfp_ph_kind;
+
 /* What the layout chose, for reports and tests. */
 typedef struct {
-	bool phdrs_moved;     /* the table moved (to the file start or to
-	                       * the new segment) */
-	bool phdrs_tied;      /* moved table at e_phoff + first-load bias */
+	uint8_t kind;         /* elfp_ph_kind */
+	bool phdrs_moved;     /* the table moved (SHIFT, SEG_TIED, SEG) */
+	bool phdrs_tied;      /* the table is at e_phoff + first-load bias,
+	                       * where old loaders look (every kind but SEG) */
 	uint64_t shift;       /* >0: the table is right after the ELF header
 	                       * and every old byte moved this far down the
 	                       * file (the first PT_LOAD grew downwards) */
+	uint64_t moved;       /* GROWN: bytes of sections moved, */
+	uint64_t moved_from;  /* from this input offset */
 	bool new_segment;     /* a PT_LOAD was added */
 	uint64_t seg_offset, seg_vaddr, seg_size;
-	uint64_t pad;         /* zero bytes between old end and new data */
+	uint64_t pad;         /* zero bytes between the kept input and the
+	                       * new data (alignment; SEG_TIED: the padding) */
+	uint64_t kept;        /* input bytes kept in place (old section header
+	                       * table and .shstrtab at the end are rewritten) */
 	uint64_t out_size;
 } elfp_layout_info;
 void elfp_get_layout(const elfp_file *f, elfp_layout_info *out);

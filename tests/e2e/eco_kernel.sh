@@ -76,9 +76,19 @@ run_arch x86 gcc ld -O2 -fasynchronous-unwind-tables -mcmodel=kernel -mno-red-zo
   -fno-pic -ffreestanding -mno-sse -mno-mmx -fno-stack-protector
 run_arch arm64 aarch64-linux-gnu-gcc aarch64-linux-gnu-ld -O2 -fasynchronous-unwind-tables \
   -mgeneral-regs-only -fno-pic -ffreestanding -mbranch-protection=pac-ret -fno-stack-protector
-# Without the flag there is nothing to convert: a clear message, exit 1.
+# Without the flag (and for assembly without CFI) there is nothing to
+# convert: the recipe still makes its target, an exact copy; with
+# --require-sframe it is an error naming the missing section.
 gcc -O2 -fno-asynchronous-unwind-tables -fno-unwind-tables -c "$T/a.c" -o "$T/noeh.o"
-"$E2S" "$T/noeh.o" -o "$T/noeh.sf.o" 2>"$T/err"; rc=$?
-[ $rc = 1 ] && grep -q 'eh_frame' "$T/err" && ok || fail "no-unwind-tables object: exit $rc $(cat "$T/err")"
+printf '.text\n.globl g\ng: ret\n' >"$T/asm.S"
+gcc -c "$T/asm.S" -o "$T/asm.o"
+for o in noeh asm; do
+  rm -f "$T/$o.sframe.o"
+  make -s -f "$MK" -C "$T" EH2SFRAME="$E2S" "$o.sframe.o" 2>"$T/err" &&
+    cmp -s "$T/$o.o" "$T/$o.sframe.o" && [ ! -s "$T/err" ] && ok ||
+    fail "$o.o without CFI: recipe: $(cat "$T/err")"
+done
+"$E2S" --require-sframe "$T/noeh.o" -o "$T/noeh.sf.o" 2>"$T/err"; rc=$?
+[ $rc = 1 ] && grep -q 'eh_frame' "$T/err" && ok || fail "no-unwind-tables object with --require-sframe: exit $rc $(cat "$T/err")"
 echo "eco_kernel: $nok checks passed, $nfail failed"
 [ $nfail = 0 ]

@@ -70,9 +70,15 @@ if command -v arm-linux-gnueabihf-gcc >/dev/null; then :; fi
 if gcc -m32 -c -o "$T/i386.o" -x c - <<<'int f(void){return 1;}' 2>/dev/null; then
   expect_fail "i386" "$T/i386.o" --in-place "$T/i386.o"
 fi
-# No CFI at all.
+# No CFI at all: a failure only when asked for (--require-sframe); by
+# default nothing to do, exit 0, nothing printed, the file as it was.
 gcc -O2 -fno-asynchronous-unwind-tables -fno-unwind-tables -c -o "$T/nocfi.o" -x c - <<<'int f(int x){return x+1;}'
-expect_fail "no CFI" "$T/nocfi.o" --in-place "$T/nocfi.o"
+expect_fail "no CFI" "$T/nocfi.o" --require-sframe --in-place "$T/nocfi.o"
+before=$(sha256sum <"$T/nocfi.o")
+out=$("$E2S" --in-place "$T/nocfi.o" 2>&1); rc=$?
+ncases=$((ncases + 1))
+[ $rc = 0 ] && [ -z "$out" ] && [ "$(sha256sum <"$T/nocfi.o")" = "$before" ] ||
+  fail "no CFI without --require-sframe: exit $rc: $out"
 # Read-only target directory.
 mkdir "$T/ro"; cp "$T/good" "$T/ro/prog"; chmod 555 "$T/ro"
 if [ "$(id -u)" != 0 ]; then

@@ -4,19 +4,23 @@
 # pass --verify. Tools: binutils and elfutils of this system, and those of
 # the sid oracle chroot when it exists (newer versions).
 #
-# Asserted: every tool on non-PIE and static programs (table right after
-# the ELF header: layout 1 of src/elfpatch/elfp_layout.c) natively and
-# under qemu-user; every tool on PIE and static-pie programs (layout 2)
-# natively; eu-strip on them also under qemu-user (libelf keeps the table
-# at e_phoff, covered by .eh2sframe.phdrs, so the old-loader tie holds);
-# dl_iterate_phdr finds the mapped .sframe of a stripped PIE and of a
-# stripped shared object. Printed, not failed (KNOWN-BROKEN): a
-# binutils-stripped PIE / static-pie under qemu-user (binutils moves the
-# table right after the data segment's file bytes; the address tied to
-# that offset lies inside the data segment, so no layout can keep the tie
-# qemu's loader needs), and eu-strip run on a binutils-stripped PIE
-# (binutils leaves its table uncovered by any section and libelf zeroes
-# it).
+# Inputs: PIE, non-PIE, static and static-pie programs as eh2sframe
+# converts them (the table stays in the first PT_LOAD: GROWN or SHIFT in
+# src/elfpatch/elfp_layout.c), the PIE and static-pie ones also with the
+# table in the new segment (SEG_TIED, forced with
+# tests/e2e/lib/force_kind.c), and a shared library that gets SEG
+# (libstdc++: its hash tables are too big to move).
+# Asserted: every tool, natively and under qemu-x86_64 (old-loader tie),
+# when the table is in the first PT_LOAD; every tool natively and
+# eu-strip also under qemu when it is in the new segment (libelf keeps it
+# at e_phoff, covered by .eh2sframe.phdrs); exceptions thrown through a
+# stripped SEG libstdc++; dl_iterate_phdr finding the mapped .sframe of a
+# stripped PIE and of a stripped shared object; binutils strip followed
+# by eu-strip. Printed, not failed (KNOWN-BROKEN): a binutils-stripped
+# SEG_TIED program under qemu-user (binutils moves the table right after
+# the data segment's file bytes, where the tied address lies inside the
+# data segment), and eu-strip run after binutils strip on it (binutils
+# leaves its table uncovered by any section and libelf zeroes it).
 set -u
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib/elfpatch_lib.sh
@@ -44,41 +48,78 @@ tool() {
 }
 for e in $envs; do echo "$e: $(version $e strip) / $(version $e eu-strip)"; done
 good=0 broken=() cells=0
+cc -std=c11 -D_GNU_SOURCE -O2 -Isrc -Iinclude -o "$T/force_kind" tests/e2e/lib/force_kind.c \
+  build/libeh2sframe.a -lelf || fail "build force_kind"
+# in_first F: the program header table lies in the first PT_LOAD.
+in_first() {
+  python3 - "$1" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+phoff, = struct.unpack_from("<Q", d, 32)
+n, = struct.unpack_from("<H", d, 56)
+ph = [struct.unpack_from("<IIQQQQQQ", d, phoff + 56 * i) for i in range(n)]
+l = [p for p in ph if p[0] == 1][0]
+sys.exit(0 if l[2] <= phoff < l[2] + l[5] else 1)
+PY
+}
 for v in -static -no-pie -static-pie ""; do
   p=$T/hello$v
   gcc -O2 -g $v -o "$p" corpus/elfpatch/hello.c
   "$E2S" -q "$p" -o "$p.sf" || { fail "convert $p"; continue; }
+  ins=("$p.sf")
+  case $v in -static-pie|"")
+    [ "$("$T/force_kind" seg-tied "$p" "$p.tied")" = seg-tied ] && ins+=("$p.tied") ||
+      fail "force seg-tied on hello$v" ;;
+  esac
   want=$("$p" b a); wrc=$?
-  case $v in -static|-no-pie) kind=exec ;; *) kind=dyn ;; esac
-  for e in $envs; do
-    for t in "strip" "strip --strip-debug" "eu-strip" "eu-strip --strip-debug" "objcopy"; do
-      o=$T/o
-      tool $e $t "$p.sf" "$o"; trc=$?
-      cells=$((cells + 1))
-      res=
-      [ $trc = 0 ] || res="$res tool exit $trc;"
-      got=$("$o" b a 2>/dev/null); grc=$?
-      [ "$got" = "$want" ] && [ $grc = $wrc ] || res="$res runs differently (exit $grc);"
-      # Old-loader tie and qemu-user: kept by every tool in layout 1, by
-      # eu-strip in layout 2.
-      tie=notie
-      [ $kind = exec ] || [ "${t%% *}" = eu-strip ] && tie=
-      check_layout "$o" $tie >/dev/null || res="$res layout lost;"
-      "$E2S" --verify "$o" >/dev/null 2>&1 || res="$res --verify fails;"
-      if [ -z "$tie" ]; then
-        q=$(qemu-x86_64 "$o" b a 2>/dev/null); qrc=$?
-        [ "$q" = "$want" ] && [ $qrc = $wrc ] || res="$res differs under qemu (exit $qrc);"
+  for in in "${ins[@]}"; do
+    first=no
+    in_first "$in" && first=yes
+    name="hello${v:-(pie)}"
+    [ "$in" = "$p.tied" ] && name="$name seg-tied"
+    tools=("strip" "strip --strip-debug" "eu-strip" "eu-strip --strip-debug" "objcopy")
+    # The forced layout: the two tools that place the table differently.
+    [ "$in" = "$p.tied" ] && tools=("strip" "eu-strip")
+    for e in $envs; do
+      for t in "${tools[@]}"; do
+        o=$T/o
+        tool $e $t "$in" "$o"; trc=$?
+        cells=$((cells + 1))
+        res=
+        [ $trc = 0 ] || res="$res tool exit $trc;"
+        got=$("$o" b a 2>/dev/null); grc=$?
+        [ "$got" = "$want" ] && [ $grc = $wrc ] || res="$res runs differently (exit $grc);"
+        # Old-loader tie and qemu-user: kept by every tool when the table
+        # is in the first PT_LOAD, by eu-strip when it is in the new one.
+        tie=notie
+        [ $first = yes ] || [ "${t%% *}" = eu-strip ] && tie=
+        check_layout "$o" $tie >/dev/null || res="$res layout lost;"
+        "$E2S" --verify "$o" >/dev/null 2>&1 || res="$res --verify fails;"
+        if [ -z "$tie" ]; then
+          q=$(qemu-x86_64 "$o" b a 2>/dev/null); qrc=$?
+          [ "$q" = "$want" ] && [ $qrc = $wrc ] || res="$res differs under qemu (exit $qrc);"
+        fi
+        if [ -z "$res" ]; then good=$((good + 1)); else fail "$name [$t @$e]:$res"; fi
+      done
+      # qemu-user on a binutils-stripped table in the new segment: known
+      # to fail (see above).
+      if [ $first = no ]; then
+        tool $e strip "$in" "$T/o"
+        q=$(qemu-x86_64 "$T/o" b a 2>/dev/null); qrc=$?
+        [ "$q" = "$want" ] && [ $qrc = $wrc ] ||
+          broken+=("$name [strip @$e] under qemu-x86_64: exit $qrc")
       fi
-      name="hello${v:-(pie)} [$t @$e]"
-      if [ -z "$res" ]; then good=$((good + 1)); else fail "$name:$res"; fi
     done
-    # qemu-user on a binutils-stripped PIE: known to fail (see above).
-    if [ $kind = dyn ]; then
-      o=$T/o
-      tool $e strip "$p.sf" "$o"
-      q=$(qemu-x86_64 "$o" b a 2>/dev/null); qrc=$?
-      [ "$q" = "$want" ] && [ $qrc = $wrc ] ||
-        broken+=("hello${v:-(pie)} [strip @$e] under qemu-x86_64: exit $qrc")
+    # binutils strip, then eu-strip.
+    strip "$in" -o "$T/o1" 2>/dev/null && eu-strip "$T/o1" -o "$T/o2" 2>/dev/null
+    got=$("$T/o2" b a 2>/dev/null); grc=$?
+    cells=$((cells + 1))
+    if [ "$got" = "$want" ] && [ $grc = $wrc ] && check_layout "$T/o2" notie >/dev/null; then
+      good=$((good + 1))
+    elif [ $first = yes ]; then
+      fail "$name [strip, then eu-strip @host]"
+    else
+      broken+=("$name [strip, then eu-strip @host]: table zeroed")
     fi
   done
   # The separate debug file keeps the section header and the segment.
@@ -89,10 +130,26 @@ for v in -static -no-pie -static-pie ""; do
   cells=$((cells + 1))
 done
 
-# binutils strip, then eu-strip (see above).
-strip "$T/hello.sf" -o "$T/o1" 2>/dev/null && eu-strip "$T/o1" -o "$T/o2" 2>/dev/null
-( "$T/o2" b a ) >/dev/null 2>&1 && check_layout "$T/o2" notie >/dev/null ||
-  broken+=("hello(pie) [strip, then eu-strip @host]: table zeroed")
+# A shared library with its table in the new segment (SEG, with a
+# PT_PHDR): exceptions thrown through it, after each tool.
+lib=$(readlink -f /usr/lib/x86_64-linux-gnu/libstdc++.so.6)
+mkdir -p "$T/L"
+if g++ -O2 -pthread -o "$T/exc" corpus/elfpatch/exc.cc && "$E2S" -q "$lib" -o "$T/libstdc++.sf"; then
+  want=$("$T/exc"); wrc=$?
+  in_first "$T/libstdc++.sf" && echo "note: libstdc++ kept its table in the first PT_LOAD"
+  for e in $envs; do
+    for t in "strip" "eu-strip" "objcopy"; do
+      tool $e $t "$T/libstdc++.sf" "$T/L/libstdc++.so.6"; trc=$?
+      got=$(LD_LIBRARY_PATH=$T/L "$T/exc" 2>/dev/null); grc=$?
+      cells=$((cells + 1))
+      [ $trc = 0 ] && [ "$got" = "$want" ] && [ $grc = $wrc ] &&
+        check_layout "$T/L/libstdc++.so.6" >/dev/null && good=$((good + 1)) ||
+        fail "libstdc++ [$t @$e]: exceptions through it (exit $grc)"
+    done
+  done
+else
+  fail "libstdc++ conversion"
+fi
 
 # dl_iterate_phdr in a stripped PIE finds the mapped .sframe of itself and
 # of a stripped, dlopen'ed shared object, equal to the file's bytes.

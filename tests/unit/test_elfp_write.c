@@ -180,6 +180,20 @@ static int sframe_head(const unsigned char *b, size_t n, unsigned char *hd)
 	return found;
 }
 
+static uint64_t get64(const unsigned char *p)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static void put64(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
 static void test_converted(const char *in)
 {
 	size_t n0 = 0, n1 = 0;
@@ -199,10 +213,26 @@ static void test_converted(const char *in)
 	if (!b)
 		return;
 	CHECK_EQ(n1, res.layout.out_size);
-	/* elfpatch moves and changes no existing byte but the ELF header
-	 * (this input keeps its offsets: no layout 1 shift). */
+	/* elfpatch changes no existing byte but the ELF header and the
+	 * program header table, which grew over the sections after it (now
+	 * in the new segment, the rest of their old place zeroed); this
+	 * input keeps its offsets (no SHIFT). */
 	CHECK_EQ(res.layout.shift, 0);
-	CHECK(n1 > n0 && memcmp(a + 64, b + 64, n0 - 64) == 0);
+	CHECK_EQ(res.layout.kind, ELFP_PH_GROWN);
+	uint64_t phoff = get64(a + 32), tab = phoff + (b[56] | b[57] << 8) * 56;
+	uint64_t from = res.layout.moved_from, to = from + res.layout.moved;
+	CHECK(from >= phoff && to >= tab && to <= res.layout.kept);
+	CHECK(n1 > n0 && memcmp(a + 64, b + 64, phoff - 64) == 0);
+	CHECK(memcmp(a + to, b + to, res.layout.kept - to) == 0);
+	CHECK(memcmp(a + from, b + res.layout.seg_offset, to - from) == 0);
+	for (uint64_t k = tab; k < to; k++)
+		if (b[k]) {
+			CHECK(!"stale bytes after the grown table are zero");
+			break;
+		}
+	/* Growth: .sframe, the moved bytes, a section header and name,
+	 * alignment; the old section header table is reused. */
+	CHECK(n1 - n0 <= res.sframe_size + res.layout.moved + 64 + 16 + 16);
 	CHECK(sframe_head(b, n1, hd));
 	CHECK_EQ(hd[0] | hd[1] << 8, 0xdee2); /* SFrame magic, LE */
 	CHECK_EQ(hd[2], 3);                   /* version 3 */
@@ -220,20 +250,6 @@ static void test_converted(const char *in)
 	elfp_close(f);
 	free(a);
 	free(b);
-}
-
-static uint64_t get64(const unsigned char *p)
-{
-	uint64_t v = 0;
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static void put64(unsigned char *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
 }
 
 /* A section made to overlap the section header table: its offset moved to
