@@ -130,7 +130,8 @@ emit("`eh2sframe` = `eh2sframe IN -o OUT` (whole tool: maps the input, "
      "copies the file). MB/s = .eh_frame bytes (10^6) per CPU second.")
 emit()
 head = ["input", "file MB", ".eh_frame MB", "FDEs"] + tools + \
-    ["core ms", "memcpy ms", "MB/s convert", "MB/s core"]
+    ["core ms", "memcpy ms", "MB/s convert", "MB/s core", "M FDEs/s core",
+     "M rows/s core"]
 rows = []
 for inp in order:
     st = stats[inp]
@@ -142,7 +143,9 @@ for inp in order:
                 [fmt_ms(med(inp, t, 0)) for t in tools] +
                 [fmt_ms(core), fmt_ms(float(st["best_memcpy"])),
                  "%.0f" % (eh / MB / conv) if conv else "-",
-                 "%.0f" % (eh / MB / core)])
+                 "%.0f" % (eh / MB / core),
+                 "%.2f" % (int(st["fdes"]) / 1e6 / core),
+                 "%.1f" % (int(st["rows"]) / 1e6 / core)])
 table(head, rows)
 
 emit("## Ratios (CPU time; wall time for cp in the last column)")
@@ -325,6 +328,65 @@ if os.path.exists(oracle):
                "gas .sframe B", "gas+ld +B", "gas+ld beyond", "e2s .sframe B",
                "e2s +B", "e2s beyond"], rows)
 
+# ---- tree mode ---------------------------------------------------------------
+tree = []
+tp = os.path.join(work, "tree.tsv")
+if os.path.exists(tp):
+    with open(tp) as f:
+        next(f)
+        tree = [l.rstrip("\n").split("\t") for l in f if l.strip()]
+tree_ratio = None
+if tree:
+    def tcol(tool, i):
+        v = [float(r[i]) for r in tree if r[1] == tool]
+        return statistics.median(v) if v else None
+    emit("## Tree mode: a library directory, converted in place with -j2")
+    emit()
+    emit("`cp -a DIR COPY` (timed), then `eh2sframe --in-place -r -j 2 COPY` "
+         "(timed) on the copy, %s runs, median; %s files, %.0f MB. Wall time "
+         "is what a package build waits for; CPU time is summed over the two "
+         "jobs." % (len(tree) // 2, tree[0][6], int(tree[0][7]) / MB))
+    emit()
+    rows = []
+    for tool in ("cp -a", "eh2sframe -j2"):
+        u, sy, w = tcol(tool, 2), tcol(tool, 3), tcol(tool, 5)
+        if w is not None:
+            rows.append([tool, "%.2f" % w, "%.2f" % (u + sy), "%.2f" % u,
+                         "%.2f" % sy])
+    table(["command", "wall s", "CPU s", "user s", "sys s"], rows)
+    if tcol("cp -a", 5) and tcol("eh2sframe -j2", 5):
+        tree_ratio = tcol("eh2sframe -j2", 5) / tcol("cp -a", 5)
+
+prof_path = os.path.join(work, "profile.txt")
+if os.path.exists(prof_path):
+    with open(prof_path) as f:
+        plines = f.read().split("\n")
+    pin = plines[0].split("=", 1)[1] if plines and plines[0].startswith("input=") else "?"
+    ent = []
+    for l in plines[1:]:
+        p = l.split()
+        if len(p) >= 4 and p[0].endswith("%"):
+            ent.append((float(p[0][:-1]), p[1], p[2], " ".join(p[3:])))
+    if ent:
+        emit("## Profile: where `eh2sframe IN -o OUT` spends its cycles")
+        emit()
+        emit("`perf record` (10 kHz, five runs in one profile) of `eh2sframe "
+             "-q %s -o OUT`; share of all samples. `[k]` = kernel. "
+             "`clear_page*` is the kernel zeroing memory on its first touch "
+             "(the process's arrays, huge pages where granted); the page "
+             "cache and copy_file_range entries are the file copy `cp` pays "
+             "too." % name(pin))
+        emit()
+        bydso = {}
+        for pct, dso, kind, sym in ent:
+            bydso[dso] = bydso.get(dso, 0) + pct
+        zero = sum(e[0] for e in ent if e[3].startswith("clear_page"))
+        table(["where", "% of samples"],
+              [[d, "%.1f" % v] for d, v in sorted(bydso.items(), key=lambda x: -x[1])] +
+              [["of which kernel page zeroing (clear_page*)", "%.1f" % zero]])
+        table(["% of samples", "dso", "symbol"],
+              [["%.2f" % e[0], e[1], e[2] + " " + e[3]] for e in ent[:25]])
+
 # ---- size on disk ----------------------------------------------------------------
 size_ok = None
 szdir = os.path.join(work, "size")
@@ -363,22 +425,31 @@ real = [i for i in order if not name(i).startswith("synth-")]
 largest_real = max(real, key=lambda i: int(stats[i]["file_bytes"])) if real else None
 largest = max(order, key=lambda i: int(stats[i]["file_bytes"]))
 thr = {i: int(stats[i]["eh_bytes"]) / MB / core_time(stats[i]) for i in order}
-big = [i for i in order if int(stats[i]["eh_bytes"]) >= 1_000_000]
-worst = min(big or order, key=lambda i: thr[i])
-t1 = all(thr[i] >= 300 for i in (big or order))
-emit("- Conversion throughput >= 300 MB/s of .eh_frame on one core: **%s** "
-     "(in-memory core, inputs with >= 1 MB of .eh_frame: lowest %.0f MB/s on "
-     "%s; %s)." % ("met" if t1 else "NOT met", thr[worst], name(worst),
-                   ", ".join("%s %.0f" % (name(i), thr[i]) for i in (big or order))))
-for lab, inp in (("largest real file", largest_real), ("largest file", largest)):
-    if inp is None or (lab == "largest file" and inp == largest_real):
-        continue
+judged = [i for i in order if "libLLVM" in name(i) or name(i) == "synth-100000"]
+judged = judged or [i for i in order if int(stats[i]["eh_bytes"]) >= 1_000_000] or order
+t1 = all(thr[i] >= 500 for i in judged)
+emit("- In-memory core >= 500 MB/s of .eh_frame (libLLVM-14, synth-100000): "
+     "**%s** (%s)." % ("met" if t1 else "NOT met",
+                       ", ".join("%s %.0f MB/s, %.2f M FDEs/s, %.1f M rows/s" %
+                                 (name(i), thr[i],
+                                  int(stats[i]["fdes"]) / 1e6 / core_time(stats[i]),
+                                  int(stats[i]["rows"]) / 1e6 / core_time(stats[i]))
+                                 for i in judged)))
+llvm = [i for i in order if "libLLVM" in name(i)] or \
+    ([largest_real] if largest_real else [])
+for inp in llvm:
     rc = med(inp, "eh2sframe", 0) / med(inp, "cp", 0)
     rw = med(inp, "eh2sframe", 2) / med(inp, "cp", 2)
-    emit("- End-to-end `-o` within 3x of cp (%s, %s): **%s** by CPU time "
-         "(%.1fx), **%s** by wall time (%.1fx)." %
-         (lab, name(inp), "met" if rc <= 3 else "NOT met", rc,
-          "met" if rw <= 3 else "NOT met", rw))
+    emit("- `eh2sframe IN -o OUT` <= 1.5x `cp IN OUT` CPU (%s): **%s** "
+         "(%.2fx CPU; %.2fx wall)." %
+         (name(inp), "met" if rc <= 1.5 else "NOT met", rc, rw))
+    rr = med(inp, "readelf", 0) / med(inp, "eh2sframe", 0)
+    emit("- >= 10x faster than `readelf --debug-dump=frames-interp` (%s): "
+         "**%s** (%.1fx by CPU time)." %
+         (name(inp), "met" if rr >= 10 else "NOT met", rr))
+if tree_ratio is not None:
+    emit("- Tree mode -j2 within 2x of copying the same files (wall): **%s** "
+         "(%.2fx)." % ("met" if tree_ratio <= 2 else "NOT met", tree_ratio))
 emit("- Peak memory <= 2x input + 16 MiB: **%s** (table above)." %
      ("met" if mem_ok else "NOT met"))
 if size_ok is not None:
@@ -390,7 +461,7 @@ k = "library one-shot (cold)"
 if k in exps:
     emit("- Cost linear in input size: **%s** (fitted exponent %.3f for the "
          "cold library conversion; %s)." %
-         ("met" if exps[k] <= 1.10 else "NOT met", exps[k],
+         ("met" if exps[k] <= 1.05 else "NOT met", exps[k],
           ", ".join("%s %.3f" % (a, b) for a, b in exps.items() if a != k)))
 emit()
 

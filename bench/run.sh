@@ -7,6 +7,8 @@
 #   BENCH_WORK=DIR  scratch directory (default /tmp/bench/work)
 #   BENCH_NO_ORACLE=1  skip the reference-assembler size comparison
 #   BENCH_NO_SIZE=1    skip the size-on-disk sweep (/usr/bin, libraries)
+#   BENCH_TREE=DIR     tree-mode input (default /usr/lib/x86_64-linux-gnu)
+#   BENCH_NO_TREE=1    skip the tree-mode comparison with cp -a
 #   BENCH_BASELINE=REV also convert with eh2sframe built from git revision
 #                      REV (or the path of an eh2sframe binary): before/after
 # Writes bench/RESULTS.md and prints the same tables.
@@ -124,6 +126,54 @@ for in in "${inputs[@]}"; do
     "$(tail -n1 "$work/verify-shared.txt" | tr ' ' ',')" >>"$stats"
   rm -f "$out" "$out.shared"
 done
+# ---- tree mode: a whole library directory, -j2, against copying it -------
+# The tree is copied (timed: `cp -a`), then converted in place (timed:
+# `eh2sframe --in-place -r -j2`), so both see the same files in the page
+# cache; wall and CPU time of each, per run.
+treesrc=${BENCH_TREE:-/usr/lib/x86_64-linux-gnu}
+tree_tsv=$work/tree.tsv
+printf 'run\ttool\tuser\tsys\trss_kb\twall\tfiles\tbytes\n' >"$tree_tsv"
+if [ "${BENCH_NO_TREE:-0}" != 1 ] && [ -d "$treesrc" ]; then
+  tree=$work/tree
+  nfiles=$(find "$treesrc" -type f | wc -l)
+  tbytes=$(du -sb "$treesrc" | cut -f1)
+  truns=$([ "$quick" = 1 ] && echo 1 || echo 3)
+  for ((r = 1; r <= truns; r++)); do
+    say "tree run $r/$truns: $treesrc ($nfiles files)"
+    rm -rf "$tree"
+    "$rt" "$t" cp -a "$treesrc" "$tree" || { say "cp -a failed"; break; }
+    read -r u s m e _ <"$t"
+    printf '%s\tcp -a\t%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$u" "$s" "$m" "$e" "$nfiles" "$tbytes" >>"$tree_tsv"
+    "$rt" "$t" "$e2s" -q --in-place -r -j 2 "$tree" ||
+      say "tree conversion reported failures (exit $(cut -d' ' -f5 "$t"))"
+    read -r u s m e _ <"$t"
+    printf '%s\teh2sframe -j2\t%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$u" "$s" "$m" "$e" "$nfiles" "$tbytes" >>"$tree_tsv"
+  done
+  rm -rf "$tree"
+fi
+
+# ---- profile: where eh2sframe -o spends its cycles on the largest real input
+prof=$work/profile.txt
+rm -f "$prof"
+if command -v perf >/dev/null && [ ${#inputs[@]} -gt 0 ]; then
+  big=$(ls -S "${inputs[@]}" | grep -v '/synth-' | head -n1 || true)
+  if [ -n "$big" ]; then
+    pd=$work/perf.data
+    # Several runs in one profile: each is short.
+    if perf record -q -F 10000 -o "$pd" -- sh -c 'for i in 1 2 3 4 5; do "$0" -q "$1" -o "$2"; done' \
+         "$e2s" "$big" "$work/out/profile.out" >/dev/null 2>&1; then
+      { echo "input=$big"
+        perf report -i "$pd" --stdio --no-children --sort dso,sym 2>/dev/null | grep -v '^#' | grep -v '^$' || true
+      } >"$prof"
+    else
+      say "perf record failed: no profile"
+    fi
+    rm -f "$pd" "$work/out/profile.out"
+  fi
+else
+  say "perf not found: no profile"
+fi
+
 echo "load_end=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$work/machine.txt"
 echo "bench_seconds=$((SECONDS - start))" >>"$work/machine.txt"
 

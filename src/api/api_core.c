@@ -110,6 +110,26 @@ eh2s_status api_ok(eh2s_error *err)
 	return EH2S_OK;
 }
 
+eh2s_status api_verified(const vf_counts *n, eh2s_verify_result *out,
+			 eh2s_error *err)
+{
+	if (out) {
+		out->functions = n->functions;
+		out->match = n->match;
+		out->mismatch = n->mismatch;
+		out->missing = n->missing;
+		out->skipped = n->skipped;
+		out->extra = n->extra;
+		out->points = n->points;
+	}
+	if (!n->mismatch && !n->extra)
+		return api_ok(err);
+	char msg[128];
+	snprintf(msg, sizeof msg, "%zu mismatching and %zu extra functions",
+		 n->mismatch, n->extra);
+	return api_usage(err, EH2S_E_VERIFY, msg);
+}
+
 /* ---- Files ----------------------------------------------------------- */
 
 e2s_err api_read_file(const char *path, uint8_t **data, size_t *size,

@@ -72,23 +72,7 @@ eh2s_status eh2s_verify(const eh2s_file *f, eh2s_verify_result *out,
 		st = api_fail(err, &d);
 		goto out;
 	}
-	if (out) {
-		out->functions = n.functions;
-		out->match = n.match;
-		out->mismatch = n.mismatch;
-		out->missing = n.missing;
-		out->skipped = n.skipped;
-		out->extra = n.extra;
-		out->points = n.points;
-	}
-	if (n.mismatch || n.extra) {
-		char msg[128];
-		snprintf(msg, sizeof msg, "%zu mismatching and %zu extra functions",
-			 n.mismatch, n.extra);
-		st = api_usage(err, EH2S_E_VERIFY, msg);
-	} else {
-		st = api_ok(err);
-	}
+	st = api_verified(&n, out, err);
 out:
 	if (cf)
 		cfi_file_close(cf);

@@ -11,6 +11,7 @@
 
 #include "../common/err.h"
 #include "../sframe_emit/sfr.h"
+#include "../verify/vf.h"
 #include "eh2sframe.h"
 
 typedef struct {
@@ -48,6 +49,10 @@ eh2s_status api_fail(eh2s_error *err, const e2s_diag *d);
 eh2s_status api_usage(eh2s_error *err, eh2s_status code, const char *msg);
 eh2s_status api_ok(eh2s_error *err);
 eh2s_status api_status(e2s_err e);
+/* A verification's outcome: its counts into out (when not NULL), and
+ * EH2S_E_VERIFY when a function mismatches or is extra. */
+eh2s_status api_verified(const vf_counts *n, eh2s_verify_result *out,
+			 eh2s_error *err);
 
 /* Whole-file I/O and a private temporary directory. */
 e2s_err api_read_file(const char *path, uint8_t **data, size_t *size,

@@ -153,25 +153,10 @@ eh2s_status eh2s_verify_file(const char *path, const eh2s_verify_opts *opts,
 		goto done;
 	}
 	if (out) {
-		out->counts.functions = n.functions;
-		out->counts.match = n.match;
-		out->counts.mismatch = n.mismatch;
-		out->counts.missing = n.missing;
-		out->counts.skipped = n.skipped;
-		out->counts.extra = n.extra;
-		out->counts.points = n.points;
 		out->bad_relocs = el.bad_relocs;
 		out->failed = NULL;
 	}
-	if (n.mismatch || n.extra) {
-		char msg[128];
-		snprintf(msg, sizeof msg,
-			 "%zu mismatching and %zu extra functions", n.mismatch,
-			 n.extra);
-		st = api_usage(err, EH2S_E_VERIFY, msg);
-	} else {
-		st = api_ok(err);
-	}
+	st = api_verified(&n, out ? &out->counts : NULL, err);
 done:
 	if (f)
 		cfi_file_close(f);

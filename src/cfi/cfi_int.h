@@ -14,15 +14,8 @@ static inline uint64_t cfi_rd_uN(br_t *r, unsigned n)
 {
 	if (r->err == E2S_ERR_OK && r->pos <= r->end && n <= r->end - r->pos) {
 		const uint8_t *p = r->base + r->pos;
-		uint64_t v = 0;
 		r->pos += n;
-		if (r->big_endian)
-			for (unsigned i = 0; i < n; i++)
-				v = v << 8 | p[i];
-		else
-			for (unsigned i = n; i-- > 0;)
-				v = v << 8 | p[i];
-		return v;
+		return e2s_load_uN(p, n, r->big_endian);
 	}
 	return br_uN(r, n);
 }

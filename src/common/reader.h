@@ -35,6 +35,19 @@ static inline size_t br_left(const br_t *r)
 }
 static inline bool br_at_end(const br_t *r) { return br_left(r) == 0; }
 
+/* The n-byte integer at p (the caller has checked the bounds). */
+static inline uint64_t e2s_load_uN(const uint8_t *p, unsigned n, bool be)
+{
+	uint64_t v = 0;
+	if (be)
+		for (unsigned i = 0; i < n; i++)
+			v = v << 8 | p[i];
+	else
+		for (unsigned i = n; i-- > 0;)
+			v = v << 8 | p[i];
+	return v;
+}
+
 void br_set_error(br_t *r, e2s_err e);
 
 uint8_t br_u8(br_t *r);

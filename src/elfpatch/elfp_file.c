@@ -668,14 +668,28 @@ e2s_err elfp_track_phdr(elfp_file *f, size_t i, size_t sec, e2s_diag *d)
 	return E2S_ERR_OK;
 }
 
+/* Section i takes new content of size bytes: it must have new space of
+ * exactly that size. */
+static e2s_err content_slot(const elfp_file *f, size_t i, size_t size,
+			    e2s_diag *d)
+{
+	if (i >= f->nsecs || f->secs[i].place == ELFP_ORIG)
+		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0,
+				"section %zu has no new space", i);
+	if (size != f->secs[i].sh.size)
+		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0,
+				"section %zu: %zu bytes for a size of %llu", i,
+				size, (unsigned long long)f->secs[i].sh.size);
+	return E2S_ERR_OK;
+}
+
 e2s_err elfp_take_content(elfp_file *f, size_t i, void *data, size_t size,
 			  e2s_diag *d)
 {
-	if (i >= f->nsecs || f->secs[i].place == ELFP_ORIG ||
-	    size != f->secs[i].sh.size) {
+	e2s_err e = content_slot(f, i, size, d);
+	if (e != E2S_ERR_OK) {
 		free(data);
-		/* Fails with the message for this misuse. */
-		return elfp_set_content(f, i, NULL, size, d);
+		return e;
 	}
 	elfp_sec *s = &f->secs[i];
 	free(s->content);
@@ -687,18 +701,15 @@ e2s_err elfp_take_content(elfp_file *f, size_t i, void *data, size_t size,
 e2s_err elfp_set_content(elfp_file *f, size_t i, const void *data,
 			 size_t size, e2s_diag *d)
 {
-	if (i >= f->nsecs || f->secs[i].place == ELFP_ORIG)
-		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0,
-				"section %zu has no new space", i);
+	e2s_err e = content_slot(f, i, size, d);
+	if (e != E2S_ERR_OK)
+		return e;
 	elfp_sec *s = &f->secs[i];
-	if (size != s->sh.size)
-		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0,
-				"section %zu: %zu bytes for a size of %llu", i,
-				size, (unsigned long long)s->sh.size);
 	uint8_t *p = malloc(size ? size : 1);
 	if (!p)
 		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
-	memcpy(p, data, size);
+	if (size)
+		memcpy(p, data, size);
 	free(s->content);
 	s->content = p;
 	s->has_content = true;

@@ -427,18 +427,6 @@ static inline bool sleb(const uint8_t **p, const uint8_t *end, uint64_t *v)
 	return false;
 }
 
-static inline uint64_t rd_be_le(const uint8_t *p, unsigned n, bool be)
-{
-	uint64_t v = 0;
-	if (be)
-		for (unsigned i = 0; i < n; i++)
-			v = v << 8 | p[i];
-	else
-		for (unsigned i = n; i-- > 0;)
-			v = v << 8 | p[i];
-	return v;
-}
-
 static inline bool advance(frun *x, uint64_t delta)
 {
 	uint64_t ca = x->cie->code_align;
@@ -488,7 +476,7 @@ static bool run(frun *x, const uint8_t *p, const uint8_t *end, bool be)
 			unsigned n = op == DW_CFA_advance_loc2 ? 2 : 4;
 			if ((size_t)(end - p) < n)
 				return false;
-			a = rd_be_le(p, n, be);
+			a = e2s_load_uN(p, n, be);
 			p += n;
 			if (!advance(x, a))
 				return false;

@@ -78,14 +78,8 @@ static int claim(ck_t *c, uint32_t sec, uint64_t start, uint64_t end)
 	if ((lo > 0 && c->cl[lo - 1].sec == sec && c->cl[lo - 1].end > start) ||
 	    (lo < c->ncl && c->cl[lo].sec == sec && c->cl[lo].start < end))
 		return 0;
-	if (c->ncl == c->capcl) {
-		size_t nc = c->capcl ? 2 * c->capcl : 256;
-		struct claim *p = realloc(c->cl, nc * sizeof *p);
-		if (!p)
-			return -1;
-		c->cl = p;
-		c->capcl = nc;
-	}
+	if (!vf_room((void **)&c->cl, c->ncl, &c->capcl, sizeof *c->cl, 256))
+		return -1;
 	memmove(&c->cl[lo + 1], &c->cl[lo], (c->ncl - lo) * sizeof *c->cl);
 	c->cl[lo] = (struct claim){sec, start, end};
 	c->ncl++;
@@ -94,14 +88,8 @@ static int claim(ck_t *c, uint32_t sec, uint64_t start, uint64_t end)
 
 static bool add_pt(ck_t *c, uint64_t pc)
 {
-	if (c->npts == c->cap) {
-		size_t nc = c->cap ? 2 * c->cap : 256;
-		uint64_t *p = realloc(c->pts, nc * sizeof *p);
-		if (!p)
-			return false;
-		c->pts = p;
-		c->cap = nc;
-	}
+	if (!vf_room((void **)&c->pts, c->npts, &c->cap, sizeof *c->pts, 256))
+		return false;
 	c->pts[c->npts++] = pc;
 	return true;
 }
@@ -139,14 +127,9 @@ static bool overlapping(ck_t *c, uint32_t sec, uint64_t b, uint64_t e)
 			break;
 		if (f->pc + f->size <= b)
 			continue;
-		if (c->ns == c->scap) {
-			size_t nc = c->scap ? 2 * c->scap : 16;
-			uint32_t *p = realloc(c->sidx, nc * sizeof *p);
-			if (!p)
-				return false;
-			c->sidx = p;
-			c->scap = nc;
-		}
+		if (!vf_room((void **)&c->sidx, c->ns, &c->scap,
+			     sizeof *c->sidx, 16))
+			return false;
 		c->sidx[c->ns++] = ix->order[k];
 		c->used[ix->order[k]] = true;
 	}

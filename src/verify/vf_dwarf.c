@@ -114,14 +114,8 @@ static bool push_row(wk_t *k, uint64_t upto)
 		w->rows[w->nrows - 1].end = upto;
 		return true;
 	}
-	if (w->nrows == w->cap) {
-		size_t cap = w->cap ? 2 * w->cap : 16;
-		vf_row *v = realloc(w->rows, cap * sizeof *v);
-		if (!v)
-			return false;
-		w->rows = v;
-		w->cap = cap;
-	}
+	if (!vf_room((void **)&w->rows, w->nrows, &w->cap, sizeof *w->rows, 16))
+		return false;
 	vf_row *r = &w->rows[w->nrows++];
 	r->start = k->loc;
 	r->end = upto;

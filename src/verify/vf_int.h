@@ -7,9 +7,21 @@
 #define E2S_VF_INT_H
 
 #include "../cfi/cfi.h"
+#include "../common/mem.h"
 #include "../sframe_emit/sfr.h"
 #include "vf.h"
 #include "vf_val.h"
+
+/* Room for element n of a growable array *p of capacity *cap. */
+static inline bool vf_room(void **p, size_t n, size_t *cap, size_t elem,
+			   size_t first)
+{
+	e2s_vec v = {n, *cap};
+	if (!e2s_vec_grow(p, &v, elem, first))
+		return false;
+	*cap = v.cap;
+	return true;
+}
 
 /* ---- The ABI as the verifier sees it ---------------------------------- */
 
