@@ -140,12 +140,19 @@ done
 # test programs that move by a page), where the fixed cost of a section
 # header, its name and the moved notes (about 230 bytes) weighs 5 % or
 # more; the 1.05 x total is checked on /usr/bin (size_usrbin.sh).
+# Known exceptions (--allow), files that must keep their table where old
+# loaders find it and whose notes are followed directly by a hash table
+# that has to move: libc.so.6 (see size_usrbin.sh) and, on arm64 and s390x
+# (no .note.gnu.property ahead of the hash table, unlike x86-64), Debian's
+# bash, perl and gdb, which grow by 11-20 KiB beyond their .sframe
+# (README.md, "Size on disk"). They are listed as "(allowed)" with their
+# growth.
+allow=libc.so.6,bash,perl,perl5.36.0,gdb
 for r in "${reports[@]}"; do
   rest=${r#*=}
-  python3 bench/size_report.py --check --allow libc.so.6 --worst 3 --total-of "${rest%%=*}" --title "${r%%=*}" \
+  python3 bench/size_report.py --check --allow "$allow" --worst 3 --total-of "${rest%%=*}" --title "${r%%=*}" \
     "${rest#*=}" >"$T/rep"; rc=$?
   cat "$T/rep"
-  # libc.so.6 is the known exception (--allow; see size_usrbin.sh).
   [ $rc = 0 ] || fail "size targets, ${r%%=*}: $(grep '^  - ' "$T/rep" | head -5)"
 done
 printf '%s\n' "${summary[@]}"
