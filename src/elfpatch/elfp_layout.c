@@ -603,6 +603,14 @@ static bool plan_grow(const elfp_file *f, size_t n, grow_plan *g)
 		    p->vaddr != p->offset + bias)
 			return false;
 	}
+	return true;
+}
+
+/* The rest of the GROWN plan's conditions: nothing in .dynamic or the
+ * dynamic relocations points into the block. Apart from plan_grow since
+ * it reads every relocation (350k in libLLVM): only for a chosen GROWN. */
+static bool grow_refs_ok(const elfp_file *f, grow_plan *g)
+{
 	return each_dyn(f, dyn_check, g) && relocs_clear(f, g);
 }
 
@@ -753,7 +761,7 @@ static int choose_kind(elfp_file *f, bool content, uint64_t end,
 	elfp_place_segment(&in, &so);
 	switch (f->force_kind) {
 	case ELFP_PH_GROWN:
-		if (grow)
+		if (grow && grow_refs_ok(f, g))
 			return ELFP_PH_GROWN;
 		break;
 	case ELFP_PH_SHIFT:
@@ -774,7 +782,7 @@ static int choose_kind(elfp_file *f, bool content, uint64_t end,
 	}
 	uint64_t tied_cost = so.tied ? so.offset - end + 2 * tsz : UINT64_MAX;
 	if (!tie) {
-		if (grow && m <= ELFP_GROW_CAP)
+		if (grow && m <= ELFP_GROW_CAP && grow_refs_ok(f, g))
 			return ELFP_PH_GROWN;
 		*total = n_seg;
 		return so.tied && tied_cost <= 2 * tsz + ELFP_GROW_CAP
@@ -785,7 +793,8 @@ static int choose_kind(elfp_file *f, bool content, uint64_t end,
 	 * longer find it. */
 	uint64_t s = shift_for(f, n_own, page);
 	if (grow && (!s || m <= s) &&
-	    (m <= ELFP_GROW_BIG || !so.tied || m <= tied_cost))
+	    (m <= ELFP_GROW_BIG || !so.tied || m <= tied_cost) &&
+	    grow_refs_ok(f, g))
 		return ELFP_PH_GROWN;
 	if (s) {
 		*shift = s;
