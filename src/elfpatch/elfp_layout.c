@@ -297,6 +297,18 @@ static e2s_err add_phdrs_sec(elfp_file *f, size_t total, size_t *idx,
 	return E2S_ERR_OK;
 }
 
+/* The PT_LOAD holding the table's file bytes from e_phoff up to end. */
+static const elfp_phdr *table_load(const elfp_file *f, uint64_t end)
+{
+	for (size_t i = 0; i < f->old_nsegs; i++) {
+		const elfp_phdr *p = &f->segs[i].ph;
+		if (p->type == PT_LOAD && p->offset <= f->phoff &&
+		    end <= p->offset + p->filesz)
+			return p;
+	}
+	return NULL;
+}
+
 /* Can the table grow to n entries where it is? Only if the bytes after it
  * are zero, belong to no section, and the PT_LOAD mapping the table maps
  * them too. */
@@ -304,18 +316,11 @@ static bool room_in_place(const elfp_file *f, size_t n)
 {
 	uint64_t start = f->phoff + (uint64_t)f->phnum_file * ELFP_PHDR_SIZE;
 	uint64_t end = f->phoff + (uint64_t)n * ELFP_PHDR_SIZE;
-	bool covered = false;
 	if (f->phnum_file == 0 || f->phoff < ELFP_EHDR_SIZE || end > f->size)
 		return false;
 	if (n <= f->phnum_file)
 		return true;
-	for (size_t i = 0; i < f->old_nsegs; i++) {
-		const elfp_phdr *p = &f->segs[i].ph;
-		if (p->type == PT_LOAD && p->offset <= f->phoff &&
-		    end <= p->offset + p->filesz)
-			covered = true;
-	}
-	if (!covered)
+	if (!table_load(f, end))
 		return false;
 	for (size_t i = 1; i < f->old_nsecs; i++) {
 		const elfp_shdr *s = &f->secs[i].sh;
@@ -524,12 +529,7 @@ static bool plan_grow(const elfp_file *f, size_t n, grow_plan *g)
 
 	if (f->nsecs == 0 || f->phnum_file == 0 || f->phoff < ELFP_EHDR_SIZE)
 		return false;
-	for (size_t i = 0; i < f->old_nsegs && !load; i++) {
-		const elfp_phdr *p = &f->segs[i].ph;
-		if (p->type == PT_LOAD && p->offset <= f->phoff &&
-		    need <= p->offset + p->filesz)
-			load = p;
-	}
+	load = table_load(f, need);
 	if (!load)
 		return false;
 	/* A second table index would need the extended one. */
