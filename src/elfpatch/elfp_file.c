@@ -621,16 +621,22 @@ e2s_err elfp_group_add(elfp_file *f, size_t group, size_t member,
 	return E2S_ERR_OK;
 }
 
-static e2s_err grow_segs(elfp_file *f, e2s_diag *d)
+e2s_err elfp_insert_seg(elfp_file *f, size_t at, elfp_seg **out,
+			e2s_diag *d)
 {
-	if (f->nsegs < f->segcap)
-		return E2S_ERR_OK;
-	size_t cap = f->segcap * 2 + 4;
-	elfp_seg *p = realloc(f->segs, cap * sizeof *p);
-	if (!p)
-		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
-	f->segs = p;
-	f->segcap = cap;
+	if (f->nsegs == f->segcap) {
+		size_t cap = f->segcap * 2 + 4;
+		elfp_seg *p = realloc(f->segs, cap * sizeof *p);
+		if (!p)
+			return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+		f->segs = p;
+		f->segcap = cap;
+	}
+	memmove(&f->segs[at + 1], &f->segs[at],
+		(f->nsegs - at) * sizeof *f->segs);
+	f->nsegs++;
+	*out = &f->segs[at];
+	memset(*out, 0, sizeof **out);
 	return E2S_ERR_OK;
 }
 
@@ -641,12 +647,11 @@ e2s_err elfp_add_phdr(elfp_file *f, uint32_t type, uint32_t flags,
 	if (!e && (f->type == ET_REL || sec >= f->nsecs))
 		e = e2s_fail(d, E2S_ERR_USAGE, NULL, 0,
 			     "program header for section %zu", sec);
+	elfp_seg *s = NULL;
 	if (!e)
-		e = grow_segs(f, d);
+		e = elfp_insert_seg(f, f->nsegs, &s, d);
 	if (e)
 		return e;
-	elfp_seg *s = &f->segs[f->nsegs++];
-	memset(s, 0, sizeof *s);
 	s->ph.type = type;
 	s->ph.flags = flags;
 	s->ph.align = align;

@@ -99,5 +99,8 @@ struct elfp_file {
 };
 
 void elfp_put(uint8_t *p, uint64_t v, unsigned n, bool be);
+/* A zeroed program header slot at index at (later ones move up). */
+e2s_err elfp_insert_seg(elfp_file *f, size_t at, elfp_seg **out,
+			e2s_diag *d);
 
 #endif

@@ -714,23 +714,17 @@ static uint64_t kept_bytes(const elfp_file *f, bool new_shdrs,
  * the loader clears as .bss, and dl_iterate_phdr then reports zeros. */
 static e2s_err add_phdr_entry(elfp_file *f, e2s_diag *d)
 {
+	elfp_seg *ps;
 	if (find_old_phdr(f, PT_PHDR))
 		return E2S_ERR_OK;
-	if (f->nsegs == f->segcap) {
-		elfp_seg *p = realloc(f->segs, (f->segcap + 1) * sizeof *p);
-		if (!p)
-			return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
-		f->segs = p;
-		f->segcap++;
-	}
-	memmove(&f->segs[1], &f->segs[0], f->nsegs * sizeof *f->segs);
-	f->nsegs++;
+	e2s_err e = elfp_insert_seg(f, 0, &ps, d);
+	if (e)
+		return e;
 	f->old_nsegs++;
-	memset(&f->segs[0], 0, sizeof f->segs[0]);
-	f->segs[0].ph.type = PT_PHDR;
-	f->segs[0].ph.flags = PF_R;
-	f->segs[0].ph.align = 8;
-	f->segs[0].track = ELFP_TRACK_NONE;
+	ps->ph.type = PT_PHDR;
+	ps->ph.flags = PF_R;
+	ps->ph.align = 8;
+	ps->track = ELFP_TRACK_NONE;
 	return E2S_ERR_OK;
 }
 
@@ -810,22 +804,14 @@ static int choose_kind(elfp_file *f, bool content, uint64_t end,
 static e2s_err insert_load(elfp_file *f, uint64_t off, uint64_t vaddr,
 			   uint64_t size, uint64_t align, e2s_diag *d)
 {
-	if (f->nsegs == f->segcap) {
-		elfp_seg *p = realloc(f->segs, (f->segcap + 1) * sizeof *p);
-		if (!p)
-			return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
-		f->segs = p;
-		f->segcap++;
-	}
 	size_t at = 0;
+	elfp_seg *ns;
 	for (size_t i = 0; i < f->nsegs; i++)
 		if (f->segs[i].ph.type == PT_LOAD)
 			at = i + 1;
-	memmove(&f->segs[at + 1], &f->segs[at],
-		(f->nsegs - at) * sizeof *f->segs);
-	f->nsegs++;
-	elfp_seg *ns = &f->segs[at];
-	memset(ns, 0, sizeof *ns);
+	e2s_err e = elfp_insert_seg(f, at, &ns, d);
+	if (e)
+		return e;
 	ns->ph.type = PT_LOAD;
 	ns->ph.flags = PF_R;
 	ns->ph.offset = off;
