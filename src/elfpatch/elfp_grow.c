@@ -255,33 +255,44 @@ static bool toolchain_symbol(const elfp_file *f, size_t symtab, uint32_t name,
 	       (n[2] == 0 || n[2] == '.');
 }
 
-/* Does symbol k of table i lie in the block? (section and file symbols
- * count when with_sections: a relocation may name them) */
-static bool sym_in_block(const elfp_file *f, const elfp_grow_plan *g, size_t i,
-			 uint64_t k, bool with_sections)
+typedef struct {
+	uint32_t name;
+	uint8_t info;
+	uint16_t shndx;
+	uint64_t value;
+} sym_ent;
+
+/* Symbol k of table i; false when there is none. */
+static bool read_sym(const elfp_file *f, size_t i, uint64_t k, sym_ent *e)
 {
 	const elfp_sec *s = &f->secs[i];
 	br_t r;
-	if (k == 0 || k > s->in_size / 24)
+	if (k == 0 || k >= s->in_size / 24)
 		return false;
 	br_init(&r, f->img + s->in_off, s->in_size, f->be);
 	br_seek(&r, (size_t)k * 24);
-	uint32_t name = br_u32(&r);
-	uint8_t info = br_u8(&r);
+	e->name = br_u32(&r);
+	e->info = br_u8(&r);
 	br_u8(&r);
-	uint16_t shndx = br_u16(&r);
-	uint64_t val = br_u64(&r);
-	uint8_t type = ELF64_ST_TYPE(info);
-	if (!br_ok(&r) || shndx == SHN_UNDEF || type == STT_TLS)
+	e->shndx = br_u16(&r);
+	e->value = br_u64(&r);
+	return br_ok(&r);
+}
+
+/* Rule 2 for symbol k of table i. By value: the linker gives
+ * __ehdr_start (address 0) the index of the first section. */
+static bool sym_in_block(const elfp_file *f, const elfp_grow_plan *g, size_t i,
+			 uint64_t k)
+{
+	sym_ent e;
+	if (!read_sym(f, i, k, &e) || e.shndx == SHN_UNDEF)
 		return false;
-	if (!with_sections && (type == STT_SECTION || type == STT_FILE))
+	uint8_t type = ELF64_ST_TYPE(e.info);
+	if (type == STT_TLS || type == STT_SECTION || type == STT_FILE ||
+	    !in_range(e.value, g->vlo, g->vhi))
 		return false;
-	/* By value: the linker gives __ehdr_start (address 0) the index of
-	 * the first section. */
-	if (!in_range(val, g->vlo, g->vhi))
-		return false;
-	return with_sections || shndx >= f->old_nsecs || !g->in[shndx] ||
-	       !toolchain_symbol(f, i, name, info, shndx);
+	return e.shndx >= f->old_nsecs || !g->in[e.shndx] ||
+	       !toolchain_symbol(f, i, e.name, e.info, e.shndx);
 }
 
 static bool symbols_clear(const elfp_file *f, elfp_grow_plan *g)
@@ -291,7 +302,7 @@ static bool symbols_clear(const elfp_file *f, elfp_grow_plan *g)
 		if (s->sh.type != SHT_SYMTAB && s->sh.type != SHT_DYNSYM)
 			continue;
 		for (uint64_t k = 1; k < s->in_size / 24; k++)
-			if (sym_in_block(f, g, i, k, false))
+			if (sym_in_block(f, g, i, k))
 				return refuse(g, "a symbol lies in the sections "
 					      "after the table; symbol table",
 					      elfp_section_name(f, i));
@@ -360,10 +371,21 @@ static bool rel_clear(const elfp_file *f, const elfp_grow_plan *g,
 		uint64_t where = br_u64(&r);
 		uint64_t info = br_u64(&r);
 		uint64_t add = ent == 24 ? br_u64(&r) : word_at(f, where);
-		if (in_range(where, g->vlo, g->vhi) ||
-		    in_range(add, g->vlo, g->vhi) ||
-		    (t->symtab &&
-		     sym_in_block(f, g, t->symtab, ELF64_R_SYM(info), true)))
+		if (in_range(where, g->vlo, g->vhi))
+			return false;
+		/* The address it puts there: S + A, or B + A without a
+		 * symbol (and, to be safe, for a symbol we cannot read). */
+		sym_ent e;
+		uint64_t sym = ELF64_R_SYM(info), target = add;
+		if (sym && t->symtab && read_sym(f, t->symtab, sym, &e)) {
+			uint8_t type = ELF64_ST_TYPE(e.info);
+			if (e.shndx == SHN_UNDEF || type == STT_TLS)
+				continue;
+			if (in_range(e.value, g->vlo, g->vhi))
+				return false;
+			target = e.value + add;
+		}
+		if (in_range(target, g->vlo, g->vhi))
 			return false;
 	}
 	return true;
@@ -428,6 +450,15 @@ static const uint8_t *bytes_at(const elfp_file *f, uint64_t a, uint64_t n)
 	return NULL;
 }
 
+/* The .dynsym section, or 0. */
+static size_t dynsym(const elfp_file *f)
+{
+	for (size_t i = 1; i < f->old_nsecs; i++)
+		if (f->secs[i].sh.type == SHT_DYNSYM)
+			return i;
+	return 0;
+}
+
 static bool relocs_clear(const elfp_file *f, elfp_grow_plan *g)
 {
 	static const uint32_t kinds[4] = {SHT_RELA, SHT_REL, SHT_RELR, 0};
@@ -457,7 +488,7 @@ static bool relocs_clear(const elfp_file *f, elfp_grow_plan *g)
 		    rel_section_covers(f, t, x.addr[k], x.size[k]))
 			continue;
 		rel_table rt = {bytes_at(f, x.addr[k], x.size[k]), x.size[k], t,
-				0};
+				dynsym(f)};
 		if (!rt.p)
 			return refuse(g, "dynamic relocations outside the file",
 				      NULL);
