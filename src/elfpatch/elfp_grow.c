@@ -165,9 +165,13 @@ bool elfp_grow_plan_make(const elfp_file *f, size_t n, elfp_grow_plan *g)
 				g->align = p->align;
 		}
 	}
-	if (g->hi == 0 || r_hi > g->hi || r_hi > load->offset + load->filesz ||
+	if (g->hi == 0 || r_hi > load->offset + load->filesz ||
 	    g->align & (g->align - 1))
 		return refuse(g, "no whole sections after the table", NULL);
+	/* The grown table may end in padding after the last section it
+	 * covers (no section lies there: the loop above took every one). */
+	if (r_hi > g->hi)
+		g->hi = r_hi;
 	/* Every moved thing is mapped by the table's PT_LOAD at its bias. */
 	uint64_t bias = load->vaddr - load->offset;
 	g->vlo = g->lo + bias;

@@ -12,6 +12,8 @@
 # code layout that is not the target's default (-z noseparate-code on
 # x86-64, -z separate-code elsewhere); shared libraries loaded by an
 # unconverted loader. Reads ("variant"):
+#   headers   no note of its own: everything below, which only headers
+#             reach (the layout may move the loader's sections)
 #   symbol    the custom note through its symbol (plus, in every build,
 #             the notes through PT_NOTE and __ehdr_start, .interp through
 #             PT_INTERP, .dynsym through _DYNAMIC and PT_DYNAMIC)
@@ -64,7 +66,13 @@ target() {
   esac
 }
 # KIND VARIANT OPTION (- none, relr, code) of every target.
-ROWS="pie symbol -
+ROWS="pie headers -
+pie headers relr
+no-pie headers -
+static headers -
+static-pie headers -
+shared headers -
+pie symbol -
 pie symbol relr
 pie symbol code
 pie pointer -
@@ -135,6 +143,7 @@ row() {
   case $kind in static|shared) ;; *) f+=(-Wl,--export-dynamic-symbol=sr_exported) ;; esac
   case $variant in
     pointer) f+=(-DNOTE_PTR) ;;
+    headers) f+=(-DHEADERS_ONLY) ;;
     interp) f+=(-DOWN_INTERP); [ $kind = shared ] && f+=(-Wl,-e,selfref_lib_entry) ;;
   esac
   local label=$variant
@@ -180,7 +189,9 @@ row() {
   local rc=$?
   # The original must read itself correctly, or the comparison says
   # nothing.
-  if [ $rc != 2 ] && { [ $BEH_RC != 0 ] || ! grep -q 'note via symbol: selfref:' <<<"$BEH_OUT" ||
+  local must='note via symbol: selfref:'
+  [ $variant = headers ] && must='build-id'
+  if [ $rc != 2 ] && { [ $BEH_RC != 0 ] || ! grep -q "$must" <<<"$BEH_OUT" ||
        grep -q -e '\\x' -e DIFFERS -e 'bad note' <<<"$BEH_OUT"; }; then
     bad+=("the original does not read itself (exit $BEH_RC): $(grep -m1 -e '\\x' -e DIFFERS -e 'bad note' <<<"$BEH_OUT")")
   fi
