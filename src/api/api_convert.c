@@ -115,6 +115,18 @@ static e2s_err run_convert(const eh2s_file *f, const elfp_opts *eo,
 	e = elfp_convert_file(ef, eo, res, d);
 	if (!e)
 		e = elfp_write_mem(ef, img, size, d);
+	if (!e) {
+		/* As elfp_convert does for files: no image reported as
+		 * converted unless a linker could read it. */
+		elfp_check_opts co = {.debug_frame = eo->debug_frame,
+				      .nfdes = res->nfdes};
+		e = elfp_check_output(ef, *img, *size, &co, d);
+		if (e) {
+			free(*img);
+			*img = NULL;
+			*size = 0;
+		}
+	}
 	elfp_close(ef);
 	return e;
 }

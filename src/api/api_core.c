@@ -56,6 +56,7 @@ eh2s_status api_status(e2s_err e)
 	case E2S_ERR_LIBELF:
 	case E2S_ERR_BAD_RELOC: return EH2S_E_BAD_ELF;
 	case E2S_ERR_UNSUPPORTED_MACHINE:
+	case E2S_ERR_SFRAME_NAME:
 	case E2S_ERR_TOO_LARGE: return EH2S_E_UNSUPPORTED;
 	case E2S_ERR_NO_CFI: return EH2S_E_NO_CFI;
 	case E2S_ERR_LEB_OVERLONG:
@@ -76,6 +77,7 @@ eh2s_status api_status(e2s_err e)
 	case E2S_ERR_EXISTS: return EH2S_E_EXISTS;
 	case E2S_ERR_NO_FUNCS: return EH2S_E_NO_FUNCS;
 	case E2S_ERR_USAGE: return EH2S_E_USAGE;
+	case E2S_ERR_OUTPUT_CHECK: /* what we wrote is wrong: our bug */
 	default: return EH2S_E_INTERNAL;
 	}
 }
@@ -244,9 +246,9 @@ e2s_err api_scan(eh2s_file *f, e2s_diag *d)
 	}
 	for (size_t i = 1; i < n; i++) {
 		const elfp_shdr *sh = elfp_section(ef, i);
-		const char *name = elfp_section_name(ef, i);
-		if (sh->type != SHT_GNU_SFRAME &&
-		    !(name && strcmp(name, ".sframe") == 0))
+		/* Not a symbol table or a debug file's NOBITS placeholder
+		 * that happens to be called .sframe. */
+		if (elfp_sframe_kind(ef, i) != SFR_SEC_SFRAME)
 			continue;
 		if (sh->type == SHT_NOBITS || sh->offset > size ||
 		    sh->size > size - sh->offset) {

@@ -33,7 +33,9 @@
 	X(TOO_LARGE, "value too large for the SFrame encoding")         \
 	X(EXISTS, "file already has an .sframe section")                \
 	X(NO_FUNCS, "no function could be converted to SFrame")         \
-	X(USAGE, "invalid argument")
+	X(USAGE, "invalid argument")                                   \
+	X(SFRAME_NAME, "another kind of section is named .sframe")      \
+	X(OUTPUT_CHECK, "the output failed its check, nothing written")
 
 typedef enum {
 #define E2S_X(name, msg) E2S_ERR_##name,

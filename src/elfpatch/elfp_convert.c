@@ -1,10 +1,18 @@
 /* The conversion driver: ELF file in -> CFI -> SFrame model -> layout ->
  * .sframe encoded for its final address -> output file. */
 #include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../cfi/cfi.h"
+#include "../common/mem.h"
 #include "../common/reader.h"
 #include "../sframe_emit/sfe.h"
 #include "../sframe_emit/sframe_fmt.h"
@@ -72,9 +80,38 @@ static sfe_encode_opts base_opts(const elfp_opts *o)
 	return eo;
 }
 
-static e2s_err convert_linked(elfp_file *f, size_t old, const sfe_set *set,
-			      const elfp_opts *o, elfp_result *res,
-			      e2s_diag *d)
+/* A new section named .sframe next to section foreign, which has that
+ * name but is not SFrame (a symbol table, a NOBITS in an object, bytes
+ * without the SFrame header): the file is refused. Giving ours another
+ * name would not help: ld and lld collect SFrame input by the name
+ * .sframe, so it would reach no linked output (a conversion that does
+ * nothing, reported as done); sharing the name would make ld merge the
+ * foreign bytes into the output .sframe, and readelf/objdump --sframe
+ * take the first section so named. The foreign section itself is never
+ * touched. */
+static e2s_err name_taken(const elfp_file *f, size_t foreign, e2s_diag *d)
+{
+	static const char *const names[] = {
+		[SHT_PROGBITS] = "SHT_PROGBITS without an SFrame header",
+		[SHT_SYMTAB] = "SHT_SYMTAB", [SHT_STRTAB] = "SHT_STRTAB",
+		[SHT_RELA] = "SHT_RELA", [SHT_NOTE] = "SHT_NOTE",
+		[SHT_NOBITS] = "SHT_NOBITS", [SHT_REL] = "SHT_REL",
+		[SHT_DYNSYM] = "SHT_DYNSYM"};
+	uint32_t t = elfp_section(f, foreign)->type;
+	char other[32];
+	const char *what = t < sizeof names / sizeof names[0] ? names[t] : NULL;
+	if (!what) {
+		snprintf(other, sizeof other, "of type %#x", t);
+		what = other;
+	}
+	return e2s_fail(d, E2S_ERR_SFRAME_NAME, NULL, 0,
+			"section %zu is %s, not SFrame; rename it to convert "
+			"this file", foreign, what);
+}
+
+static e2s_err convert_linked(elfp_file *f, size_t old, size_t foreign,
+			      const sfe_set *set, const elfp_opts *o,
+			      elfp_result *res, e2s_diag *d)
 {
 	sfe_encode_opts eo = base_opts(o);
 	size_t size = sfe_encoded_size(set, &eo), idx = old;
@@ -97,6 +134,8 @@ static e2s_err convert_linked(elfp_file *f, size_t old, const sfe_set *set,
 			return e;
 	} else {
 		elfp_shdr sh = {0};
+		if (foreign)
+			return name_taken(f, foreign, d);
 		sh.type = SHT_GNU_SFRAME;
 		sh.flags = SHF_ALLOC;
 		sh.addralign = 8;
@@ -151,13 +190,6 @@ typedef struct {
 	size_t sec, rela;
 } rel_part;
 
-static bool is_sframe(const elfp_file *f, size_t i)
-{
-	const char *n = elfp_section_name(f, i);
-	return elfp_section(f, i)->type == SHT_GNU_SFRAME ||
-	       (n && strcmp(n, ".sframe") == 0);
-}
-
 /* The first unused relocation section among the n old ones applying to
  * section i, or 0. */
 static size_t rela_for(const elfp_file *f, size_t n, size_t i,
@@ -192,12 +224,14 @@ static e2s_err reuse(elfp_file *f, size_t i, uint32_t type, uint64_t size,
 }
 
 /* --force: retire the old SFrame sections no part reused, with their
- * relocation sections, so that linkers see one .sframe per function. */
-static e2s_err drop_unused(elfp_file *f, size_t shnum, bool *used,
-			   e2s_diag *d)
+ * relocation sections, so that linkers see one .sframe per function.
+ * Only sections that are SFrame by type or content (kinds): anything
+ * else called .sframe stays as it is. */
+static e2s_err drop_unused(elfp_file *f, size_t shnum, const uint8_t *kinds,
+			   bool *used, e2s_diag *d)
 {
 	for (size_t i = 1; i < shnum; i++) {
-		if (used[i] || !is_sframe(f, i))
+		if (used[i] || kinds[i] != SFR_SEC_SFRAME)
 			continue;
 		for (size_t r; (r = rela_for(f, shnum, i, used));) {
 			used[r] = true;
@@ -213,8 +247,9 @@ static e2s_err drop_unused(elfp_file *f, size_t shnum, bool *used,
 	return E2S_ERR_OK;
 }
 
-static e2s_err convert_rel(elfp_file *f, const sfe_set *set,
-			   const elfp_opts *o, elfp_result *res, e2s_diag *d)
+static e2s_err convert_rel(elfp_file *f, const uint8_t *kinds, size_t foreign,
+			   const sfe_set *set, const elfp_opts *o,
+			   elfp_result *res, e2s_diag *d)
 {
 	size_t shnum = elfp_shnum(f), symtab = elfp_symtab(f), nparts = 0;
 	size_t *group_of = NULL, *olds = NULL, nolds = 0;
@@ -245,7 +280,7 @@ static e2s_err convert_rel(elfp_file *f, const sfe_set *set,
 		const elfp_shdr *sh = elfp_section(f, i);
 		if (sh->flags & SHF_GROUP)
 			group_of[i] = elfp_group_of(f, i);
-		if (o->force && is_sframe(f, i))
+		if (o->force && kinds[i] == SFR_SEC_SFRAME)
 			olds[nolds++] = i;
 	}
 	/* Part 0 is the ungrouped one; groups follow in section order. */
@@ -299,7 +334,11 @@ static e2s_err convert_rel(elfp_file *f, const sfe_set *set,
 		if (old) {
 			used[old] = true;
 			orela = rela_for(f, shnum, old, used);
-			if (orela && elfp_section(f, orela)->type != SHT_RELA) {
+			/* Rewritten in place only when it already is what we
+			 * write: RELA entries naming the one symbol table. */
+			const elfp_shdr *rsh = elfp_section(f, orela);
+			if (orela && (rsh->type != SHT_RELA || rsh->link != symtab ||
+				      rsh->entsize != 24)) {
 				used[orela] = true;
 				e = elfp_drop_section(f, orela, d);
 				if (e)
@@ -324,7 +363,9 @@ static e2s_err convert_rel(elfp_file *f, const sfe_set *set,
 		sh.flags = SHF_ALLOC | (pt->group ? SHF_GROUP : 0);
 		sh.addralign = 8;
 		sh.size = sfe_encoded_size(set, &eo);
-		if (!old)
+		if (!old && foreign)
+			e = name_taken(f, foreign, d);
+		else if (!old)
 			e = elfp_add_section(f, ".sframe", &sh, &pt->sec, d);
 		if (e)
 			goto out;
@@ -350,7 +391,7 @@ static e2s_err convert_rel(elfp_file *f, const sfe_set *set,
 		goto out;
 	}
 	if (o->force) {
-		e = drop_unused(f, shnum, used, d);
+		e = drop_unused(f, shnum, kinds, used, d);
 		if (e)
 			goto out;
 	}
@@ -406,6 +447,77 @@ out:
 	return e;
 }
 
+typedef struct {
+	uint64_t off, end;
+	size_t idx;
+} extent;
+
+static int extent_cmp(const void *a, const void *b)
+{
+	const extent *x = a, *y = b;
+	return (x->off > y->off) - (x->off < y->off);
+}
+
+/* --force rewrites old SFrame sections in place and zeroes the ones it
+ * retires, with their relocation sections. gABI: no byte of a file is
+ * in two sections; a hostile file that breaks this would have those
+ * writes land on another section's bytes (fuzzing found two SFrame
+ * sections on the same bytes: one rebuilt in place, then zeroed as the
+ * other was retired). Such a file is refused. Only old (linked files)
+ * or, for relocatable ones, every SFrame section and relocation section
+ * applying to one is checked; one sorted sweep over all sections. */
+static e2s_err check_overlap(const elfp_file *f, const uint8_t *kinds,
+			     size_t old, e2s_diag *d)
+{
+	size_t n = elfp_shnum(f), m = 0;
+	extent *x = calloc(n ? n : 1, sizeof *x);
+	size_t *partner = calloc(n ? n : 1, sizeof *partner);
+	e2s_err e = E2S_ERR_OK;
+	if (!x || !partner) {
+		e = e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+		goto out;
+	}
+	for (size_t i = 1; i < n; i++) {
+		const elfp_shdr *sh = elfp_section(f, i);
+		if (sh->type != SHT_NOBITS && sh->type != SHT_NULL && sh->size)
+			x[m++] = (extent){sh->offset, sh->offset + sh->size, i};
+	}
+	qsort(x, m, sizeof *x, extent_cmp);
+	/* Every section sharing a byte with one that starts no later gets
+	 * a partner (the one reaching furthest so far). */
+	uint64_t end = 0;
+	size_t far = 0;
+	for (size_t k = 0; k < m; k++) {
+		if (far && x[k].off < end) {
+			partner[x[k].idx] = far;
+			if (!partner[far])
+				partner[far] = x[k].idx;
+		}
+		if (x[k].end > end) {
+			end = x[k].end;
+			far = x[k].idx;
+		}
+	}
+	for (size_t i = 1; i < n; i++) {
+		const elfp_shdr *sh = elfp_section(f, i);
+		bool ours = elfp_is_rel(f)
+				    ? kinds[i] == SFR_SEC_SFRAME ||
+					      ((sh->type == SHT_RELA || sh->type == SHT_REL) &&
+					       sh->info < n && kinds[sh->info] == SFR_SEC_SFRAME)
+				    : i == old;
+		if (ours && partner[i]) {
+			e = e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
+				     "section %zu shares file bytes with section %zu",
+				     i, partner[i]);
+			break;
+		}
+	}
+out:
+	free(x);
+	free(partner);
+	return e;
+}
+
 /* The CFI reader skips empty sections, then finds none: say that the
  * section is there but empty. */
 static e2s_err empty_cfi(const elfp_file *f, e2s_diag *d)
@@ -426,17 +538,38 @@ e2s_err elfp_convert_file(elfp_file *f, const elfp_opts *o,
 	cfi_file *cf = NULL;
 	sfe_set set;
 	bool have_set = false;
-	size_t size, old;
+	size_t size, old = 0, foreign = 0, n = elfp_shnum(f);
+	uint8_t *kinds = NULL;
 	e2s_err e;
 
 	memset(res, 0, sizeof *res);
 	memset(&set, 0, sizeof set);
-	old = elfp_find_section(f, ".sframe");
-	for (size_t i = 1; !old && elfp_is_rel(f) && i < elfp_shnum(f); i++)
-		if (elfp_section(f, i)->type == SHT_GNU_SFRAME)
+	/* What each section is, judged on the input before any edit: by
+	 * type and content, never by the name .sframe alone. */
+	kinds = calloc(n ? n : 1, 1);
+	if (!kinds)
+		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+	for (size_t i = 1; i < n; i++) {
+		kinds[i] = (uint8_t)elfp_sframe_kind(f, i);
+		if (kinds[i] == SFR_SEC_FOREIGN && !foreign)
+			foreign = i;
+		/* A debug file's placeholder counts as having SFrame (its
+		 * data is in the stripped file); a real section wins. */
+		if ((kinds[i] == SFR_SEC_SFRAME && kinds[old] != SFR_SEC_SFRAME) ||
+		    (kinds[i] == SFR_SEC_PLACEHOLDER && !old))
 			old = i;
-	if (old && !o->force)
+	}
+	if (old && !o->force) {
+		free(kinds);
 		return e2s_fail(d, E2S_ERR_EXISTS, NULL, 0, NULL);
+	}
+	if (old) {
+		e = check_overlap(f, kinds, old, d);
+		if (e) {
+			free(kinds);
+			return e;
+		}
+	}
 	/* V2 is written from the general path's FREs (the fast path
 	 * pre-encodes V3). */
 	cfi_load_opts lo = {.prefer_debug_frame = o->debug_frame,
@@ -462,9 +595,9 @@ e2s_err elfp_convert_file(elfp_file *f, const elfp_opts *o,
 		goto out;
 	}
 	if (elfp_is_rel(f))
-		e = convert_rel(f, &set, o, res, d);
+		e = convert_rel(f, kinds, foreign, &set, o, res, d);
 	else
-		e = convert_linked(f, old, &set, o, res, d);
+		e = convert_linked(f, old, foreign, &set, o, res, d);
 	if (!e)
 		elfp_get_layout(f, &res->layout);
 out:
@@ -472,6 +605,95 @@ out:
 		sfe_set_free(&set);
 	if (cf)
 		cfi_file_close(cf);
+	free(kinds);
+	return e;
+}
+
+/* Map (or read) the written file at path and check it. */
+static e2s_err check_file(const char *path, const elfp_file *f,
+			  const elfp_check_opts *co, bool sync, e2s_diag *d)
+{
+	struct stat st;
+	uint8_t *buf = NULL;
+	void *m = MAP_FAILED;
+	e2s_err e;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s", strerror(errno));
+	if (fstat(fd, &st) != 0 || st.st_size <= 0 ||
+	    (uint64_t)st.st_size > SIZE_MAX / 2) {
+		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "cannot read the output back");
+		goto out;
+	}
+	size_t size = (size_t)st.st_size;
+	m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (m == MAP_FAILED) {
+		e = e2s_read_whole(fd, size, &buf, d);
+		if (e)
+			goto out;
+	}
+	e = elfp_check_output(f, m != MAP_FAILED ? m : buf, size, co, d);
+	if (m != MAP_FAILED)
+		munmap(m, size);
+	free(buf);
+	if (!e && sync && fsync(fd) != 0)
+		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "fsync: %s", strerror(errno));
+out:
+	close(fd);
+	return e;
+}
+
+/* Write f to path through a temporary file that is read back and checked
+ * before it replaces path: a failed check leaves path (the input itself
+ * with --in-place) untouched and no file behind. elfp_write_atomic makes
+ * the temporary file (mode and owner of ref_path, fsync when keep_owner)
+ * and renames it onto a name reserved here, in path's directory. */
+static e2s_err write_checked(const char *path, const char *ref_path,
+			     bool keep_owner, elfp_file *f,
+			     const elfp_check_opts *co, e2s_diag *d)
+{
+	struct stat st, ost;
+	char *dircopy = strdup(path), *basecopy = strdup(path), *tmp = NULL;
+	e2s_err e = E2S_ERR_OK;
+	int fd;
+
+	if (!dircopy || !basecopy) {
+		e = e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+		goto out;
+	}
+	/* Replacing the input under another name (out == in without
+	 * keep_owner): synced here, as elfp_write_atomic would. */
+	bool sync = !keep_owner && stat(ref_path, &st) == 0 &&
+		    stat(path, &ost) == 0 && ost.st_dev == st.st_dev &&
+		    ost.st_ino == st.st_ino;
+	const char *dir = dirname(dircopy), *base = basename(basecopy);
+	size_t n = strlen(dir) + strlen(base) + 32;
+	tmp = malloc(n);
+	if (!tmp) {
+		e = e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+		goto out;
+	}
+	snprintf(tmp, n, "%s/.%s.e2cXXXXXX", dir, base);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "cannot create a file in %s: %s",
+			     dir, strerror(errno));
+		free(tmp);
+		tmp = NULL;
+		goto out;
+	}
+	close(fd);
+	e = elfp_write_atomic(tmp, ref_path, keep_owner, f, d);
+	if (!e)
+		e = check_file(tmp, f, co, sync, d);
+	if (!e && rename(tmp, path) != 0)
+		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "rename: %s", strerror(errno));
+out:
+	if (tmp && e)
+		unlink(tmp);
+	free(tmp);
+	free(dircopy);
+	free(basecopy);
 	return e;
 }
 
@@ -485,8 +707,11 @@ e2s_err elfp_convert(const char *in_path, const char *out_path,
 	e = elfp_open(in_path, &f, d);
 	if (!e)
 		e = elfp_convert_file(f, o, res, d);
-	if (!e)
-		e = elfp_write_atomic(out_path, in_path, o->in_place, f, d);
+	if (!e) {
+		elfp_check_opts co = {.debug_frame = o->debug_frame,
+				      .nfdes = res->nfdes};
+		e = write_checked(out_path, in_path, o->in_place, f, &co, d);
+	}
 	elfp_close(f);
 	return e;
 }

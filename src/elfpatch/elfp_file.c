@@ -383,6 +383,20 @@ size_t elfp_symtab(const elfp_file *f)
 	return 0;
 }
 
+sfr_sec_kind elfp_sframe_kind(const elfp_file *f, size_t i)
+{
+	if (i == 0 || i >= f->old_nsecs)
+		return SFR_SEC_NONE;
+	const elfp_sec *s = &f->secs[i];
+	/* The input extent was checked against the file by parse(). */
+	sfr_sec_kind k = sfr_section_kind(s->sh.type, elfp_section_name(f, i),
+					  s->in_size ? f->img + s->in_off : NULL,
+					  (size_t)s->in_size);
+	if (k == SFR_SEC_PLACEHOLDER && f->type == ET_REL)
+		k = SFR_SEC_FOREIGN;
+	return k;
+}
+
 /* ---- Edits ----------------------------------------------------------- */
 
 /* Offset of name in the working .shstrtab, reusing a matching suffix of

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "../common/err.h"
+#include "../sframe_emit/sfr.h"
 
 /* Host-order copies of the ELF64 headers. */
 typedef struct {
@@ -75,6 +76,11 @@ size_t elfp_find_section(const elfp_file *f, const char *name);
 size_t elfp_group_of(const elfp_file *f, size_t i);
 /* Index of the (first) SHT_SYMTAB section, or 0. */
 size_t elfp_symtab(const elfp_file *f);
+/* What input section i is to SFrame (sfr_section_kind on its header
+ * and input bytes); ask before editing it. In a relocatable file a
+ * NOBITS .sframe is FOREIGN: only separate debug files (linked) keep
+ * placeholders. */
+sfr_sec_kind elfp_sframe_kind(const elfp_file *f, size_t i);
 
 /* ---- Edits (before elfp_layout) -------------------------------------- */
 
@@ -245,9 +251,11 @@ typedef struct {
 void elfp_result_free(elfp_result *r);
 
 /* Read in_path, convert its CFI, write out_path (atomically through a
- * temporary file in out_path's directory; out_path may equal in_path).
+ * temporary file in out_path's directory; out_path may equal in_path)
+ * once the written file passes elfp_check_output.
  * E2S_ERR_EXISTS: the file already has .sframe and !o->force; nothing is
- * written. */
+ * written. E2S_ERR_SFRAME_NAME: a section that is not SFrame is named
+ * .sframe and the conversion would add one; nothing is written. */
 e2s_err elfp_convert(const char *in_path, const char *out_path,
 		     const elfp_opts *o, elfp_result *res, e2s_diag *d);
 /* The conversion of an open file, up to elfp_write: afterwards f holds
@@ -255,6 +263,25 @@ e2s_err elfp_convert(const char *in_path, const char *out_path,
  * filled. Errors as elfp_convert. */
 e2s_err elfp_convert_file(elfp_file *f, const elfp_opts *o,
 			  elfp_result *res, e2s_diag *d);
+
+/* ---- Output check (elfp_check.c) ------------------------------------ */
+
+typedef struct {
+	bool debug_frame; /* the conversion read .debug_frame (elfp_opts) */
+	size_t nfdes;     /* FDEs it read (elfp_result.nfdes) */
+} elfp_check_opts;
+
+/* Read back out (size bytes), the output written from f after
+ * elfp_convert_file, the way a linker would, before the conversion
+ * reports success: it parses; every input section the conversion does
+ * not own (elfp_check.c) kept its header, address and bytes; every
+ * relocation section that changed links to a symbol table holding each
+ * of its symbols and applies to an existing section, within it (ET_REL);
+ * an ET_REL file's CFI still loads with its relocations and as many
+ * FDEs. E2S_ERR_OUTPUT_CHECK says what is wrong. Defects the input
+ * already had are not reported. */
+e2s_err elfp_check_output(const elfp_file *f, const uint8_t *out,
+			  size_t size, const elfp_check_opts *o, e2s_diag *d);
 
 /* Write f's output to path atomically: temporary file in the same
  * directory, mode (and owner when keep_owner) of ref_path, rename. The

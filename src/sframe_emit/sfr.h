@@ -144,8 +144,27 @@ void sfr_loc_str(const sfr_loc *l, char *buf, size_t len);
 
 /* ---- ELF access (sfr_elf.c) ----------------------------------------- */
 
-/* The .sframe bytes of an ELF file. Linked files: the section of type
- * SHT_GNU_SFRAME or named .sframe, else the PT_GNU_SFRAME segment.
+/* What an ELF section is to SFrame readers and writers. Consumers find
+ * .sframe by name in relocatable objects, so a name alone must not make
+ * us read, rebuild or drop a section: it is SFrame by type, or, for the
+ * SHT_PROGBITS .sframe of assemblers older than SHT_GNU_SFRAME, by its
+ * header. */
+typedef enum {
+	SFR_SEC_NONE = 0,     /* neither SFrame nor named .sframe */
+	SFR_SEC_SFRAME,       /* SHT_GNU_SFRAME, or SHT_PROGBITS .sframe
+	                       * with the SFrame magic and a version 1-3 */
+	SFR_SEC_PLACEHOLDER,  /* SHT_NOBITS .sframe: a separate debug file's
+	                       * header of the stripped file's section */
+	SFR_SEC_FOREIGN,      /* any other section named .sframe */
+} sfr_sec_kind;
+
+/* Classify a section from its header and (when not NOBITS) its bytes;
+ * name may be NULL, data may be NULL when size is 0. */
+sfr_sec_kind sfr_section_kind(uint32_t type, const char *name,
+			      const uint8_t *data, size_t size);
+
+/* The .sframe bytes of an ELF file. Linked files: the first SFrame
+ * section (SFR_SEC_SFRAME), else the PT_GNU_SFRAME segment.
  * ET_REL: every such section (one per COMDAT group is common), each
  * padded to 8 bytes and concatenated (one "part" each), with the
  * function start fields resolved from their .rela sections. */

@@ -2,6 +2,7 @@
  * Every offset is validated against the block end before use; each FRE
  * is read through a bounds-checked reader limited to its function's FRE
  * sub-section slice. */
+#include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,27 @@ unsigned sfr_block_abi(const sfr_block *b)
 {
 	return b->abi >= SF_ABI_AARCH64_ENDIAN_BIG && b->abi <= SF_ABI_S390X_ENDIAN_BIG
 		       ? b->abi : 0;
+}
+
+sfr_sec_kind sfr_section_kind(uint32_t type, const char *name,
+			      const uint8_t *data, size_t size)
+{
+	bool named = name && strcmp(name, ".sframe") == 0;
+	if (type == SHT_GNU_SFRAME)
+		return SFR_SEC_SFRAME;
+	if (!named)
+		return SFR_SEC_NONE;
+	if (type == SHT_NOBITS)
+		return SFR_SEC_PLACEHOLDER;
+	/* Version 1 (binutils 2.40) is not decoded, but it is SFrame: a
+	 * rebuild replaces it and a dump says which version it is. Either
+	 * byte order of the magic, as the decoder accepts. */
+	if (type == SHT_PROGBITS && data && size >= SF_HEADER_SIZE &&
+	    ((data[0] == (SF_MAGIC >> 8) && data[1] == (SF_MAGIC & 0xff)) ||
+	     (data[0] == (SF_MAGIC & 0xff) && data[1] == (SF_MAGIC >> 8))) &&
+	    data[2] >= 1 && data[2] <= SF_VERSION_3)
+		return SFR_SEC_SFRAME;
+	return SFR_SEC_FOREIGN;
 }
 
 bool sfr_abi_regs(unsigned abi, uint16_t *sp, uint16_t *fp)

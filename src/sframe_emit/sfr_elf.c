@@ -99,13 +99,21 @@ static uint32_t group_of(Elf *e, size_t idx)
 	return 0;
 }
 
-static bool is_sframe(Elf *e, size_t shstr, const GElf_Shdr *sh)
+/* By type and content, not by name alone (sfr_section_kind). */
+static bool is_sframe(Elf *e, size_t shstr, Elf_Scn *scn, const GElf_Shdr *sh)
 {
 	const char *name;
 	if (sh->sh_type == SHT_GNU_SFRAME)
 		return true;
+	if (sh->sh_type != SHT_PROGBITS)
+		return false;
 	name = elf_strptr(e, shstr, sh->sh_name);
-	return name && strcmp(name, ".sframe") == 0 && sh->sh_type != SHT_NOBITS;
+	if (!name || strcmp(name, ".sframe") != 0)
+		return false;
+	Elf_Data *d = elf_rawdata(scn, NULL);
+	return d && d->d_buf &&
+	       sfr_section_kind(sh->sh_type, name, d->d_buf, d->d_size) ==
+		       SFR_SEC_SFRAME;
 }
 
 static e2s_err add_part(sfr_elf *out, e2s_vec *vp, const void *bytes,
@@ -150,7 +158,7 @@ e2s_err sfr_elf_read(const char *path, sfr_elf *out, e2s_diag *diag)
 		Elf_Scn *scn = NULL;
 		while ((scn = elf_nextscn(e, scn))) {
 			GElf_Shdr sh;
-			if (!gelf_getshdr(scn, &sh) || !is_sframe(e, shstr, &sh))
+			if (!gelf_getshdr(scn, &sh) || !is_sframe(e, shstr, scn, &sh))
 				continue;
 			Elf_Data *d = elf_rawdata(scn, NULL);
 			size_t idx = elf_ndxscn(scn);

@@ -8,8 +8,9 @@
 #     COMDAT function): the rebuilt object keeps one .sframe for the
 #     group's function, inside the group; lld links it, the program runs
 #     and the linked .sframe has exactly one FDE per function.
-#  4. Hand-made object with five old .sframe sections (two ungrouped, two
-#     in one group, one in a group whose function has no CFI): one
+#  4. Hand-made object with five old SHT_PROGBITS .sframe sections (SFrame
+#     by their header; two ungrouped, two in one group, one in a group
+#     whose function has no CFI): one
 #     .sframe per part is left, the others become empty SHF_EXCLUDE
 #     sections with their old bytes zeroed and out of their groups;
 #     eu-elflint, lld link and run.
@@ -129,16 +130,26 @@ foo:	.cfi_startproc
 	.type bar,@function
 bar:	ret
 	.size bar,.-bar
+	# Old-assembler style: SHT_PROGBITS .sframe, known by its header
+	# (magic, version 2); the rest is junk.
+	.macro oldsf fill:req, n=1
+	.short 0xdee2
+	.byte 2,4,3,0,0xf0,0
+	.long 0,0,0,0,0
+	.rept \n
+	.quad \fill
+	.endr
+	.endm
 	.section .sframe,"a",@progbits,unique,1
-	.quad 0x1111111111111111,0x1111111111111111,0x1111111111111111
+	oldsf 0x1111111111111111, 3
 	.section .sframe,"a",@progbits,unique,2
-	.quad 0x2222222222222222,0x2222222222222222
+	oldsf 0x2222222222222222, 2
 	.section .sframe,"aG",@progbits,foo,comdat,unique,3
-	.quad 0x3333333333333333
+	oldsf 0x3333333333333333
 	.section .sframe,"aG",@progbits,foo,comdat,unique,4
-	.quad 0x4444444444444444
+	oldsf 0x4444444444444444
 	.section .sframe,"aG",@progbits,bar,comdat,unique,5
-	.quad 0x5555555555555555
+	oldsf 0x5555555555555555
 	.section .note.GNU-stack,"",@progbits
 X
 as "$d/m.s" -o "$d/m.o" || fail "as m.s"

@@ -26,8 +26,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define SHT_GNU_SFRAME_ 0x6ffffff4u
-
 typedef struct {
 	char dir[64], in[96], out[96];
 	FILE *null;
@@ -119,11 +117,12 @@ static void check_output(const elfp_opts *o, const elfp_result *res)
 	const cfi_table *t = cfi_file_table(cf);
 	if (t->nfdes != res->nfdes)
 		FUZZ_FAIL("FDE count changed");
-	/* --force rebuilds the section the file had, under its name: find
-	 * it by type when it is not called .sframe. */
-	size_t idx = elfp_find_section(ef, ".sframe"), isize;
+	/* --force rebuilds the section the file had, under its name, and
+	 * leaves alone anything else called .sframe (a symbol table, say):
+	 * find ours by type and content. */
+	size_t idx = 0, isize;
 	for (size_t i = 1; !idx && i < elfp_shnum(ef); i++)
-		if (elfp_section(ef, i)->type == SHT_GNU_SFRAME_)
+		if (elfp_sframe_kind(ef, i) == SFR_SEC_SFRAME)
 			idx = i;
 	const elfp_shdr *sh = elfp_section(ef, idx);
 	const uint8_t *img = elfp_image(ef, &isize);
@@ -144,12 +143,9 @@ static void check_output(const elfp_opts *o, const elfp_result *res)
 	/* libelf's view, relocations resolved: every part must decode when
 	 * all SFrame sections are ours (the input may carry junk ones). */
 	size_t nsf = 0;
-	for (size_t i = 1; i < elfp_shnum(ef); i++) {
-		const char *nm = elfp_section_name(ef, i);
-		if (elfp_section(ef, i)->type == SHT_GNU_SFRAME_ ||
-		    (nm && !strcmp(nm, ".sframe")))
+	for (size_t i = 1; i < elfp_shnum(ef); i++)
+		if (elfp_sframe_kind(ef, i) == SFR_SEC_SFRAME)
 			nsf++;
-	}
 	sfr_elf se;
 	if (sfr_elf_read(env.out, &se, &d) == E2S_ERR_OK) {
 		if (sfr_elf_decode(&se, &s, &d) == E2S_ERR_OK)
