@@ -360,6 +360,9 @@ typedef struct {
 	int phdrs_tied;        /* ... to where old loaders still find it */
 	uint64_t moved_bytes;  /* the table grew where it is: bytes of the
 	                        * sections after it moved to the new segment */
+	char layout_note[96];  /* why the table could not grow where it is
+	                        * over the sections after it ("" if no such
+	                        * reason decided the layout) */
 } eh2s_file_result;
 
 /* Convert the file in and write the result to out (atomically through a

@@ -200,6 +200,9 @@ static void fill_result(const elfp_result *r, eh2s_file_result *res)
 	res->phdrs_moved = r->layout.phdrs_moved;
 	res->phdrs_tied = r->layout.phdrs_tied;
 	res->moved_bytes = r->layout.moved;
+	memcpy(res->layout_note, r->layout.grow_refused,
+	       sizeof res->layout_note);
+	res->layout_note[sizeof res->layout_note - 1] = 0;
 }
 
 /* An unchanged copy of in at out (mode of in, owner of the caller). */

@@ -84,6 +84,9 @@ static void report(const char *file, const eh2s_file_result *r,
 			fprintf(stderr, "%s\n", !r->phdrs_moved ? "in place"
 				: r->phdrs_tied ? "moved (old-loader address kept)"
 						: "moved (old-loader address lost)");
+		if (r->layout_note[0])
+			fprintf(stderr, "%s:   nothing after the program headers "
+				"moved: %s\n", file, r->layout_note);
 	}
 	for (size_t i = 0; i < l->n; i++)
 		fprintf(stderr, "%s:   skipped %s at 0x%llx: %s\n", file,

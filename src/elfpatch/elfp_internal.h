@@ -99,6 +99,41 @@ struct elfp_file {
 };
 
 void elfp_put(uint8_t *p, uint64_t v, unsigned n, bool be);
+/* Record a value (len <= 8 bytes) or a run of zeros at input offset off. */
+e2s_err elfp_add_bpatch(elfp_file *f, uint64_t off, uint64_t len,
+			uint64_t val, bool zero, e2s_diag *d);
+/* The first old program header of this type, or NULL. */
+const elfp_phdr *elfp_find_phdr(const elfp_file *f, uint32_t type);
+/* The PT_LOAD holding the table's file bytes from e_phoff up to end. */
+const elfp_phdr *elfp_table_load(const elfp_file *f, uint64_t end);
+/* The entries of PT_DYNAMIC: fn(tag, value, input offset of the value)
+ * until DT_NULL; false when fn stopped it. */
+bool elfp_each_dyn(const elfp_file *f,
+		   bool (*fn)(void *ctx, int64_t tag, uint64_t val,
+			      uint64_t off),
+		   void *ctx);
+
+/* ---- GROWN (elfp_grow.c): the table grows over the sections after it,
+ * which move to the new segment. */
+typedef struct {
+	uint64_t lo, hi;     /* input offsets */
+	uint64_t vlo, vhi;   /* old addresses */
+	uint64_t align;
+	bool *in;            /* old section index -> moved */
+	char why[96];        /* why GROWN cannot be done, when it cannot */
+} elfp_grow_plan;
+
+/* The block of sections the table of n entries would grow over, if its
+ * layout allows moving them; else false and g->why says why. */
+bool elfp_grow_plan_make(const elfp_file *f, size_t n, elfp_grow_plan *g);
+/* Nothing but the loader and tools can reach the block: no symbol, no
+ * dynamic relocation, no other .dynamic address points into it. Apart
+ * from elfp_grow_plan_make since it reads every relocation: only for a
+ * GROWN that would be chosen. */
+bool elfp_grow_refs_ok(const elfp_file *f, elfp_grow_plan *g);
+/* Move the block to f->blk_off / blk_va, and what points at it. */
+e2s_err elfp_grow_apply(elfp_file *f, const elfp_grow_plan *g,
+			uint64_t blk_va, size_t total, e2s_diag *d);
 /* A zeroed program header slot at index at (later ones move up). */
 e2s_err elfp_insert_seg(elfp_file *f, size_t at, elfp_seg **out,
 			e2s_diag *d);

@@ -1,4 +1,4 @@
-/* elfpatch: layout of the new bytes and serialisation of the output.
+/* elfpatch: layout of the new bytes (elfp_write.c writes them).
  *
  * Output file = the input image, kept up to the old section header table
  * and .shstrtab when those end the file (they are rewritten anyway),
@@ -30,16 +30,16 @@
  *           holds PT_NULL entries): it grows in place.
  *
  * GROWN     The table grows in place over the sections right after it,
- *           whose bytes move unchanged to the start of the new segment:
- *           .interp, notes and the symbol hash tables, which only program
- *           headers (PT_INTERP, PT_NOTE, PT_GNU_PROPERTY), .dynamic
- *           (DT_HASH, DT_GNU_HASH) and symbols point at; those are
- *           updated. The table stays where every loader and strip tool
- *           finds it. Not done when something else points into those
- *           sections (another dynamic tag, a dynamic relocation, a
- *           segment of another type), or when they exceed ELFP_GROW_CAP
- *           bytes in a file that does not read its own table (a plain
- *           shared library: SEG costs less there).
+ *           whose bytes move unchanged to the start of the new segment
+ *           (.interp, the toolchain's notes, hash and dynamic symbol
+ *           tables); program headers, .dynamic tags and section symbols
+ *           pointing at them follow. The only layout that changes an
+ *           address: taken only where elfp_grow.c's rule proves that
+ *           nothing but the loader and tools reach those bytes (never
+ *           in ET_EXEC files), and, in a file that does not read its own
+ *           table (a plain shared library), only up to ELFP_GROW_CAP
+ *           bytes (SEG costs less there). The table stays where every
+ *           loader and strip tool finds it.
  *
  * SHIFT     (ET_EXEC whose first PT_LOAD maps offset 0 with free address
  *           space below it.) Every byte of the input moves k pages down
@@ -73,14 +73,8 @@
  * for the first segment, fails for lack of room after the ELF header).
  */
 #include <elf.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "../common/mem.h"
 #include "../common/reader.h"
@@ -142,7 +136,7 @@ void elfp_place_segment(const elfp_seg_in *in, elfp_seg_out *out)
 	out->tied = false;
 }
 
-static e2s_err add_bpatch(elfp_file *f, uint64_t off, uint64_t len,
+e2s_err elfp_add_bpatch(elfp_file *f, uint64_t off, uint64_t len,
 			  uint64_t val, bool zero, e2s_diag *d)
 {
 	if (f->nbp == f->bpcap) {
@@ -298,7 +292,7 @@ static e2s_err add_phdrs_sec(elfp_file *f, size_t total, size_t *idx,
 }
 
 /* The PT_LOAD holding the table's file bytes from e_phoff up to end. */
-static const elfp_phdr *table_load(const elfp_file *f, uint64_t end)
+const elfp_phdr *elfp_table_load(const elfp_file *f, uint64_t end)
 {
 	for (size_t i = 0; i < f->old_nsegs; i++) {
 		const elfp_phdr *p = &f->segs[i].ph;
@@ -320,7 +314,7 @@ static bool room_in_place(const elfp_file *f, size_t n)
 		return false;
 	if (n <= f->phnum_file)
 		return true;
-	if (!table_load(f, end))
+	if (!elfp_table_load(f, end))
 		return false;
 	for (size_t i = 1; i < f->old_nsecs; i++) {
 		const elfp_shdr *s = &f->secs[i].sh;
@@ -349,7 +343,7 @@ static void drop_null_phdrs(elfp_file *f)
 	f->nsegs = m;
 }
 
-static const elfp_phdr *find_old_phdr(const elfp_file *f, uint32_t type)
+const elfp_phdr *elfp_find_phdr(const elfp_file *f, uint32_t type)
 {
 	for (size_t i = 0; i < f->old_nsegs; i++)
 		if (f->segs[i].ph.type == type)
@@ -359,12 +353,12 @@ static const elfp_phdr *find_old_phdr(const elfp_file *f, uint32_t type)
 
 /* The entries of PT_DYNAMIC: fn(tag, value, input offset of the value)
  * until DT_NULL; stops early when fn returns false. */
-static bool each_dyn(const elfp_file *f,
+bool elfp_each_dyn(const elfp_file *f,
 		     bool (*fn)(void *ctx, int64_t tag, uint64_t val,
 				uint64_t off),
 		     void *ctx)
 {
-	const elfp_phdr *p = find_old_phdr(f, PT_DYNAMIC);
+	const elfp_phdr *p = elfp_find_phdr(f, PT_DYNAMIC);
 	br_t r;
 	if (!p || !p->filesz)
 		return true;
@@ -391,261 +385,9 @@ static bool each_dyn(const elfp_file *f,
 static bool needs_tie(const elfp_file *f)
 {
 	return f->type == ET_EXEC || f->entry != 0 ||
-	       find_old_phdr(f, PT_INTERP) != NULL;
+	       elfp_find_phdr(f, PT_INTERP) != NULL;
 }
 
-/* GROWN: the sections to move (ELFP_BLOCK), as one block of the input
- * (their relative placement is kept: notes under one PT_NOTE stay
- * contiguous). */
-typedef struct {
-	uint64_t lo, hi;     /* input offsets */
-	uint64_t vlo, vhi;   /* old addresses */
-	uint64_t align;
-	bool *in;            /* old section index -> moved */
-} grow_plan;
-
-/* Sections only program headers, .dynamic and section headers point at
- * (the .dynamic tag each needs is patched, see dyn_moves). */
-static bool movable(const elfp_file *f, size_t i)
-{
-	const elfp_sec *s = &f->secs[i];
-	const char *n = elfp_section_name(f, i);
-	uint64_t bad = SHF_WRITE | SHF_EXECINSTR | SHF_TLS | SHF_GROUP |
-		       SHF_LINK_ORDER;
-	if (s->is_new || s->place != ELFP_ORIG || !(s->sh.flags & SHF_ALLOC) ||
-	    (s->sh.flags & bad) || s->sh.addralign > 4096)
-		return false;
-	switch (s->sh.type) {
-	case SHT_NOTE: case SHT_HASH: case SHT_GNU_HASH: case SHT_DYNSYM:
-	case SHT_STRTAB: case SHT_GNU_versym: case SHT_GNU_verneed:
-	case SHT_GNU_verdef:
-		return true;
-	case SHT_PROGBITS:
-		return n && strcmp(n, ".interp") == 0;
-	default:
-		return false;
-	}
-}
-
-static bool in_range(uint64_t v, uint64_t lo, uint64_t hi)
-{
-	return v >= lo && v < hi;
-}
-
-/* Dynamic tags holding an address (d_ptr). */
-static bool dyn_is_ptr(int64_t t)
-{
-	switch (t) {
-	case DT_PLTGOT: case DT_HASH: case DT_STRTAB: case DT_SYMTAB:
-	case DT_RELA: case DT_INIT: case DT_FINI: case DT_REL: case DT_DEBUG:
-	case DT_JMPREL: case DT_INIT_ARRAY: case DT_FINI_ARRAY:
-	case DT_PREINIT_ARRAY: case DT_SYMTAB_SHNDX: case 36 /* DT_RELR */:
-	case DT_VERSYM: case DT_VERDEF: case DT_VERNEED:
-		return true;
-	default:
-		return t >= DT_ADDRRNGLO && t <= DT_ADDRRNGHI;
-	}
-}
-
-/* The dynamic tags pointing at movable sections: they follow them. */
-static bool dyn_moves(int64_t t)
-{
-	return t == DT_HASH || t == DT_GNU_HASH || t == DT_SYMTAB ||
-	       t == DT_STRTAB || t == DT_VERSYM || t == DT_VERNEED ||
-	       t == DT_VERDEF;
-}
-
-/* No other address in .dynamic may point into the block. */
-static bool dyn_check(void *ctx, int64_t tag, uint64_t val, uint64_t off)
-{
-	const grow_plan *g = ctx;
-	(void)off;
-	return !dyn_is_ptr(tag) || dyn_moves(tag) ||
-	       !in_range(val, g->vlo, g->vhi);
-}
-
-typedef struct {
-	elfp_file *f;
-	const grow_plan *g;
-	uint64_t dva;
-	e2s_err e;
-	e2s_diag *d;
-} dyn_fix;
-
-static bool dyn_patch(void *ctx, int64_t tag, uint64_t val, uint64_t off)
-{
-	dyn_fix *x = ctx;
-	if (dyn_moves(tag) && in_range(val, x->g->vlo, x->g->vhi))
-		x->e = add_bpatch(x->f, off, 8, val + x->dva, false, x->d);
-	return x->e == E2S_ERR_OK;
-}
-
-/* Relocation types whose addend is an address of this file. */
-static bool reloc_is_relative(unsigned machine, uint32_t type)
-{
-	switch (machine) {
-	case EM_X86_64:
-		return type == R_X86_64_RELATIVE || type == R_X86_64_IRELATIVE;
-	case EM_AARCH64:
-		return type == R_AARCH64_RELATIVE || type == R_AARCH64_IRELATIVE;
-	default:
-		return type == R_390_RELATIVE || type == R_390_IRELATIVE;
-	}
-}
-
-/* No dynamic relocation may apply to or point into the block: it would
- * hold the block's old address. */
-static bool relocs_clear(const elfp_file *f, const grow_plan *g)
-{
-	for (size_t i = 1; i < f->old_nsecs; i++) {
-		const elfp_shdr *s = &f->secs[i].sh;
-		uint64_t ent = s->type == SHT_RELA ? 24 : 16;
-		br_t r;
-		if ((s->type != SHT_RELA && s->type != SHT_REL) ||
-		    !(s->flags & SHF_ALLOC))
-			continue;
-		br_init(&r, f->img + s->offset, s->size, f->be);
-		for (uint64_t k = 0; k + ent <= s->size; k += ent) {
-			br_seek(&r, k);
-			uint64_t where = br_u64(&r);
-			uint32_t type = (uint32_t)br_u64(&r);
-			uint64_t add = ent == 24 ? br_u64(&r) : 0;
-			if (in_range(where, g->vlo, g->vhi) ||
-			    (reloc_is_relative(f->machine, type) &&
-			     in_range(add, g->vlo, g->vhi)))
-				return false;
-		}
-	}
-	return true;
-}
-
-/* Plan GROWN for a table of n entries; false when it cannot be done. */
-static bool plan_grow(const elfp_file *f, size_t n, grow_plan *g)
-{
-	uint64_t old_end = f->phoff + (uint64_t)f->phnum_file * ELFP_PHDR_SIZE;
-	uint64_t need = f->phoff + (uint64_t)n * ELFP_PHDR_SIZE;
-	const elfp_phdr *load = NULL;
-	bool changed = true;
-
-	if (f->nsecs == 0 || f->phnum_file == 0 || f->phoff < ELFP_EHDR_SIZE)
-		return false;
-	load = table_load(f, need);
-	if (!load)
-		return false;
-	/* A second table index would need the extended one. */
-	for (size_t i = 1; i < f->old_nsecs; i++)
-		if (f->secs[i].sh.type == SHT_SYMTAB_SHNDX)
-			return false;
-	g->lo = UINT64_MAX;
-	g->hi = 0;
-	g->align = 1;
-	uint64_t r_lo = old_end, r_hi = need;
-	while (changed) {
-		changed = false;
-		for (size_t i = 1; i < f->old_nsecs; i++) {
-			const elfp_shdr *s = &f->secs[i].sh;
-			if (g->in[i] || s->type == SHT_NULL ||
-			    s->type == SHT_NOBITS || !s->size ||
-			    s->offset >= r_hi || s->offset + s->size <= r_lo)
-				continue;
-			if (!movable(f, i) || s->offset < old_end)
-				return false;
-			g->in[i] = true;
-			changed = true;
-			if (s->offset < g->lo)
-				g->lo = s->offset;
-			if (s->offset + s->size > g->hi)
-				g->hi = s->offset + s->size;
-			if (s->addralign > g->align)
-				g->align = s->addralign;
-		}
-		if (g->hi > r_hi)
-			r_hi = g->hi;
-		for (size_t i = 0; i < f->old_nsegs; i++) {
-			const elfp_phdr *p = &f->segs[i].ph;
-			if (p->type == PT_LOAD || p->type == PT_PHDR ||
-			    !p->filesz || p->offset >= r_hi ||
-			    p->offset + p->filesz <= r_lo)
-				continue;
-			if (p->type != PT_INTERP && p->type != PT_NOTE &&
-			    p->type != PT_GNU_PROPERTY)
-				return false;
-			if (p->offset < old_end || p->align > 4096)
-				return false;
-			if (p->offset + p->filesz > r_hi) {
-				r_hi = p->offset + p->filesz;
-				changed = true;
-			}
-			if (p->align > g->align)
-				g->align = p->align;
-		}
-	}
-	if (g->hi == 0 || r_hi > g->hi || r_hi > load->offset + load->filesz ||
-	    g->align & (g->align - 1))
-		return false;
-	/* Every moved thing is mapped by the table's PT_LOAD at its bias. */
-	uint64_t bias = load->vaddr - load->offset;
-	g->vlo = g->lo + bias;
-	g->vhi = g->hi + bias;
-	for (size_t i = 1; i < f->old_nsecs; i++) {
-		const elfp_shdr *s = &f->secs[i].sh;
-		if (g->in[i] && s->addr != s->offset + bias)
-			return false;
-		/* Nothing else (.tbss) may claim those addresses. */
-		if (!g->in[i] && (s->flags & SHF_ALLOC) && s->size &&
-		    s->addr < g->vhi && s->addr + s->size > g->vlo)
-			return false;
-	}
-	for (size_t i = 0; i < f->old_nsegs; i++) {
-		const elfp_phdr *p = &f->segs[i].ph;
-		if (p->type != PT_LOAD && p->type != PT_PHDR && p->filesz &&
-		    in_range(p->offset, g->lo, g->hi) &&
-		    p->vaddr != p->offset + bias)
-			return false;
-	}
-	return true;
-}
-
-/* The rest of the GROWN plan's conditions: nothing in .dynamic or the
- * dynamic relocations points into the block. Apart from plan_grow since
- * it reads every relocation (350k in libLLVM): only for a chosen GROWN. */
-static bool grow_refs_ok(const elfp_file *f, grow_plan *g)
-{
-	return each_dyn(f, dyn_check, g) && relocs_clear(f, g);
-}
-
-/* Symbols of moved sections follow them. */
-static e2s_err fix_symbols(elfp_file *f, const grow_plan *g, uint64_t dva,
-			   e2s_diag *d)
-{
-	for (size_t i = 1; i < f->old_nsecs; i++) {
-		const elfp_shdr *s = &f->secs[i].sh;
-		br_t r;
-		uint64_t off = f->secs[i].in_off, size = f->secs[i].in_size;
-		if (s->type != SHT_SYMTAB && s->type != SHT_DYNSYM)
-			continue;
-		br_init(&r, f->img + off, size, f->be);
-		for (uint64_t k = 0; k + 24 <= size; k += 24) {
-			br_seek(&r, k + 6);
-			uint16_t shndx = br_u16(&r);
-			uint64_t val = br_u64(&r);
-			if (shndx >= SHN_LORESERVE || shndx >= f->old_nsecs ||
-			    !g->in[shndx])
-				continue;
-			e2s_err e = add_bpatch(f, off + k + 8, 8, val + dva, false,
-					       d);
-			if (e)
-				return e;
-			/* A symbol table that moved itself: its copy. */
-			if (g->in[i]) {
-				elfp_bpatch *b = &f->bp[f->nbp - 1];
-				b->off = f->blk_off + (b->off - g->lo);
-				b->out = true;
-			}
-		}
-	}
-	return E2S_ERR_OK;
-}
 
 /* Input bytes that stay where they are (computed before SHIFT moves any
  * offset): everything up to the end of the last byte something still
@@ -715,7 +457,7 @@ static uint64_t kept_bytes(const elfp_file *f, bool new_shdrs,
 static e2s_err add_phdr_entry(elfp_file *f, e2s_diag *d)
 {
 	elfp_seg *ps;
-	if (find_old_phdr(f, PT_PHDR))
+	if (elfp_find_phdr(f, PT_PHDR))
 		return E2S_ERR_OK;
 	e2s_err e = elfp_insert_seg(f, 0, &ps, d);
 	if (e)
@@ -735,11 +477,11 @@ static e2s_err add_phdr_entry(elfp_file *f, e2s_diag *d)
  * byte. */
 static int choose_kind(elfp_file *f, bool content, uint64_t end,
 		       uint64_t bias, uint64_t max_end, uint64_t page,
-		       grow_plan *g, uint64_t *shift, size_t *total)
+		       elfp_grow_plan *g, uint64_t *shift, size_t *total)
 {
 	size_t n = f->nsegs + 1, n_own = f->nsegs + (content ? 1 : 0);
 	/* SEG adds a PT_PHDR when there is none (see add_phdr_entry). */
-	size_t n_seg = n + (find_old_phdr(f, PT_PHDR) ? 0 : 1);
+	size_t n_seg = n + (elfp_find_phdr(f, PT_PHDR) ? 0 : 1);
 	uint64_t tsz = (uint64_t)n_seg * ELFP_PHDR_SIZE;
 	bool grow, tie = needs_tie(f);
 	elfp_seg_in in = {end, bias, max_end, page, true, ELFP_MAX_PAD, true};
@@ -750,12 +492,12 @@ static int choose_kind(elfp_file *f, bool content, uint64_t end,
 	if (room_in_place(f, n_own))
 		return ELFP_PH_ROOM;
 	*total = n;
-	grow = plan_grow(f, n, g);
+	grow = elfp_grow_plan_make(f, n, g);
 	uint64_t m = grow ? g->hi - g->lo : 0;
 	elfp_place_segment(&in, &so);
 	switch (f->force_kind) {
 	case ELFP_PH_GROWN:
-		if (grow && grow_refs_ok(f, g))
+		if (grow && elfp_grow_refs_ok(f, g))
 			return ELFP_PH_GROWN;
 		break;
 	case ELFP_PH_SHIFT:
@@ -776,7 +518,7 @@ static int choose_kind(elfp_file *f, bool content, uint64_t end,
 	}
 	uint64_t tied_cost = so.tied ? so.offset - end + 2 * tsz : UINT64_MAX;
 	if (!tie) {
-		if (grow && m <= ELFP_GROW_CAP && grow_refs_ok(f, g))
+		if (grow && m <= ELFP_GROW_CAP && elfp_grow_refs_ok(f, g))
 			return ELFP_PH_GROWN;
 		*total = n_seg;
 		return so.tied && tied_cost <= 2 * tsz + ELFP_GROW_CAP
@@ -788,7 +530,7 @@ static int choose_kind(elfp_file *f, bool content, uint64_t end,
 	uint64_t s = shift_for(f, n_own, page);
 	if (grow && (!s || m <= s) &&
 	    (m <= ELFP_GROW_BIG || !so.tied || m <= tied_cost) &&
-	    grow_refs_ok(f, g))
+	    elfp_grow_refs_ok(f, g))
 		return ELFP_PH_GROWN;
 	if (s) {
 		*shift = s;
@@ -822,41 +564,6 @@ static e2s_err insert_load(elfp_file *f, uint64_t off, uint64_t vaddr,
 	return E2S_ERR_OK;
 }
 
-/* GROWN, once the block's new place is known: move the sections and the
- * segments describing them, and the values pointing at them. */
-static e2s_err apply_grow(elfp_file *f, const grow_plan *g, uint64_t blk_va,
-			  size_t total, e2s_diag *d)
-{
-	uint64_t doff = f->blk_off - g->lo, dva = blk_va - g->vlo;
-	e2s_err e;
-	for (size_t i = 1; i < f->old_nsecs; i++) {
-		if (!g->in[i])
-			continue;
-		f->secs[i].sh.offset += doff;
-		f->secs[i].sh.addr += dva;
-	}
-	for (size_t i = 0; i < f->old_nsegs; i++) {
-		elfp_phdr *p = &f->segs[i].ph;
-		if (p->type == PT_LOAD || p->type == PT_PHDR || !p->filesz ||
-		    !in_range(p->offset, g->lo, g->hi))
-			continue;
-		p->offset += doff;
-		p->vaddr += dva;
-		p->paddr += dva;
-	}
-	dyn_fix x = {f, g, dva, E2S_ERR_OK, d};
-	each_dyn(f, dyn_patch, &x);
-	if (x.e)
-		return x.e;
-	e = fix_symbols(f, g, dva, d);
-	if (e)
-		return e;
-	/* The part of the old block past the grown table: stale copies. */
-	uint64_t need = f->phoff + (uint64_t)total * ELFP_PHDR_SIZE;
-	if (g->hi > need)
-		e = add_bpatch(f, need, g->hi - need, 0, true, d);
-	return e;
-}
 
 e2s_err elfp_layout(elfp_file *f, e2s_diag *d)
 {
@@ -867,7 +574,7 @@ e2s_err elfp_layout(elfp_file *f, e2s_diag *d)
 	uint64_t bias = 0, max_end = 0, page = 4096, s = 0;
 	size_t total = 0;
 	int kind = ELFP_PH_SAME;
-	grow_plan g;
+	elfp_grow_plan g;
 	e2s_err e = E2S_ERR_OK;
 
 	if (f->laid_out)
@@ -923,10 +630,12 @@ e2s_err elfp_layout(elfp_file *f, e2s_diag *d)
 		kind = choose_kind(f, need_load, end, bias, max_end, page, &g,
 				       &s, &total);
 		li->kind = (uint8_t)kind;
+		if (kind != ELFP_PH_GROWN && kind != ELFP_PH_ROOM)
+			memcpy(li->grow_refused, g.why, sizeof g.why);
 		need_load |= kind == ELFP_PH_GROWN || kind == ELFP_PH_SEG ||
 			     kind == ELFP_PH_SEG_TIED;
 		if (kind == ELFP_PH_ROOM && total < f->phnum_file)
-			e = add_bpatch(f, f->phoff + total * ELFP_PHDR_SIZE,
+			e = elfp_add_bpatch(f, f->phoff + total * ELFP_PHDR_SIZE,
 				       (f->phnum_file - total) * ELFP_PHDR_SIZE, 0,
 				       true, d);
 		else if (kind == ELFP_PH_GROWN)
@@ -981,7 +690,7 @@ e2s_err elfp_layout(elfp_file *f, e2s_diag *d)
 				cur += g.hi - g.lo;
 				li->moved = g.hi - g.lo;
 				li->moved_from = g.lo;
-				e = apply_grow(f, &g, seg_va, total, d);
+				e = elfp_grow_apply(f, &g, seg_va, total, d);
 				if (e)
 					goto out;
 			}
@@ -1091,481 +800,3 @@ void elfp_get_layout(const elfp_file *f, elfp_layout_info *out)
 	*out = f->info;
 }
 
-static void put_phdr(uint8_t *p, const elfp_phdr *ph, bool be)
-{
-	elfp_put(p, ph->type, 4, be);
-	elfp_put(p + 4, ph->flags, 4, be);
-	elfp_put(p + 8, ph->offset, 8, be);
-	elfp_put(p + 16, ph->vaddr, 8, be);
-	elfp_put(p + 24, ph->paddr, 8, be);
-	elfp_put(p + 32, ph->filesz, 8, be);
-	elfp_put(p + 40, ph->memsz, 8, be);
-	elfp_put(p + 48, ph->align, 8, be);
-}
-
-static void put_shdr(uint8_t *p, const elfp_shdr *sh, bool be)
-{
-	elfp_put(p, sh->name, 4, be);
-	elfp_put(p + 4, sh->type, 4, be);
-	elfp_put(p + 8, sh->flags, 8, be);
-	elfp_put(p + 16, sh->addr, 8, be);
-	elfp_put(p + 24, sh->offset, 8, be);
-	elfp_put(p + 32, sh->size, 8, be);
-	elfp_put(p + 40, sh->link, 4, be);
-	elfp_put(p + 44, sh->info, 4, be);
-	elfp_put(p + 48, sh->addralign, 8, be);
-	elfp_put(p + 56, sh->entsize, 8, be);
-}
-
-/* ---- Serialisation ---------------------------------------------------
- *
- * The output is a base layer (zeros, then the input image at offset
- * shift, then zeros up to out_size) with patches laid over it in order,
- * a later patch winning where two overlap: section contents, the program
- * and section header tables and the ELF header. The input image itself is
- * never modified, so stretches of the output no patch touches are copied
- * straight from the input file (copy_file_range: no pass through user
- * memory, and a reflink on filesystems that share extents), and the
- * patched stretches are written from memory. */
-
-typedef struct {
-	uint64_t off, len;
-	const uint8_t *src;  /* NULL: zeros */
-	size_t order;        /* application order */
-} wpatch;
-
-/* Where the bytes go: a file descriptor (through a small staging buffer
- * so that many small patches do not cost a system call each) or one
- * buffer of the output's size. */
-typedef struct {
-	int fd;              /* -1: memory */
-	int in_fd;           /* copy_file_range source, or -1 */
-	uint8_t *mem;        /* memory sink, out_size bytes */
-	uint64_t pos;
-	uint8_t *stage;
-	size_t nstage;
-	e2s_diag *d;
-} wsink;
-
-#define ELFP_STAGE ((size_t)64 << 10)
-
-static e2s_err sink_flush(wsink *k)
-{
-	e2s_err e = E2S_ERR_OK;
-	if (k->nstage)
-		e = e2s_write_all(k->fd, k->stage, k->nstage, k->d);
-	k->nstage = 0;
-	return e;
-}
-
-/* n bytes from p (zeros when p is NULL). */
-static e2s_err sink_put(wsink *k, const uint8_t *p, uint64_t n)
-{
-	static const uint8_t zeros[4096];
-	if (k->fd < 0) {
-		if (p)
-			memcpy(k->mem + k->pos, p, (size_t)n);
-		else
-			memset(k->mem + k->pos, 0, (size_t)n);
-		k->pos += n;
-		return E2S_ERR_OK;
-	}
-	k->pos += n;
-	while (n) {
-		size_t c = n < ELFP_STAGE ? (size_t)n : ELFP_STAGE;
-		if (p && c == ELFP_STAGE && !k->nstage) {
-			/* Large: straight from the source. */
-			e2s_err e = e2s_write_all(k->fd, p, c, k->d);
-			if (e)
-				return e;
-		} else {
-			if (!p && c > sizeof zeros)
-				c = sizeof zeros;
-			if (c > ELFP_STAGE - k->nstage)
-				c = ELFP_STAGE - k->nstage;
-			memcpy(k->stage + k->nstage, p ? p : zeros, c);
-			k->nstage += c;
-			if (k->nstage == ELFP_STAGE) {
-				e2s_err e = sink_flush(k);
-				if (e)
-					return e;
-			}
-		}
-		if (p)
-			p += c;
-		n -= c;
-	}
-	return E2S_ERR_OK;
-}
-
-/* n input bytes from offset off: copied by the kernel when it can,
- * otherwise written from the image. */
-static e2s_err sink_input(wsink *k, const elfp_file *f, uint64_t off,
-			  uint64_t n)
-{
-	if (k->fd >= 0 && k->in_fd >= 0 && n >= ELFP_STAGE) {
-		e2s_err e = sink_flush(k);
-		if (e)
-			return e;
-		while (n) {
-			loff_t in_off = (loff_t)off;
-			size_t c = n > (1u << 30) ? (1u << 30) : (size_t)n;
-			ssize_t w = copy_file_range(k->in_fd, &in_off, k->fd, NULL,
-						    c, 0);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w == 0)
-				return e2s_fail(k->d, E2S_ERR_IO, NULL, 0,
-						"input file shrank");
-			if (w < 0) {
-				/* Not between these files (another
-				 * filesystem, a pipe, an old kernel):
-				 * write the rest from memory. */
-				k->in_fd = -1;
-				break;
-			}
-			off += (uint64_t)w;
-			n -= (uint64_t)w;
-			k->pos += (uint64_t)w;
-		}
-		if (!n)
-			return E2S_ERR_OK;
-	}
-	return sink_put(k, f->img + off, n);
-}
-
-/* The base layer over [a, b). */
-static e2s_err emit_base(wsink *k, const elfp_file *f, uint64_t a,
-			 uint64_t b)
-{
-	uint64_t lo = f->shift, hi = f->shift + f->keep;
-	e2s_err e = E2S_ERR_OK;
-	if (a < lo && a < b)
-		e = sink_put(k, NULL, (b < lo ? b : lo) - a);
-	if (!e && b > lo && a < hi) {
-		uint64_t s = a > lo ? a : lo, t = b < hi ? b : hi;
-		e = sink_input(k, f, s - lo, t - s);
-	}
-	if (!e && b > hi && a < b)
-		e = sink_put(k, NULL, b - (a > hi ? a : hi));
-	return e;
-}
-
-static int patch_cmp(const void *pa, const void *pb)
-{
-	const wpatch *a = pa, *b = pb;
-	if (a->off != b->off)
-		return a->off < b->off ? -1 : 1;
-	return a->order < b->order ? -1 : a->order > b->order;
-}
-
-static int order_cmp(const void *pa, const void *pb)
-{
-	const wpatch *a = pa, *b = pb;
-	return a->order < b->order ? -1 : a->order > b->order;
-}
-
-/* Patches p[0..n) all overlap [a, b) and none reaches past it: compose
- * them over the base layer in application order. */
-static e2s_err emit_overlap(wsink *k, const elfp_file *f, wpatch *p,
-			    size_t n, uint64_t a, uint64_t b)
-{
-	uint64_t lo = f->shift, hi = f->shift + f->keep;
-	if (b - a > SIZE_MAX)
-		return e2s_fail(k->d, E2S_ERR_TOO_LARGE, NULL, 0, "output size");
-	uint8_t *buf = calloc((size_t)(b - a), 1);
-	if (!buf)
-		return e2s_fail(k->d, E2S_ERR_NOMEM, NULL, 0, NULL);
-	if (b > lo && a < hi) {
-		uint64_t s = a > lo ? a : lo, t = b < hi ? b : hi;
-		memcpy(buf + (s - a), f->img + (s - lo), (size_t)(t - s));
-	}
-	qsort(p, n, sizeof *p, order_cmp);
-	for (size_t i = 0; i < n; i++) {
-		if (p[i].src)
-			memcpy(buf + (p[i].off - a), p[i].src, (size_t)p[i].len);
-		else
-			memset(buf + (p[i].off - a), 0, (size_t)p[i].len);
-	}
-	e2s_err e = sink_put(k, buf, b - a);
-	free(buf);
-	return e;
-}
-
-/* Emit the whole output of out_size bytes: base layer and patches. */
-static e2s_err emit(wsink *k, const elfp_file *f, wpatch *p, size_t n,
-		    uint64_t out_size)
-{
-	uint64_t at = 0;
-	e2s_err e = E2S_ERR_OK;
-	if (n)
-		qsort(p, n, sizeof *p, patch_cmp);
-	for (size_t i = 0; i < n && !e;) {
-		/* A run of patches whose extents overlap. */
-		uint64_t a = p[i].off, b = a + p[i].len;
-		size_t j = i + 1;
-		for (; j < n && p[j].off < b; j++)
-			if (p[j].off + p[j].len > b)
-				b = p[j].off + p[j].len;
-		e = emit_base(k, f, at, a);
-		if (!e && j == i + 1)
-			e = sink_put(k, p[i].src, p[i].len);
-		else if (!e)
-			e = emit_overlap(k, f, p + i, j - i, a, b);
-		at = b;
-		i = j;
-	}
-	if (!e)
-		e = emit_base(k, f, at, out_size);
-	if (!e && k->fd >= 0)
-		e = sink_flush(k);
-	return e;
-}
-
-static void add_patch(wpatch *p, size_t *n, uint64_t off, uint64_t len,
-		      const uint8_t *src)
-{
-	p[*n] = (wpatch){off, len, src, *n};
-	++*n;
-}
-
-/* Everything elfp_write lays over the base layer, in output offsets;
- * the tables go into tabs (freed by the caller). */
-static e2s_err collect_patches(const elfp_file *f, wpatch **out, size_t *nout,
-			       uint8_t **tabs, uint8_t *eh, e2s_diag *d)
-{
-	size_t n = 0, cap = 2 * f->nsecs + f->nbp + 4;
-	bool be = f->be;
-	uint64_t ph_len = (uint64_t)f->nsegs * ELFP_PHDR_SIZE;
-	uint64_t sh_len = (uint64_t)f->nsecs * ELFP_SHDR_SIZE;
-	wpatch *p = calloc(cap, sizeof *p);
-	uint8_t *t = malloc((size_t)(ph_len + sh_len) + 1);
-
-	*out = NULL;
-	*tabs = NULL;
-	if (!p || !t) {
-		free(p);
-		free(t);
-		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
-	}
-	for (size_t i = 0; i < f->nsecs; i++) {
-		const elfp_sec *s = &f->secs[i];
-		if (s->place == ELFP_ORIG || s->place == ELFP_BLOCK)
-			continue;
-		if (!s->has_content) {
-			free(p);
-			free(t);
-			return e2s_fail(d, E2S_ERR_USAGE, NULL, 0,
-					"section %zu has no content", i);
-		}
-		if (s->place == ELFP_INPLACE) {
-			uint64_t o = s->old_offset + f->shift;
-			add_patch(p, &n, o, s->sh.size, s->content);
-			add_patch(p, &n, o + s->sh.size, s->old_size - s->sh.size,
-				  NULL);
-		} else {
-			add_patch(p, &n, s->sh.offset, s->sh.size, s->content);
-		}
-	}
-	/* GROWN: the moved sections' bytes, straight from the input. */
-	if (f->blk_hi > f->blk_lo)
-		add_patch(p, &n, f->blk_off, f->blk_hi - f->blk_lo,
-			  f->img + f->blk_lo);
-	for (size_t i = 0; i < f->nbp; i++)
-		add_patch(p, &n, f->bp[i].off + (f->bp[i].out ? 0 : f->shift),
-			  f->bp[i].len, f->bp[i].zero ? NULL : f->bp[i].val);
-	if (f->nsegs) {
-		for (size_t i = 0; i < f->nsegs; i++)
-			put_phdr(t + i * ELFP_PHDR_SIZE, &f->segs[i].ph, be);
-		add_patch(p, &n, f->new_phoff, ph_len, t);
-	}
-	/* Section header table; section 0 carries the extended counts. */
-	if (f->nsecs) {
-		elfp_shdr s0 = f->secs[0].sh;
-		uint8_t *q = t + ph_len;
-		if (f->nsecs >= SHN_LORESERVE)
-			s0.size = f->nsecs;
-		if (f->shstrndx >= SHN_LORESERVE)
-			s0.link = (uint32_t)f->shstrndx;
-		if (f->nsegs >= PN_XNUM)
-			s0.info = (uint32_t)f->nsegs;
-		put_shdr(q, &s0, be);
-		for (size_t i = 1; i < f->nsecs; i++)
-			put_shdr(q + i * ELFP_SHDR_SIZE, &f->secs[i].sh, be);
-		add_patch(p, &n, f->new_shoff, sh_len, q);
-	}
-	/* ELF header fields that move (layout 1: the old header's place
-	 * holds the copy add_ehdr_copy made). */
-	memcpy(eh, f->img, ELFP_EHDR_SIZE);
-	elfp_put(eh + 32, f->new_phoff, 8, be);
-	elfp_put(eh + 40, f->nsecs ? f->new_shoff : 0, 8, be);
-	elfp_put(eh + 56, f->nsegs >= PN_XNUM ? PN_XNUM : f->nsegs, 2, be);
-	elfp_put(eh + 60, f->nsecs >= SHN_LORESERVE ? 0 : f->nsecs, 2, be);
-	elfp_put(eh + 62,
-		 f->shstrndx >= SHN_LORESERVE ? SHN_XINDEX : f->shstrndx, 2, be);
-	add_patch(p, &n, 0, ELFP_EHDR_SIZE, eh);
-	/* Drop empty patches; check the rest against the output. */
-	size_t m = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (!p[i].len)
-			continue;
-		if (p[i].off > f->info.out_size ||
-		    p[i].len > f->info.out_size - p[i].off) {
-			free(p);
-			free(t);
-			return e2s_fail(d, E2S_ERR_USAGE, NULL, 0,
-					"layout places bytes past the output end");
-		}
-		p[m++] = p[i];
-	}
-	*out = p;
-	*nout = m;
-	*tabs = t;
-	return E2S_ERR_OK;
-}
-
-/* Write the output to the sink k. */
-static e2s_err serialise(const elfp_file *f, wsink *k, e2s_diag *d)
-{
-	uint8_t eh[ELFP_EHDR_SIZE], *tabs = NULL;
-	wpatch *p = NULL;
-	size_t n = 0;
-	e2s_err e;
-
-	if (!f->edited && !f->strtab_changed)
-		return emit(k, f, NULL, 0, f->size);
-	if (!f->laid_out)
-		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0, "write before layout");
-	if (f->info.out_size < f->keep + f->shift)
-		return e2s_fail(d, E2S_ERR_TOO_LARGE, NULL, 0, "output size");
-	e = collect_patches(f, &p, &n, &tabs, eh, d);
-	if (!e)
-		e = emit(k, f, p, n, f->info.out_size);
-	free(p);
-	free(tabs);
-	return e;
-}
-
-/* Size of the output elfp_write writes. */
-static uint64_t out_size(const elfp_file *f)
-{
-	return !f->edited && !f->strtab_changed ? f->size : f->info.out_size;
-}
-
-e2s_err elfp_write(elfp_file *f, int fd, e2s_diag *d)
-{
-	wsink k = {.fd = fd, .in_fd = f->fd, .d = d};
-	k.stage = malloc(ELFP_STAGE);
-	if (!k.stage)
-		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
-	e2s_err e = serialise(f, &k, d);
-	free(k.stage);
-	return e;
-}
-
-e2s_err elfp_write_mem(elfp_file *f, uint8_t **out, size_t *size,
-		       e2s_diag *d)
-{
-	uint64_t n = out_size(f);
-	wsink k = {.fd = -1, .in_fd = -1, .d = d};
-	*out = NULL;
-	*size = 0;
-	if (n > SIZE_MAX - 1)
-		return e2s_fail(d, E2S_ERR_TOO_LARGE, NULL, 0, "output size");
-	k.mem = malloc(n ? (size_t)n : 1);
-	if (!k.mem)
-		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
-	e2s_err e = serialise(f, &k, d);
-	if (!e && k.pos != n)
-		e = e2s_fail(d, E2S_ERR_USAGE, NULL, 0, "output size mismatch");
-	if (e) {
-		free(k.mem);
-		return e;
-	}
-	*out = k.mem;
-	*size = (size_t)n;
-	return E2S_ERR_OK;
-}
-
-e2s_err elfp_write_atomic(const char *path, const char *ref_path,
-			  bool keep_owner, elfp_file *f, e2s_diag *d)
-{
-	struct stat st;
-	e2s_err e = E2S_ERR_OK;
-	char *dircopy = strdup(path), *basecopy = strdup(path);
-	char *tmp = NULL;
-	int fd = -1;
-
-	if (!dircopy || !basecopy) {
-		e = e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
-		goto out;
-	}
-	if (stat(ref_path, &st) != 0) {
-		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s: %s", ref_path,
-			     strerror(errno));
-		goto out;
-	}
-	struct stat ost;
-	bool replaces = keep_owner ||
-			(stat(path, &ost) == 0 && ost.st_dev == st.st_dev &&
-			 ost.st_ino == st.st_ino);
-	const char *dir = dirname(dircopy), *base = basename(basecopy);
-	size_t n = strlen(dir) + strlen(base) + 32;
-	tmp = malloc(n);
-	if (!tmp) {
-		e = e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
-		goto out;
-	}
-	snprintf(tmp, n, "%s/.%s.e2sXXXXXX", dir, base);
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "cannot create a file in %s: %s",
-			     dir, strerror(errno));
-		free(tmp);
-		tmp = NULL;
-		goto out;
-	}
-	if (fchmod(fd, st.st_mode & 07777) != 0) {
-		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "fchmod: %s", strerror(errno));
-		goto out;
-	}
-	if (keep_owner && geteuid() == 0 &&
-	    fchown(fd, st.st_uid, st.st_gid) != 0) {
-		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "fchown: %s", strerror(errno));
-		goto out;
-	}
-	e = elfp_write(f, fd, d);
-	if (e)
-		goto out;
-	/* Replacing the input itself (--in-place, tree mode): the data must
-	 * be on disk before the rename does, or a crash could leave neither
-	 * the old nor the new file. A new output (-o) can be made again from
-	 * the intact input, so it is not synced, like cp, objcopy and strip;
-	 * the sync of a 110 MB output costs about 1 s of wall time. */
-	if (replaces && fsync(fd) != 0) {
-		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "fsync: %s", strerror(errno));
-		goto out;
-	}
-	int rc = close(fd);
-	fd = -1;
-	if (rc != 0) {
-		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "close: %s", strerror(errno));
-		goto out;
-	}
-	if (rename(tmp, path) != 0) {
-		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "rename: %s", strerror(errno));
-		goto out;
-	}
-	free(tmp);
-	tmp = NULL;
-out:
-	if (fd >= 0)
-		close(fd);
-	if (tmp) {
-		unlink(tmp);
-		free(tmp);
-	}
-	free(dircopy);
-	free(basecopy);
-	return e;
-}

@@ -182,6 +182,8 @@ typedef struct {
 	uint64_t kept;        /* input bytes kept in place (old section header
 	                       * table and .shstrtab at the end are rewritten) */
 	uint64_t out_size;
+	char grow_refused[96]; /* why GROWN could not be proven safe, when
+	                        * that made the layout take another kind */
 } elfp_layout_info;
 void elfp_get_layout(const elfp_file *f, elfp_layout_info *out);
 

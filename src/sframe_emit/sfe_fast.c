@@ -124,14 +124,9 @@ static inline bool project_other(const fst *s, const cfi_abi_regs *r,
 	     (s->ra_off == SF_FRE_RA_OFFSET_INVALID || !fits_i32(s->ra_off))) ||
 	    !s->cfa_set || (s->cfa_reg != r->sp && s->cfa_reg != r->fp))
 		return false;
-	int64_t cw = s->cfa_off;
-	if (s390) {
-		int64_t a = cw - SF_S390X_CFA_OFFSET_ADJUSTMENT;
-		if (a % SF_S390X_CFA_OFFSET_ALIGNMENT_FACTOR)
-			return false;
-		cw = a / SF_S390X_CFA_OFFSET_ALIGNMENT_FACTOR;
-	}
-	if (!fits_i32(cw) || (s->fp == FP_STACK && !fits_i32(s->fp_off)))
+	int32_t cw;
+	if (!sfe_cfa_word(s390, s->cfa_off, &cw) ||
+	    (s->fp == FP_STACK && !fits_i32(s->fp_off)))
 		return false;
 	if (!s390 && s->fp == FP_STACK && s->ra != RA_STACK)
 		return false;

@@ -193,7 +193,8 @@ static sfe_skip check_sp(cfi_abi abi, const cfi_abi_regs *regs,
 			       ? SFE_SKIP_NONE : SFE_SKIP_SP_RULE;
 	case CFI_RULE_VAL_EXPR:
 		return r->expr.shape == CFI_EXPR_BREG && !p->cfa_deref &&
-		       p->cfa_reg == r->expr.reg && p->cfa_off + want == r->expr.off
+		       p->cfa_reg == r->expr.reg && p->cfa_off >= -SFE_OFF_LIMIT &&
+		       p->cfa_off <= SFE_OFF_LIMIT && p->cfa_off + want == r->expr.off
 			       ? SFE_SKIP_NONE : SFE_SKIP_SP_RULE;
 	default:
 		return SFE_SKIP_SP_RULE;
@@ -309,20 +310,16 @@ static inline bool default_ok(cfi_abi abi, const cfi_abi_regs *regs, const prow 
 	return ok;
 }
 
-/* s390x stores CFA offsets as (off - 160) / 8, also in flexible FDEs
- * (interoperability with gas/libsframe 2.47, see seeds/README.md). */
+/* sfe_cfa_word, with the reason when it fails. */
 static sfe_skip cfa_word(cfi_abi abi, int64_t off, int32_t *w)
 {
-	if (abi == CFI_ABI_S390X) {
-		int64_t a = off - SF_S390X_CFA_OFFSET_ADJUSTMENT;
-		if (a % SF_S390X_CFA_OFFSET_ALIGNMENT_FACTOR)
-			return SFE_SKIP_CFA_ALIGN;
-		off = a / SF_S390X_CFA_OFFSET_ALIGNMENT_FACTOR;
-	}
-	if (!fits_i32(off))
-		return SFE_SKIP_OFFSET_RANGE;
-	*w = (int32_t)off;
-	return SFE_SKIP_NONE;
+	bool s390 = abi == CFI_ABI_S390X;
+	if (sfe_cfa_word(s390, off, w))
+		return SFE_SKIP_NONE;
+	return s390 && off >= -SFE_OFF_LIMIT && off <= SFE_OFF_LIMIT &&
+		       (off - SF_S390X_CFA_OFFSET_ADJUSTMENT) %
+			       SF_S390X_CFA_OFFSET_ALIGNMENT_FACTOR
+		       ? SFE_SKIP_CFA_ALIGN : SFE_SKIP_OFFSET_RANGE;
 }
 
 static sfe_skip push_w(sfe_fre *f, int64_t v)

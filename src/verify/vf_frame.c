@@ -198,6 +198,10 @@ bool vf_expressible(const vf_abi *a, unsigned version, const vf_frame *f,
 	}
 	bool cfa_deref = cfa->nderef == 1;
 	int64_t k = cfa->off[0];
+	/* Any int64 may come from the CFI: bound it before the arithmetic
+	 * (no SFrame word holds 2^31 * 8 + 160 or more). */
+	if (k < -((int64_t)1 << 40) || k > ((int64_t)1 << 40))
+		return no(why_out, len, "%s", "CFA offset too large");
 	if (a->abi == CFI_ABI_S390X) {
 		if ((k - 160) % 8)
 			return no(why_out, len, "%s", "CFA offset - 160 not a multiple of 8");

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # AArch64 and s390x: cross-compile C/C++ programs (static and dynamic),
 # convert them, run original and patched under qemu-user (whose loader
-# takes AT_PHDR = bias + e_phoff) and compare output and exit status; a
+# takes AT_PHDR = bias + e_phoff) and compare output and exit status (the
+# original runs twice first, tests/e2e/lib/behave.sh); a
 # static self-check program must find its own PT_GNU_SFRAME, also after
 # strip tools; eu-stripped PIE programs must run too.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib/elfpatch_lib.sh
+. tests/e2e/lib/behave.sh
 [ -x "$E2S" ] || { echo "no eh2sframe binary"; exit 77; }
 T=$(mktemp -d /tmp/elfpatch_cross.XXXXXX)
 trap 'rm -rf "$T"' EXIT
@@ -18,6 +20,7 @@ for arch in aarch64 s390x; do
     summary+=("$arch: skipped (no $cc or $q)"); continue
   fi
   export QEMU_LD_PREFIX=/usr/$arch-linux-gnu
+  qrun() { $q "$@" 2>&1; }
   patched=0 ran=0 lint=0
   $cc -O2 -static -o "$T/$arch-hello-static" $C/hello.c
   $cc -O2 -o "$T/$arch-hello" $C/hello.c
@@ -48,17 +51,18 @@ for arch in aarch64 s390x; do
       done
       continue
     fi
-    a=$($q "$f" zeta alpha 2>&1); ra=$?
-    b=$($q "$f.sf" zeta alpha 2>&1); rb=$?
-    if [ "$a" = "$b" ] && [ $ra = $rb ]; then ran=$((ran + 1)); else fail "$arch run $p: $ra/$rb"; fi
+    behave qrun "$f" "$f.sf" zeta alpha; r=$?
+    behave_count "$arch $p" $r
+    case $r in 0) ran=$((ran + 1)) ;; 1) fail "$arch run $p: $BEH_WHY" ;; esac
     # PIE / static-pie (table in the new segment): eu-strip keeps the table
     # at e_phoff, so qemu's loader still finds it; binutils strip moves it
     # (kept consistent, but qemu's loader then misses it: not run).
     case $p in hello|hello-spie)
       eu-strip "$f.sf" -o "$f.st" 2>/dev/null && check_layout "$f.st" >/dev/null &&
         "$E2S" --verify "$f.st" >/dev/null 2>&1 || fail "$arch eu-strip $p"
-      b=$($q "$f.st" zeta alpha 2>&1); rb=$?
-      if [ "$a" = "$b" ] && [ $ra = $rb ]; then ran=$((ran + 1)); else fail "$arch run eu-stripped $p: $ra/$rb"; fi
+      if [ $r != 2 ]; then
+        behave_conv qrun "$f.st" zeta alpha && ran=$((ran + 1)) || fail "$arch run eu-stripped $p: $BEH_WHY"
+      fi
       $arch-linux-gnu-strip "$f.sf" -o "$f.st" 2>/dev/null && check_layout "$f.st" notie >/dev/null &&
         "$E2S" --verify "$f.st" >/dev/null 2>&1 || fail "$arch strip $p"
     esac
@@ -69,11 +73,15 @@ for arch in aarch64 s390x; do
     check_layout "$T/$arch-lib/libc.so.6" && patched=$((patched + 1)) || fail "$arch libc"
   lib=$(ls /usr/$arch-linux-gnu/lib/libstdc++.so.6.* 2>/dev/null | head -1)
   [ -n "$lib" ] && "$E2S" -q "$lib" -o "$T/$arch-lib/libstdc++.so.6" && patched=$((patched + 1))
-  a=$($q "$T/$arch-exc" 2>&1); ra=$?
-  b=$($q -E LD_LIBRARY_PATH="$T/$arch-lib" "$T/$arch-exc.sf" 2>&1); rb=$?
-  if [ "$a" = "$b" ] && [ $ra = $rb ]; then ran=$((ran + 1)); else fail "$arch exc with patched libs"; fi
+  # The original program on the original libraries, the converted one on
+  # the converted libraries.
+  withlibs() { if [ "$1" = "$T/$arch-exc" ]; then qrun "$1"; else qrun -E LD_LIBRARY_PATH="$T/$arch-lib" "$1"; fi; }
+  behave withlibs "$T/$arch-exc" "$T/$arch-exc.sf"; r=$?
+  behave_count "$arch exc" $r
+  case $r in 0) ran=$((ran + 1)) ;; 1) fail "$arch exc with patched libs: $BEH_WHY" ;; esac
   summary+=("$arch: patched $patched, elflint-clean $lint, ran $ran under $q with identical output")
 done
 printf '%s\n' "${summary[@]}"
+behave_report
 echo "failures: $fails"
 [ $fails = 0 ]

@@ -3,11 +3,13 @@
 # PIE / non-PIE / static / static-pie / C++ programs), then check the
 # layout with readelf, eu-elflint against the input, byte preservation,
 # that they run with the same output (natively and under qemu-x86_64,
-# whose loader takes AT_PHDR = bias + e_phoff), and that a program finds
-# its own SFrame through dl_iterate_phdr.
+# whose loader takes AT_PHDR = bias + e_phoff; the original runs twice
+# first, tests/e2e/lib/behave.sh), and that a program finds its own SFrame
+# through dl_iterate_phdr.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib/elfpatch_lib.sh
+. tests/e2e/lib/behave.sh
 [ -x "$E2S" ] || { echo "no eh2sframe binary"; exit 77; }
 T=$(mktemp -d /tmp/elfpatch_linked.XXXXXX)
 trap 'rm -rf "$T"' EXIT
@@ -22,15 +24,24 @@ convert() {
   preserved "$1" "$2" || fail "bytes of $1 changed"
   patched=$((patched + 1))
 }
+# Runners for behave (standard output and exit status are compared).
+native() { "$@" 2>/dev/null; }
+underqemu() { qemu-x86_64 "$@" 2>/dev/null; }
+# compare RUNNER ORIG PATCHED ARGS...: behave, counted in ran or qran.
+compare() {
+  local r=$1 what=$3 rc
+  [ $r = underqemu ] && what="$what under qemu-x86_64"
+  behave "$@"; rc=$?
+  behave_count "$what" $rc
+  case $rc in
+    0) if [ $r = underqemu ]; then qran=$((qran + 1)); else ran=$((ran + 1)); fi ;;
+    1) fail "run $what: $BEH_WHY" ;;
+  esac
+}
 # runboth ORIG PATCHED ARGS...: natively, then under qemu-x86_64.
 runboth() {
-  if same_run "$@"; then ran=$((ran + 1)); else fail "run $2"; fi
-  if command -v qemu-x86_64 >/dev/null; then
-    local o=$1 p=$2; shift 2
-    a=$(qemu-x86_64 "$o" "$@" 2>/dev/null); ra=$?
-    b=$(qemu-x86_64 "$p" "$@" 2>/dev/null); rb=$?
-    if [ "$a" = "$b" ] && [ $ra = $rb ]; then qran=$((qran + 1)); else fail "qemu run $p"; fi
-  fi
+  compare native "$@"
+  command -v qemu-x86_64 >/dev/null && compare underqemu "$@"
 }
 
 # System programs.
@@ -43,7 +54,7 @@ if [ -x /usr/bin/python3.11 ]; then
 fi
 if [ -x /usr/bin/gdb ]; then
   cp /usr/bin/gdb "$T/gdb"; convert "$T/gdb" "$T/gdb.sf" &&
-    { same_run "$T/gdb" "$T/gdb.sf" -nx --batch -ex 'print 6*7' && ran=$((ran + 1)) || fail "run gdb"; }
+    compare native "$T/gdb" "$T/gdb.sf" -nx --batch -ex 'print 6*7'
 fi
 # Shared libraries: load patched libc and libstdc++ in place of the real ones.
 mkdir -p "$T/lib"
@@ -66,12 +77,16 @@ done
 for p in exc exc-static; do
   convert "$T/$p" "$T/$p.sf" && runboth "$T/$p" "$T/$p.sf"
 done
-# The patched libstdc++ with the patched exception program.
-a=$("$T/exc" ); ra=$?
-b=$(LD_LIBRARY_PATH=$T/lib "$T/exc.sf"); rb=$?
-[ "$a" = "$b" ] && [ $ra = $rb ] && ran=$((ran + 1)) || fail "exc with patched libc/libstdc++"
-a=$(LD_LIBRARY_PATH=$T/lib "$T/ls.sf" -la /usr/share 2>&1); b=$(/bin/ls -la /usr/share 2>&1)
-[ "$a" = "$b" ] && ran=$((ran + 1)) || fail "ls with patched libc"
+# The patched libstdc++ with the patched exception program, the patched
+# ls with the patched libc (the originals on the system's libraries).
+patchedlibs() {
+  case $1 in
+    *.sf) LD_LIBRARY_PATH=$T/lib "$@" 2>&1 ;;
+    *) "$@" 2>&1 ;;
+  esac
+}
+compare patchedlibs "$T/exc" "$T/exc.sf"
+compare patchedlibs /bin/ls "$T/ls.sf" -la /usr/share
 
 # dl_iterate_phdr finds PT_GNU_SFRAME of the executable and of a
 # dlopen'ed patched library, and the mapped bytes equal the file's.
@@ -119,5 +134,6 @@ else
   echo "verify passed: $nv"
 fi
 
+behave_report
 echo "x86-64: patched $patched files, elflint-clean $lint, ran $ran natively and $qran under qemu-x86_64 with identical output, failures $fails"
 [ $fails = 0 ]

@@ -8,6 +8,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib/elfpatch_lib.sh
+. tests/e2e/lib/behave.sh
 [ -x "$E2S" ] || { echo "no eh2sframe binary"; exit 77; }
 T=$(mktemp -d /tmp/elfpatch_rel.XXXXXX)
 trap 'rm -rf "$T"' EXIT
@@ -115,8 +116,11 @@ for arch in x86_64 aarch64 s390x; do
   done
   # COMDAT: the group of twice() holds its .sframe and .rela.sframe.
   LC_ALL=C readelf -gW "$d/c1.sf.o" | grep -q '\.rela\.sframe' || fail "$arch: .sframe not in the COMDAT group"
-  want_c=$($cc -O2 -o "$d/c-orig" "$T/r.c" "$T/m.c" && $run "$d/c-orig")
-  want_cc=$($cxx -O2 -o "$d/cc-orig" "$T/c1.cc" "$T/c2.cc" && $run "$d/cc-orig")
+  # The same programs from the unconverted sources, to compare with
+  # (tests/e2e/lib/behave.sh: each runs twice first).
+  $cc -O2 -o "$d/c-orig" "$T/r.c" "$T/m.c" && $cxx -O2 -o "$d/cc-orig" "$T/c1.cc" "$T/c2.cc" ||
+    fail "$arch: cannot build the unconverted programs"
+  runon() { $run "$@"; }
   linkers="bfd"
   [ $arch != s390x ] && command -v ld.lld >/dev/null && linkers="lld bfd"
   # Cross gcc only finds "ld" in its own paths: -B a directory where ld is lld.
@@ -125,7 +129,11 @@ for arch in x86_64 aarch64 s390x; do
     sel=; [ $ld = lld ] && sel=-B$T/lldbin/
     $cc $sel -o "$d/c-$ld" "$d/m.sf.o" "$d/r.sf.o" 2>"$d/ld.err" || { fail "$arch $ld link"; cat "$d/ld.err"; continue; }
     $cxx $sel -o "$d/cc-$ld" "$d/c1.sf.o" "$d/c2.sf.o" 2>"$d/ld.err" || { fail "$arch $ld COMDAT link"; cat "$d/ld.err"; continue; }
-    [ "$($run "$d/c-$ld")" = "$want_c" ] && [ "$($run "$d/cc-$ld")" = "$want_cc" ] || fail "$arch $ld: linked program output"
+    for p in c cc; do
+      behave runon "$d/$p-orig" "$d/$p-$ld"; r=$?
+      behave_count "$arch $ld $p" $r
+      [ $r = 1 ] && fail "$arch $ld: linked program $p: $BEH_WHY"
+    done
     nlink=$((nlink + 2))
     if [ $ld = lld ]; then
       out=$(linked_check "$d/c-$ld" main g h f) && echo "$arch $out" || { fail "$arch lld .sframe"; echo "$out"; }
@@ -139,6 +147,7 @@ for arch in x86_64 aarch64 s390x; do
     fi
   done
 done
+behave_report
 echo "objects converted $nobj, programs linked and run $nlink, linked FDEs checked $nfde, failures $fails"
 echo "(system ld 2.40 predates SFrame V3: it warns 'error in X(.sframe)', links, and drops our sections)"
 [ $fails = 0 ]

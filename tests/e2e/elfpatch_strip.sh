@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # strip / eu-strip / objcopy on converted files: the result must keep
 # .sframe and PT_GNU_SFRAME (inside a PT_LOAD), run like the original and
-# pass --verify. Tools: binutils and elfutils of this system, and those of
+# pass --verify (the original runs twice first: if its output varies it
+# is reported and not compared, tests/e2e/lib/behave.sh). Tools: binutils and elfutils of this system, and those of
 # the sid oracle chroot when it exists (newer versions).
 #
 # Inputs: PIE, non-PIE, static and static-pie programs as eh2sframe
@@ -24,6 +25,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib/elfpatch_lib.sh
+. tests/e2e/lib/behave.sh
 [ -x "$E2S" ] || { echo "no eh2sframe binary"; exit 77; }
 T=$(mktemp -d /tmp/elfpatch_strip.XXXXXX)
 trap 'rm -rf "$T"' EXIT
@@ -71,7 +73,14 @@ for v in -static -no-pie -static-pie ""; do
     [ "$("$T/force_kind" seg-tied "$p" "$p.tied")" = seg-tied ] && ins+=("$p.tied") ||
       fail "force seg-tied on hello$v" ;;
   esac
-  want=$("$p" b a); wrc=$?
+  # The original's output (want, wrc) unless it is not reproducible.
+  quiet() { "$@" 2>/dev/null; }
+  behave_orig quiet "$p" b a; orc=$?
+  [ $orc = 0 ] || behave_count "hello${v:-(pie)}" $orc
+  want=$BEH_OUT wrc=$BEH_RC
+  # differs OUT RC: a run differs from the original (never when the
+  # original is not reproducible: not compared).
+  differs() { [ $orc = 0 ] && { [ "$1" != "$want" ] || [ "$2" != $wrc ]; }; }
   for in in "${ins[@]}"; do
     first=no
     in_first "$in" && first=yes
@@ -88,7 +97,7 @@ for v in -static -no-pie -static-pie ""; do
         res=
         [ $trc = 0 ] || res="$res tool exit $trc;"
         got=$("$o" b a 2>/dev/null); grc=$?
-        [ "$got" = "$want" ] && [ $grc = $wrc ] || res="$res runs differently (exit $grc);"
+        differs "$got" $grc && res="$res runs differently (exit $grc);"
         # Old-loader tie and qemu-user: kept by every tool when the table
         # is in the first PT_LOAD, by eu-strip when it is in the new one.
         tie=notie
@@ -97,7 +106,7 @@ for v in -static -no-pie -static-pie ""; do
         "$E2S" --verify "$o" >/dev/null 2>&1 || res="$res --verify fails;"
         if [ -z "$tie" ]; then
           q=$(qemu-x86_64 "$o" b a 2>/dev/null); qrc=$?
-          [ "$q" = "$want" ] && [ $qrc = $wrc ] || res="$res differs under qemu (exit $qrc);"
+          differs "$q" $qrc && res="$res differs under qemu (exit $qrc);"
         fi
         if [ -z "$res" ]; then good=$((good + 1)); else fail "$name [$t @$e]:$res"; fi
       done
@@ -106,7 +115,7 @@ for v in -static -no-pie -static-pie ""; do
       if [ $first = no ]; then
         tool $e strip "$in" "$T/o"
         q=$(qemu-x86_64 "$T/o" b a 2>/dev/null); qrc=$?
-        [ "$q" = "$want" ] && [ $qrc = $wrc ] ||
+        differs "$q" $qrc &&
           broken+=("$name [strip @$e] under qemu-x86_64: exit $qrc")
       fi
     done
@@ -114,7 +123,7 @@ for v in -static -no-pie -static-pie ""; do
     strip "$in" -o "$T/o1" 2>/dev/null && eu-strip "$T/o1" -o "$T/o2" 2>/dev/null
     got=$("$T/o2" b a 2>/dev/null); grc=$?
     cells=$((cells + 1))
-    if [ "$got" = "$want" ] && [ $grc = $wrc ] && check_layout "$T/o2" notie >/dev/null; then
+    if ! differs "$got" $grc && check_layout "$T/o2" notie >/dev/null; then
       good=$((good + 1))
     elif [ $first = yes ]; then
       fail "$name [strip, then eu-strip @host]"
@@ -135,14 +144,16 @@ done
 lib=$(readlink -f /usr/lib/x86_64-linux-gnu/libstdc++.so.6)
 mkdir -p "$T/L"
 if g++ -O2 -pthread -o "$T/exc" corpus/elfpatch/exc.cc && "$E2S" -q "$lib" -o "$T/libstdc++.sf"; then
-  want=$("$T/exc"); wrc=$?
+  behave_orig quiet "$T/exc"; orc=$?
+  [ $orc = 0 ] || behave_count exc $orc
+  want=$BEH_OUT wrc=$BEH_RC
   in_first "$T/libstdc++.sf" && echo "note: libstdc++ kept its table in the first PT_LOAD"
   for e in $envs; do
     for t in "strip" "eu-strip" "objcopy"; do
       tool $e $t "$T/libstdc++.sf" "$T/L/libstdc++.so.6"; trc=$?
       got=$(LD_LIBRARY_PATH=$T/L "$T/exc" 2>/dev/null); grc=$?
       cells=$((cells + 1))
-      [ $trc = 0 ] && [ "$got" = "$want" ] && [ $grc = $wrc ] &&
+      [ $trc = 0 ] && ! differs "$got" $grc &&
         check_layout "$T/L/libstdc++.so.6" >/dev/null && good=$((good + 1)) ||
         fail "libstdc++ [$t @$e]: exceptions through it (exit $grc)"
     done
@@ -171,6 +182,7 @@ for e in $envs; do
       good=$((good + 1)) || { fail "selfcheck [$t @$e]"; echo "$out"; }
   done
 done
+behave_report
 echo "strip cells: $cells, good: $good, known broken: ${#broken[@]}"
 [ ${#broken[@]} = 0 ] || printf '  KNOWN-BROKEN %s\n' "${broken[@]}"
 echo "failures: $fails"

@@ -6,7 +6,9 @@
 #   64 KiB pages): every library and the dynamic loader converted into a
 #   copy of the root, every program converted and run with --version
 #   under qemu on the converted root, output and status compared with the
-#   original on the original root;
+#   original on the original root (which runs twice first: a program
+#   whose output varies is reported as not reproducible and not compared,
+#   tests/e2e/lib/behave.sh);
 # - our own programs (corpus/elfpatch hello, exc, selfcheck and the C/C++/
 #   assembly corpus) cross-compiled as PIE, non-PIE, static and
 #   static-pie, for AArch64 with 64 KiB and with 4 KiB pages
@@ -19,6 +21,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib/elfpatch_lib.sh
+. tests/e2e/lib/behave.sh
 [ -x "$E2S" ] || { echo "no eh2sframe binary"; exit 77; }
 T=$(mktemp -d /tmp/size_cross.XXXXXX)
 trap 'rm -rf "$T"' EXIT
@@ -53,25 +56,38 @@ for root in $roots; do
     [ "$status" = converted ] || continue
     cp "$T/$arch.out/$(echo "${path#/}" | sed 's|/|%|g')" "$cr${path#$rroot}"
   done < <(tail -n +2 "$T/$arch.tsv")
+  # onroot ROOT: the program $rel of ROOT --version under qemu on ROOT
+  # (a message naming the program's own path names the original's).
+  onroot() {
+    local out rc
+    out=$(cd "$T" && timeout 20 $q -L "$1" "$1$rel" --version </dev/null 2>&1); rc=$?
+    printf '%s\n' "${out//$cr/$root}"
+    return $rc
+  }
   ran=0 same=0
   while read -r p; do
     rel=${p#$root}
     readelf -h "$p" >/dev/null 2>&1 || continue
-    a=$(cd "$T" && timeout 20 $q -L "$root" "$root$rel" --version </dev/null 2>&1); ra=$?
-    b=$(cd "$T" && timeout 20 $q -L "$cr" "$cr$rel" --version </dev/null 2>&1); rb=$?
-    b=${b//$cr/$root}   # a message naming the program's own path
+    behave onroot "$root" "$cr"; r=$?
+    behave_count "$arch $(basename "$p") --version" $r
     ran=$((ran + 1))
-    [ "$a" = "$b" ] && [ $ra = $rb ] && same=$((same + 1)) ||
-      fail "$arch $(basename "$p") --version: exit $ra/$rb: $(printf '%s' "$b" | head -c 100)"
+    case $r in
+      0) same=$((same + 1)) ;;
+      1) fail "$arch $(basename "$p") --version: $BEH_WHY" ;;
+    esac
   done <"$T/$arch.progs"
   # A C++ program of ours on the converted root: exceptions through the
   # converted libstdc++ and libgcc_s.
   case $arch in arm64) cxx=aarch64-linux-gnu-g++ ;; *) cxx=s390x-linux-gnu-g++ ;; esac
   if command -v $cxx >/dev/null && $cxx -O2 -pthread -o "$T/$arch-exc" $C/exc.cc; then
-    a=$($q -L "$root" "$T/$arch-exc" 2>&1); ra=$?
-    b=$($q -L "$cr" "$T/$arch-exc" 2>&1); rb=$?
+    excrun() { $q -L "$1" "$T/$arch-exc" 2>&1; }
+    behave excrun "$root" "$cr"; r=$?
+    behave_count "$arch exc" $r
     ran=$((ran + 1))
-    [ "$a" = "$b" ] && [ $ra = $rb ] && same=$((same + 1)) || fail "$arch exc on the converted root"
+    case $r in
+      0) same=$((same + 1)) ;;
+      1) fail "$arch exc on the converted root: $BEH_WHY" ;;
+    esac
   fi
   summary+=("$arch Debian packages: $same of $ran runs under $q on the converted root as on the original")
   reports+=("$arch Debian packages ($([ $arch = arm64 ] && echo '64 KiB pages' || echo '4 KiB pages'))=none=$T/$arch.tsv")
@@ -108,6 +124,7 @@ for ap in aarch64:64k aarch64:4k s390x:4k; do
   python3 bench/size.py --e2s "$E2S" --out "$T/own-$arch-$page.out" --tsv "$T/own-$arch-$page.tsv" \
     --files-from "$T/own-$arch-$page.list" || fail "$arch $page: eh2sframe failed"
   export QEMU_LD_PREFIX=/usr/$arch-linux-gnu
+  qrun() { $q "$@" 2>&1; }
   ran=0 same=0 pages=
   while IFS=$'\t' read -r path kind status layout _ _ _ _ _ pg _; do
     [ "$status" = converted ] || continue
@@ -120,11 +137,13 @@ for ap in aarch64:64k aarch64:4k s390x:4k; do
         fail "$arch $page selfcheck: $out"
       continue
     fi
-    a=$($q "$path" zeta alpha 2>&1); ra=$?
-    b=$($q "$c" zeta alpha 2>&1); rb=$?
+    behave qrun "$path" "$c" zeta alpha; r=$?
+    behave_count "$arch $page $(basename "$path")" $r
     ran=$((ran + 1))
-    [ "$a" = "$b" ] && [ $ra = $rb ] && same=$((same + 1)) ||
-      fail "$arch $page $(basename "$path") ($layout): exit $ra/$rb"
+    case $r in
+      0) same=$((same + 1)) ;;
+      1) fail "$arch $page $(basename "$path") ($layout): $BEH_WHY" ;;
+    esac
   done < <(tail -n +2 "$T/own-$arch-$page.tsv")
   unset QEMU_LD_PREFIX
   want=$([ $page = 64k ] && echo 65536 || echo 4096)
@@ -156,5 +175,6 @@ for r in "${reports[@]}"; do
   [ $rc = 0 ] || fail "size targets, ${r%%=*}: $(grep '^  - ' "$T/rep" | head -5)"
 done
 printf '%s\n' "${summary[@]}"
+behave_report
 echo "failures: $fails"
 [ $fails = 0 ]

@@ -618,6 +618,83 @@ static bool build(const char *exe, const char *src, const char *flags)
 	return system(cmd) == 0;
 }
 
+/* The layout src (a program) gets, and why GROWN was refused. */
+static int layout_of(const char *exe, char *why, size_t n)
+{
+	elfp_file *f = NULL;
+	e2s_diag d;
+	elfp_shdr sh = {0};
+	size_t idx = 0;
+	elfp_layout_info li = {0};
+	static const unsigned char blob[16];
+	CHECK_EQ(elfp_open(exe, &f, &d), E2S_ERR_OK);
+	if (!f)
+		return -1;
+	sh.type = SHT_GNU_SFRAME;
+	sh.flags = SHF_ALLOC;
+	sh.addralign = 8;
+	sh.size = sizeof blob;
+	CHECK_EQ(elfp_add_section(f, ".sframe", &sh, &idx, &d), E2S_ERR_OK);
+	CHECK_EQ(elfp_add_phdr(f, PT_GNU_SFRAME, PF_R, 8, idx, &d), E2S_ERR_OK);
+	CHECK_EQ(elfp_layout(f, &d), E2S_ERR_OK);
+	elfp_get_layout(f, &li);
+	snprintf(why, n, "%s", li.grow_refused);
+	elfp_close(f);
+	return li.kind;
+}
+
+/* What GROWN may move (elfp_grow.c): each rule refuses a program that
+ * reaches the sections after its table in the way that rule guards. */
+static void test_grow_rule(const char *src, const char *exe)
+{
+	static const struct {
+		const char *code, *flags, *why;
+	} cases[] = {
+		/* The control: nothing reaches them. */
+		{"int main(void){return 0;}", "", ""},
+		/* Rule 1: a note of the program's own, right after .interp. */
+		{"__attribute__((section(\".note.myapp\"),used,aligned(4)))\n"
+		 "static const int n[4] = {4, 4, 1, 7};\n"
+		 "int main(void){return n[3];}", "", ".note.myapp"},
+		/* Rule 2: a symbol of the program's own in .interp. */
+		{"__attribute__((section(\".interp\"),used))\n"
+		 "const char myinterp[] = \"x\";\n"
+		 "int main(void){return myinterp[0];}", "", "symbol"},
+		/* Rule 3: a pointer into the notes, relocated by RELA and by
+		 * RELR; no symbol names the place it points at. */
+		{"extern const char __ehdr_start[];\n"
+		 "const char *volatile p = __ehdr_start + 0x340;\n"
+		 "int main(void){return *p;}", "", "relocation"},
+		{"extern const char __ehdr_start[];\n"
+		 "const char *volatile p = __ehdr_start + 0x340;\n"
+		 "int main(void){return *p;}", "-Wl,-z,pack-relative-relocs",
+		 "relocation"},
+		/* Rule 5. */
+		{"int main(void){return 0;}", "-no-pie", "position-dependent"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char why[128];
+		FILE *fp = fopen(src, "w");
+		if (!fp)
+			continue;
+		fputs(cases[i].code, fp);
+		fclose(fp);
+		if (!build(exe, src, cases[i].flags)) {
+			printf("skip grow rule %zu: toolchain cannot build it\n", i);
+			continue;
+		}
+		int kind = layout_of(exe, why, sizeof why);
+		printf("grow rule %zu (%s): %s; %s\n", i, cases[i].flags,
+		       kind >= 0 ? kind_name[kind] : "?", why);
+		if (!cases[i].why[0]) {
+			CHECK_EQ(kind, ELFP_PH_GROWN);
+			continue;
+		}
+		CHECK(kind != ELFP_PH_GROWN);
+		CHECK(strstr(why, cases[i].why) != NULL);
+	}
+}
+
 int main(void)
 {
 	test_place();
@@ -640,8 +717,8 @@ int main(void)
 		int kinds[5], want_auto;
 	} progs[] = {
 		{"", {ELFP_PH_GROWN, ELFP_PH_SEG_TIED, ELFP_PH_SEG}, ELFP_PH_GROWN},
-		{"-no-pie", {ELFP_PH_GROWN, ELFP_PH_SHIFT, ELFP_PH_SEG_TIED},
-		 ELFP_PH_GROWN},
+		/* Position-dependent: never GROWN (elfp_grow.c, rule 5). */
+		{"-no-pie", {ELFP_PH_SHIFT, ELFP_PH_SEG_TIED}, ELFP_PH_SHIFT},
 		/* .rela.plt (IRELATIVE) follows the notes: it cannot move. */
 		{"-static", {ELFP_PH_SHIFT, ELFP_PH_SEG_TIED}, ELFP_PH_SHIFT},
 		{"-static-pie", {ELFP_PH_GROWN, ELFP_PH_SEG_TIED}, -1},
@@ -657,6 +734,7 @@ int main(void)
 			test_roundtrip(exe, "", progs[i].kinds[k],
 				       progs[i].kinds[k]);
 	}
+	test_grow_rule(src, exe);
 	unlink(src);
 	unlink(exe);
 	return t_done("test_elfp_layout");

@@ -148,11 +148,5 @@ if err:
 PY
 }
 
-# same_run ORIG PATCHED ARGS...: same stdout and exit status.
-same_run() {
-  local o p a b ra rb
-  o=$1 p=$2; shift 2
-  a=$("$o" "$@" 2>/dev/null); ra=$?
-  b=$("$p" "$@" 2>/dev/null); rb=$?
-  [ "$a" = "$b" ] && [ $ra = $rb ]
-}
+# Running an original and its converted copy and comparing them:
+# tests/e2e/lib/behave.sh.
