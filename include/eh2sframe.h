@@ -376,6 +376,47 @@ eh2s_status eh2s_convert_file(const char *in, const char *out,
 			      const eh2s_file_opts *o, eh2s_file_result *res,
 			      eh2s_error *err);
 
+/* ---- Separate debug files --------------------------------------------
+ * A debug file cut off a program or library (objcopy --only-keep-debug,
+ * as dh_strip does; eu-strip -f, as RPM's find-debuginfo does) keeps the
+ * section and program headers of the file as it was then. Converting the
+ * stripped file afterwards adds .sframe (and a segment, and may move the
+ * program header table and the sections right after it): debuggers then
+ * warn that .sframe is missing from the debug file and eu-unstrip cannot
+ * pair the two. eh2s_update_debug_file makes such a debug file describe
+ * the converted file again. */
+
+/* What a linked file says about its separate debug file. */
+typedef struct {
+	char build_id[129];  /* NT_GNU_BUILD_ID in lowercase hex, "" if none */
+	char debuglink[256]; /* the file name in .gnu_debuglink, "" if none */
+	int linked;          /* ET_EXEC or ET_DYN (the only types handled) */
+} eh2s_debug_refs;
+
+eh2s_status eh2s_debug_refs_read(const char *path, eh2s_debug_refs *out,
+				 eh2s_error *err);
+
+typedef struct {
+	int changed;         /* 0: debug already matched file; not rewritten */
+	size_t added;        /* section headers added (SHT_NOBITS) */
+	size_t moved;        /* sections given their new address */
+	int crc_updated;     /* file's .gnu_debuglink CRC now matches debug */
+} eh2s_debug_result;
+
+/* Rewrite debug (atomically, keeping its mode and owner; a symbolic link
+ * is followed) so that its headers match the converted file: every
+ * allocated section of file gets a header there (SHT_NOBITS where debug
+ * has none), sections keep file's addresses (symbols of .symtab follow a
+ * moved section), and the program header table is file's, at file's
+ * e_phoff (eu-unstrip keeps the stripped file's layout and takes e_phoff
+ * from the debug file). Section contents, .debug_* included, are not
+ * changed. When file's .gnu_debuglink names debug, its CRC is updated in
+ * place. Both must be ET_EXEC or ET_DYN of the same machine; USAGE when
+ * debug is not file's debug file (another build ID, or a section of
+ * another size). res may be NULL. */
+eh2s_status eh2s_update_debug_file(const char *file, const char *debug,
+				   eh2s_debug_result *res, eh2s_error *err);
+
 /* Build just the bytes of an .sframe section from path's CFI, for a
  * section at vaddr (linked files); for tests and tools that place the
  * section themselves. */

@@ -42,7 +42,10 @@
 #
 # Debian's kernels build with debug info: without SFRAME_CFLAGS the
 # objects still have .debug_frame (the same CFI), which eh2sframe reads
-# when .eh_frame is absent. Convert before INSTALL_MOD_STRIP removes it.
+# when .eh_frame is absent. Convert before INSTALL_MOD_STRIP removes it:
+# `make modules_install INSTALL_MOD_STRIP=1` then strips the converted
+# module (strip --strip-debug keeps .sframe and .rela.sframe), and debug
+# copies taken from the converted module match the installed one.
 
 EH2SFRAME ?= eh2sframe
 SFRAME_CFLAGS := -fasynchronous-unwind-tables

@@ -57,8 +57,14 @@ eh2s_status eh2s_dump_sframe_file(const char *path, const char *heading,
 
 	if (!path || !out)
 		return api_usage(err, EH2S_E_USAGE, "NULL argument");
-	if (sfr_elf_read(path, &el, &d) != E2S_ERR_OK)
+	if (sfr_elf_read(path, &el, &d) != E2S_ERR_OK) {
+		/* A file without the section is not a malformed one. */
+		if (d.code == E2S_ERR_BAD_SFRAME && !d.section &&
+		    strcmp(d.detail, "no .sframe section") == 0)
+			return api_usage(err, EH2S_E_BAD_SFRAME,
+					 "no .sframe section");
 		return api_fail(err, &d);
+	}
 	if (sfr_elf_decode(&el, &s, &d) != E2S_ERR_OK) {
 		sfr_elf_free(&el);
 		return api_fail(err, &d);
@@ -130,8 +136,14 @@ eh2s_status eh2s_verify_file(const char *path, const eh2s_verify_opts *opts,
 		memset(out, 0, sizeof *out);
 		out->failed = path;
 	}
-	if (sfr_elf_read(path, &el, &d) != E2S_ERR_OK)
+	if (sfr_elf_read(path, &el, &d) != E2S_ERR_OK) {
+		/* A file without the section is not a malformed one. */
+		if (d.code == E2S_ERR_BAD_SFRAME && !d.section &&
+		    strcmp(d.detail, "no .sframe section") == 0)
+			return api_usage(err, EH2S_E_BAD_SFRAME,
+					 "no .sframe section");
 		return api_fail(err, &d);
+	}
 	if (sfr_elf_decode(&el, &s, &d) != E2S_ERR_OK) {
 		sfr_elf_free(&el);
 		return api_fail(err, &d);

@@ -5,6 +5,7 @@
 #define E2S_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 typedef struct {
 	const char *output;      /* -o FILE */
@@ -27,6 +28,10 @@ typedef struct {
 	/* Encoder choices: 0 = default (3); 2 = SFrame V2. */
 	int sframe_version;      /* --sframe-version N */
 	bool share_fres;         /* --share-fres */
+	/* Separate debug files (cli_debug.c), with --in-place. */
+	const char **debug_roots; /* --debug-root DIR (repeatable) */
+	int ndebug_roots;
+	const char *debug_file;  /* --debug-file FILE: the one FILE's */
 } cli_opts;
 
 /* "eh2sframe: FILE: message" on stderr. */
@@ -40,5 +45,20 @@ int cmd_convert(const cli_opts *o);    /* cmd_convert.c: -o / --in-place */
 int cmd_tree(const cli_opts *o);       /* cmd_tree.c: --in-place -r /
                                         * --files-from */
 int cmd_stats(const cli_opts *o);      /* cmd_stats.c: --stats */
+
+/* cli_debug.c: after file (converted in place, or already with .sframe)
+ * find its separate debug file -- o->debug_file, or by build ID under
+ * root (the tree being converted; may be NULL) and o->debug_roots -- and
+ * make it match. debug (PATH_MAX bytes) gets the debug file's path, msg
+ * what was done or what is wrong. */
+enum {
+	CLI_DEBUG_NONE,      /* not a linked file, or no debug link/file */
+	CLI_DEBUG_UPDATED,   /* rewritten (or its CRC in file's link fixed) */
+	CLI_DEBUG_MATCHED,   /* already matched */
+	CLI_DEBUG_NOT_FOUND, /* file has a .gnu_debuglink, none found */
+	CLI_DEBUG_FAILED,    /* found, could not be updated */
+};
+int cli_debug_sync(const cli_opts *o, const char *file, const char *root,
+		   char *debug, char *msg, size_t len);
 
 #endif

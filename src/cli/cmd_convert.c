@@ -95,6 +95,37 @@ static void report(const char *file, const eh2s_file_result *r,
 			eh2s_skip_name(l->v[i].reason));
 }
 
+/* The debug file of in (converted in place as out): 1 when it could not
+ * be updated. */
+static int debug_one(const char *in, const char *out, const cli_opts *o)
+{
+	char debug[PATH_MAX], msg[512];
+	switch (cli_debug_sync(o, out, NULL, debug, msg, sizeof msg)) {
+	case CLI_DEBUG_UPDATED:
+		if (!o->quiet)
+			fprintf(stderr, "%s: debug file %s updated: %s\n", in,
+				debug, msg);
+		return 0;
+	case CLI_DEBUG_MATCHED:
+		if (o->verbose > 0 && !o->quiet)
+			fprintf(stderr, "%s: debug file %s already matches\n",
+				in, debug);
+		return 0;
+	case CLI_DEBUG_NOT_FOUND:
+		if (!o->quiet)
+			fprintf(stderr, "eh2sframe: %s: warning: %s\n", in, msg);
+		return 0;
+	case CLI_DEBUG_FAILED:
+		cli_error(in, "debug file %s not updated: %s", debug, msg);
+		return 1;
+	default:
+		if (o->verbose > 0 && !o->quiet)
+			fprintf(stderr, "%s: no debug file found (no build ID "
+				"under the debug roots, no .gnu_debuglink)\n", in);
+		return 0;
+	}
+}
+
 static int convert_one(const char *in, const cli_opts *o)
 {
 	char resolved[PATH_MAX];
@@ -161,6 +192,11 @@ static int convert_one(const char *in, const cli_opts *o)
 		cli_error(in, "%.255s", err.message);
 		rc = 1;
 	}
+	/* Its separate debug file, asked for: after a conversion, or when
+	 * the file already had .sframe (an earlier run may have left it). */
+	if ((st == EH2S_OK || st == EH2S_E_EXISTS) &&
+	    (o->debug_file || o->ndebug_roots) && debug_one(in, out, o))
+		rc = 1;
 	list_free(&skipped);
 	return rc;
 }

@@ -3,7 +3,9 @@
  * symbolic link is followed), converts each inode once, relinks the other
  * names of hard-linked files, and ends with a summary. A file that is not
  * a convertible ELF file is skipped, not an error; a file that fails does
- * not stop the others. */
+ * not stop the others. The separate debug file of each program and
+ * library (by build ID under DIR/usr/lib/debug/.build-id or a
+ * --debug-root) is made to match it (cli_debug.c). */
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -25,20 +27,27 @@
 /* What happened to a file; the order is the summary's. */
 enum {
 	T_PATCHED, T_HAD_SFRAME, T_NO_CFI, T_NO_FUNCS, T_UNSUPPORTED,
-	T_NOT_ELF, T_FAILED, T_LINK, T_COUNT
+	T_ARCHIVE, T_NOT_ELF, T_FAILED, T_LINK, T_COUNT
 };
 static const char *const t_words[T_COUNT] = {
 	"patched", "already had .sframe", "no CFI", "no convertible function",
-	"unsupported machine or ELF type", "not ELF", "failed",
+	"unsupported machine or ELF type", "archives", "not ELF", "failed",
 	"hard links of other files",
+};
+/* Debug file outcomes (CLI_DEBUG_*), as the summary names them. */
+static const char *const d_words[] = {
+	NULL, "updated", "already matching",
+	"not found (files with a .gnu_debuglink; -v names them)", "failed",
 };
 
 typedef struct {
 	char *path;
+	const char *root;    /* the tree (-r DIR) it was found in, or NULL */
 	dev_t dev;
 	ino_t ino;
 	size_t leader;       /* index of the first name of this inode */
 	int outcome;
+	int debug;           /* CLI_DEBUG_* */
 	size_t converted, nfdes, unrelocated;
 	size_t counts[32];
 } t_item;
@@ -49,12 +58,18 @@ typedef struct {
 	size_t n, cap;
 	size_t next, done;   /* work queue (under lock) */
 	pthread_mutex_t lock;
+	/* One debug file update at a time: two copies of a program share
+	 * one debug file. */
+	pthread_mutex_t debug_lock;
+	char **roots;        /* the directories walked (owned) */
+	size_t nroots;
 	bool tty;
 	struct timespec last;
 	bool progress_shown;
 } t_run;
 
-static int add_item(t_run *r, const char *path, const struct stat *st)
+static int add_item(t_run *r, const char *path, const char *root,
+		    const struct stat *st)
 {
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 256;
@@ -68,6 +83,7 @@ static int add_item(t_run *r, const char *path, const struct stat *st)
 	memset(it, 0, sizeof *it);
 	if (!(it->path = strdup(path)))
 		return -1;
+	it->root = root;
 	it->dev = st->st_dev;
 	it->ino = st->st_ino;
 	it->leader = r->n++;
@@ -95,7 +111,7 @@ static int collect(t_run *r, const char *path)
 		return 0;
 	}
 	if (S_ISREG(st.st_mode))
-		return add_item(r, path, &st) ? (cli_error(path, "out of memory"), 1) : 0;
+		return add_item(r, path, NULL, &st) ? (cli_error(path, "out of memory"), 1) : 0;
 	if (!S_ISDIR(st.st_mode)) {
 		if (r->o->verbose)
 			fprintf(stderr, "%s: skipped: not a regular file\n", path);
@@ -105,6 +121,14 @@ static int collect(t_run *r, const char *path)
 		cli_error(path, "is a directory (use -r)");
 		return 1;
 	}
+	char **roots = realloc(r->roots, (r->nroots + 1) * sizeof *roots);
+	if (roots)
+		r->roots = roots;
+	if (!roots || !(r->roots[r->nroots] = strdup(path))) {
+		cli_error(path, "out of memory");
+		return 1;
+	}
+	const char *root = r->roots[r->nroots++];
 	char *argv[2] = {(char *)path, NULL};
 	FTS *fts = fts_open(argv, FTS_PHYSICAL | FTS_NOCHDIR, by_name);
 	if (!fts) {
@@ -115,7 +139,7 @@ static int collect(t_run *r, const char *path)
 	while ((e = fts_read(fts)) != NULL) {
 		switch (e->fts_info) {
 		case FTS_F:
-			if (add_item(r, e->fts_path, e->fts_statp)) {
+			if (add_item(r, e->fts_path, root, e->fts_statp)) {
 				cli_error(e->fts_path, "out of memory");
 				bad++;
 			}
@@ -249,6 +273,14 @@ static int classify(const char *path, char *why, size_t len)
 		snprintf(why, len, "%s", strerror(errno));
 		return T_FAILED;
 	}
+	/* Static libraries stay as they are: their members would carry V3
+	 * sections that linkers before binutils 2.45 cannot merge; the
+	 * programs linked from them get converted instead. */
+	if (n >= 8 && (memcmp(h, "!<arch>\n", 8) == 0 ||
+		       memcmp(h, "!<thin>\n", 8) == 0)) {
+		snprintf(why, len, "static library (ar archive): not converted");
+		return T_ARCHIVE;
+	}
 	if (n < 20 || memcmp(h, ELFMAG, SELFMAG) != 0) {
 		snprintf(why, len, "not ELF");
 		return T_NOT_ELF;
@@ -337,6 +369,13 @@ static void convert_item(t_run *r, t_item *it)
 		}
 	}
 	it->outcome = kind;
+	char debug[PATH_MAX], dmsg[512];
+	if (kind == T_PATCHED || kind == T_HAD_SFRAME) {
+		pthread_mutex_lock(&r->debug_lock);
+		it->debug = cli_debug_sync(o, it->path, it->root, debug, dmsg,
+					   sizeof dmsg);
+		pthread_mutex_unlock(&r->debug_lock);
+	}
 	pthread_mutex_lock(&r->lock);
 	r->done++;
 	if (kind == T_FAILED) {
@@ -350,6 +389,21 @@ static void convert_item(t_run *r, t_item *it)
 		clear_progress(r);
 		fprintf(stderr, "%s: skipped: %s\n", it->path,
 			kind == T_HAD_SFRAME ? "already has .sframe" : why);
+	}
+	if (it->debug == CLI_DEBUG_FAILED) {
+		clear_progress(r);
+		cli_error(it->path, "debug file %s not updated: %s", debug, dmsg);
+	} else if (o->verbose && it->debug == CLI_DEBUG_UPDATED) {
+		clear_progress(r);
+		fprintf(stderr, "%s: debug file %s updated: %s\n", it->path,
+			debug, dmsg);
+	} else if (o->verbose && it->debug == CLI_DEBUG_NOT_FOUND) {
+		clear_progress(r);
+		fprintf(stderr, "%s: warning: %s\n", it->path, dmsg);
+	} else if (o->verbose > 1 && it->debug == CLI_DEBUG_MATCHED) {
+		clear_progress(r);
+		fprintf(stderr, "%s: debug file %s already matches\n",
+			it->path, debug);
 	}
 	progress(r, it->path);
 	pthread_mutex_unlock(&r->lock);
@@ -399,10 +453,12 @@ int cmd_tree(const cli_opts *o)
 	t_run r;
 	int bad = 0;
 	size_t files[T_COUNT] = {0}, conv = 0, unrel = 0, counts[32] = {0};
+	size_t dbg[CLI_DEBUG_FAILED + 1] = {0};
 
 	memset(&r, 0, sizeof r);
 	r.o = o;
 	pthread_mutex_init(&r.lock, NULL);
+	pthread_mutex_init(&r.debug_lock, NULL);
 	/* With a file-size limit, writes must fail with EFBIG instead of
 	 * killing us before the temporary file is removed. */
 	signal(SIGXFSZ, SIG_IGN);
@@ -442,6 +498,7 @@ int cmd_tree(const cli_opts *o)
 			}
 		}
 		files[it->outcome]++;
+		dbg[it->debug]++;
 		if (it->outcome != T_PATCHED)
 			continue;
 		conv += it->converted;
@@ -475,10 +532,25 @@ int cmd_tree(const cli_opts *o)
 		if (unrel)
 			fprintf(stderr, "%sno-relocation=%zu", sep, unrel), sep = ", ";
 		fputs(*sep == ',' ? ")\n" : "\n", stderr);
+		/* Only when a debug file was involved. */
+		sep = "eh2sframe: debug files: ";
+		for (int k = CLI_DEBUG_UPDATED; k <= CLI_DEBUG_FAILED; k++)
+			if (dbg[k] || (k == CLI_DEBUG_UPDATED &&
+				       dbg[CLI_DEBUG_MATCHED] + dbg[CLI_DEBUG_NOT_FOUND] +
+				       dbg[CLI_DEBUG_FAILED])) {
+				fprintf(stderr, "%s%zu %s", sep, dbg[k], d_words[k]);
+				sep = ", ";
+			}
+		if (*sep == ',')
+			fputc('\n', stderr);
 	}
 	for (size_t i = 0; i < r.n; i++)
 		free(r.items[i].path);
 	free(r.items);
+	for (size_t i = 0; i < r.nroots; i++)
+		free(r.roots[i]);
+	free(r.roots);
 	pthread_mutex_destroy(&r.lock);
-	return files[T_FAILED] ? 1 : 0;
+	pthread_mutex_destroy(&r.debug_lock);
+	return files[T_FAILED] || dbg[CLI_DEBUG_FAILED] ? 1 : 0;
 }

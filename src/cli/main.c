@@ -105,7 +105,7 @@ enum { MODE_CONVERT, MODE_DUMP, MODE_DUMP_CFI, MODE_VERIFY, MODE_STATS };
 enum {
 	OPT_DUMP = 256, OPT_DUMP_CFI, OPT_VERIFY, OPT_CFI_FROM, OPT_DEBUG_FRAME,
 	OPT_FILES_FROM, OPT_STATS, OPT_JSON, OPT_SFRAME_VERSION, OPT_SHARE_FRES,
-	OPT_REQUIRE_SFRAME,
+	OPT_REQUIRE_SFRAME, OPT_DEBUG_ROOT, OPT_DEBUG_FILE,
 };
 
 static int usage_error(const char *fmt, const char *arg)
@@ -149,6 +149,8 @@ int main(int argc, char **argv)
 		{"sframe-version", required_argument, NULL, OPT_SFRAME_VERSION},
 		{"share-fres", no_argument, NULL, OPT_SHARE_FRES},
 		{"require-sframe", no_argument, NULL, OPT_REQUIRE_SFRAME},
+		{"debug-root", required_argument, NULL, OPT_DEBUG_ROOT},
+		{"debug-file", required_argument, NULL, OPT_DEBUG_FILE},
 		{NULL, 0, NULL, 0},
 	};
 	cli_opts o;
@@ -156,6 +158,13 @@ int main(int argc, char **argv)
 
 	memset(&o, 0, sizeof o);
 	o.jobs = 1;
+	/* No more --debug-root values than arguments. */
+	const char **roots = calloc((size_t)argc, sizeof *roots);
+	if (!roots) {
+		cli_error(NULL, "out of memory");
+		return 1;
+	}
+	o.debug_roots = roots;
 	while ((c = getopt_long(argc, argv, "o:ifqvhVrj:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o.output = optarg; break;
@@ -188,6 +197,8 @@ int main(int argc, char **argv)
 			break;
 		case OPT_SHARE_FRES: o.share_fres = true; break;
 		case OPT_REQUIRE_SFRAME: o.require_sframe = true; break;
+		case OPT_DEBUG_ROOT: roots[o.ndebug_roots++] = optarg; break;
+		case OPT_DEBUG_FILE: o.debug_file = optarg; break;
 		default:
 			fputs("Try 'eh2sframe --help' for more information.\n", stderr);
 			return 2;
@@ -202,6 +213,14 @@ int main(int argc, char **argv)
 		return usage_error("%s", "--json goes with --stats");
 	if (o.cfi_from && mode != MODE_VERIFY)
 		return usage_error("%s", "--cfi-from goes with --verify");
+	if ((o.ndebug_roots || o.debug_file) && (!o.in_place || o.output))
+		return usage_error("%s", "--debug-root and --debug-file go with "
+				   "--in-place (the debug file of a file "
+				   "converted to -o OUT is still its input's)");
+	if (o.debug_file && (o.recursive || o.files_from || o.nfiles != 1 ||
+			     o.ndebug_roots))
+		return usage_error("%s", "--debug-file names the debug file of "
+				   "exactly one FILE (trees: --debug-root)");
 	if (mode != MODE_CONVERT &&
 	    (o.output || o.in_place || o.recursive || o.files_from))
 		return usage_error("%s", "-o, --in-place, -r and --files-from "

@@ -26,6 +26,16 @@
 #    the unpacked liblz4-dev and run with the converted library; every
 #    converted file's build ID names a debug file in the -dbgsym packages
 #    with the same build ID and the same .text address and size.
+# 4. Debug files (issue 23): dh_sframe's summary says it updated them;
+#    each -dbgsym debug file has the converted file's .sframe section
+#    header (SHT_NOBITS) and PT_GNU_SFRAME, the CRC in the file's
+#    .gnu_debuglink, and eu-unstrip recombines the pair into a file that
+#    readelf reads without a complaint (the recombined lz4 and liblz4 run).
+#    With the -dbgsym packages unpacked into a scratch root, gdb (batch,
+#    `set debug-file-directory` there) runs lz4 and an example program
+#    linked with liblz4.so.1 to a breakpoint in the library code: no
+#    warning, and the backtrace, `info line` and `list` output equals
+#    that of the unstripped, unconverted programs of the build tree.
 set -u
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -81,20 +91,26 @@ grep -q '^Build-Depends: dh-sequence-sframe, debhelper' "$L/debian/control" && o
   { tail -40 "$T/build.log"; echo "FAIL: dpkg-buildpackage lz4"; exit 1; }
 ok
 tick "lz4 built"
-order=$(grep -o -E '^\s*(dh_strip|dh_sframe|dh_makeshlibs|dh_shlibdeps)( |$)' "$T/build.log" | tr -d ' \t' | uniq | tr '\n' ' ')
-[ "$order" = "dh_strip dh_sframe dh_makeshlibs dh_shlibdeps " ] && ok || fail "sequence order: $order"
+order=$(grep -o -E '^\s*(dh_dwz|dh_strip|dh_sframe|dh_makeshlibs|dh_shlibdeps)( |$)' "$T/build.log" | tr -d ' \t' | uniq | tr '\n' ' ')
+[ "$order" = "dh_dwz dh_strip dh_sframe dh_makeshlibs dh_shlibdeps " ] && ok || fail "sequence order: $order"
 grep 'dh_sframe: ' "$T/build.log" | sed 's/^\s*/  /'
 for p in liblz4-1 lz4; do
-  grep -q "dh_sframe: $p: [0-9]* files: [1-9][0-9]* patched, .*0 failed; functions: [1-9][0-9]* converted" "$T/build.log" &&
+  grep -q "dh_sframe: $p: [0-9]* files: [1-9][0-9]* patched, .*0 failed; debug files: [1-9][0-9]* updated; functions: [1-9][0-9]* converted" "$T/build.log" &&
     ok || fail "no summary line for $p"
 done
+grep -q "dh_sframe: liblz4-dev: .* 1 archives, .*0 failed" "$T/build.log" && ok || fail "liblz4.a not counted as an archive"
+# The unconverted, unstripped files of the build tree: the reference for
+# gdb (the test suite below replaces programs/lz4).
+mkdir -p "$T/ref/lib"
+cp "$L/programs/lz4" "$T/ref/lz4"
+cp "$(find "$L/lib" -name 'liblz4.so.1.*' -type f | head -1)" "$T/ref/lib/liblz4.so.1"
 
 # ---- 3. every ELF file of every .deb
 KCHECK=$T/sframe_kcheck
 gcc -std=c11 -O2 -o "$KCHECK" contrib/kernel/sframe_kcheck.c || fail "building sframe_kcheck"
 R=$T/root D=$T/dbg
 mkdir -p "$R" "$D"
-nelf=0 nfn=0 nconv=0
+nelf=0 nfn=0 nconv=0 ndbg=0
 for deb in "$T"/src/*.deb "$T"/src/*.ddeb; do
   [ -e "$deb" ] || continue
   case $deb in
@@ -124,13 +140,23 @@ for deb in "$T"/src/*.deb "$T"/src/*.ddeb; do
       a=$(readelf -SW "$f" | awk '$2 == ".text" {print $4, $6}')
       b=$(readelf -SW "$dbgf" 2>/dev/null | awk '$2 == ".text" {print $4, $6}')
       [ -n "$a" ] && [ "$a" = "$b" ] && ok || fail "$rel: .text differs from the debug file ($a / $b)"
+      # The debug file describes the converted file.
+      LC_ALL=C readelf -SW "$dbgf" 2>/dev/null | grep -q ' \.sframe  *NOBITS ' &&
+        LC_ALL=C readelf -lW "$dbgf" 2>/dev/null | grep -q GNU_SFRAME && ok ||
+        fail "$rel: its debug file lacks .sframe or PT_GNU_SFRAME"
+      python3 tests/e2e/lib/debuglink_ok.py "$f" "$dbgf" >/dev/null && ok || fail "$rel: .gnu_debuglink CRC is not its debug file's"
+      un=$T/un/${rel##*/}; mkdir -p "$T/un"
+      w=$(eu-unstrip -o "$un" "$f" "$dbgf" 2>&1) && ok || fail "$rel: eu-unstrip: $w"
+      w=$(LC_ALL=C readelf -lSW "$un" 2>&1 >/dev/null)
+      [ -z "$w" ] && ok || fail "$rel: readelf on the recombined file: $w"
+      ndbg=$((ndbg + 1))
     else
       fail "$rel: no debug file for build ID $id"
     fi
   done < <(find "$T/one" -type f | sort)
   rm -rf "$T/one"
 done
-echo "ELF files: $nelf, functions (FDEs): $nfn, matching in .sframe: $nconv"
+echo "ELF files: $nelf, functions (FDEs): $nfn, matching in .sframe: $nconv; debug files paired: $ndbg"
 [ "$nelf" -ge 2 ] && ok || fail "only $nelf ELF files"
 tick "packages verified"
 
@@ -177,6 +203,40 @@ cp "$E2S" "$T/fc.bin"
 (cd "$T" && ./frameCompress fc.bin >"$T/fc.log" 2>&1) && cmp -s "$T/fc.bin" "$T/fc.bin.lz4.dec" 2>/dev/null && ok ||
   { ls "$T" | grep fc; fail "frameCompress: $(tail -3 "$T/fc.log")"; }
 unset LD_LIBRARY_PATH
+tick "lz4 examples run"
+
+# ---- 5. debug files under gdb, against the unconverted build tree
+# The recombined program and library run.
+chmod +x "$T/un/lz4" 2>/dev/null
+"$T/un/lz4" -V >/dev/null 2>&1 && ok || fail "the recombined lz4 does not run"
+mkdir -p "$T/unlib" && cp "$T/un/$(basename "$(readlink -f "$LIBDIR/liblz4.so.1")")" "$T/unlib/liblz4.so.1" 2>/dev/null
+out=$(LD_LIBRARY_PATH=$T/unlib "$T/simple_buffer" 2>&1) && ok || fail "simple_buffer with the recombined liblz4: $out"
+cp "$E2S" "$T/gin"
+# gdb_run DEBUGDIR LIBDIR PROG ARGS...: break in the library code, then
+# backtrace, line and source; addresses and names of the run masked.
+gdb_run() {
+  local dd=$1 ld=$2 prog=$3; shift 3
+  (cd "$L" && gdb -batch -nx -iex "set debug-file-directory $dd" -iex 'set auto-load no' \
+     -iex 'set debuginfod enabled off' -ex 'set breakpoint pending on' \
+     -ex "set environment LD_LIBRARY_PATH $ld" "$@" "$prog" 2>&1) |
+    sed -e 's/0x[0-9a-f]*/ADDR/g' -e 's/process [0-9]*/process N/g' -e "s|$prog|PROG|g" -e "s|$T/|T/|g"
+}
+lz4_cmds=(-ex 'break LZ4F_compressUpdate' -ex "run -q -f -1 $T/gin $T/gout.lz4" -ex bt
+          -ex 'info line LZ4F_compressUpdate' -ex 'list LZ4F_compressUpdate')
+a=$(gdb_run "$D/usr/lib/debug" "$LIBDIR" "$R/usr/bin/lz4" "${lz4_cmds[@]}")
+b=$(gdb_run /nonexistent "$T/ref/lib" "$T/ref/lz4" "${lz4_cmds[@]}")
+echo "$a" | grep -q -i warning && fail "gdb lz4: $(echo "$a" | grep -i -m1 warning)" || ok
+echo "$a" | grep -q '^#[2-9] .* in main ' && echo "$a" | grep -q 'Line [0-9]* of' && ok || fail "gdb lz4: no backtrace or line: $a"
+[ "$a" = "$b" ] && ok || { fail "gdb lz4: differs from the unconverted build"; diff <(echo "$b") <(echo "$a") | head -10; }
+lib_cmds=(-ex 'break LZ4_compress_default' -ex run -ex bt
+          -ex 'info line LZ4_compress_default' -ex 'list LZ4_compress_default')
+a=$(gdb_run "$D/usr/lib/debug" "$LIBDIR" "$T/simple_buffer" "${lib_cmds[@]}")
+b=$(gdb_run /nonexistent "$T/ref/lib" "$T/simple_buffer" "${lib_cmds[@]}")
+echo "$a" | grep -q -i warning && fail "gdb liblz4: $(echo "$a" | grep -i -m1 warning)" || ok
+echo "$a" | grep -q '^#[1-9] .* in main ' && echo "$a" | grep -q 'Line [0-9]* of' && ok || fail "gdb liblz4: no backtrace or line: $a"
+[ "$a" = "$b" ] && ok || { fail "gdb liblz4: differs from the unconverted build"; diff <(echo "$b") <(echo "$a") | head -10; }
+echo "  gdb with the -dbgsym files: lz4 and liblz4.so.1 backtraces, lines and sources as in the unconverted build"
+tick "debug files checked"
 echo "rebuilt: lz4 $VER with dh-sframe; $nelf ELF files, $nfn functions verified"
 echo "distro_lz4: $nok checks passed, $nfail failed ($((SECONDS - start))s)"
 [ $nfail = 0 ]

@@ -8,8 +8,12 @@
 # and before dh_makeshlibs/dh_shlibdeps, prints one summary line per
 # package, the programs in both .debs verify against every FDE, carry
 # PT_GNU_SFRAME and run; `dh_sframe -N` leaves a package alone;
-# DEB_BUILD_OPTIONS=nosframe leaves all alone; the dbgsym package's debug
-# file has the program's build ID; the POD man page is clean.
+# DEB_BUILD_OPTIONS=nosframe leaves all alone; the POD man page is clean.
+# The dbgsym packages: dh_sframe updated the debug file dh_strip cut off
+# (summary "debug files: 1 updated"): same build ID, a .sframe section
+# header and PT_GNU_SFRAME, the program's .gnu_debuglink CRC, gdb loads
+# it without a warning, eu-unstrip recombines the pair into a file that
+# readelf reads without a complaint and that runs.
 set -u
 cd "$(dirname "$0")/../.."
 E2S=$PWD/eh2sframe
@@ -48,7 +52,7 @@ if build all "parallel=2" ""; then
   order=$(grep -o -E '^\s*(dh_strip|dh_sframe|dh_makeshlibs|dh_shlibdeps)( |$)' "$T/all.log" | tr -d ' \t' | uniq | tr '\n' ' ')
   [ "$order" = "dh_strip dh_sframe dh_makeshlibs dh_shlibdeps " ] && ok || fail "sequence order: $order"
   for p in eh2sframe-hello eh2sframe-hello-extra; do
-    grep -q "dh_sframe: $p: [0-9]* files: 1 patched, .*0 failed; functions: [1-9][0-9]* converted, 0 skipped" "$T/all.log" &&
+    grep -q "dh_sframe: $p: [0-9]* files: 1 patched, .*0 failed; debug files: 1 updated; functions: [1-9][0-9]* converted, 0 skipped" "$T/all.log" &&
       ok || fail "summary for $p: $(grep 'dh_sframe: ' "$T/all.log")"
   done
   grep -q -- "--in-place -j 2 --files-from" "$T/all.log" && ok || fail "parallel=2 not passed"
@@ -62,17 +66,29 @@ if build all "parallel=2" ""; then
     [ "$("$f")" = "hello from a package, depth 3" ] && ok || fail "$prog does not run"
   done
   echo "verify: $v"
-  # dbgsym: the debug file named by the program's build ID has that ID.
-  dbg=$(ls "$T"/all/eh2sframe-hello-dbgsym_1.0_*.*deb 2>/dev/null | head -1)
-  if [ -n "$dbg" ]; then
-    dpkg-deb -x "$dbg" "$T/all/dbg"
-    id=$(readelf -n "$T/all/x/usr/bin/eh2sframe-hello" | sed -n 's/.*Build ID: //p')
+  # dbgsym: the debug file named by the program's build ID matches it.
+  for p in eh2sframe-hello eh2sframe-hello-extra; do
+    dbg=$(ls "$T"/all/$p-dbgsym_1.0_*.*deb 2>/dev/null | head -1)
+    [ -n "$dbg" ] || { fail "no dbgsym package for $p"; continue; }
+    rm -rf "$T/all/dbg"; dpkg-deb -x "$dbg" "$T/all/dbg"
+    f=$T/all/x/usr/bin/$p
+    id=$(readelf -n "$f" | sed -n 's/.*Build ID: //p')
     d=$T/all/dbg/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
     [ -n "$id" ] && [ -f "$d" ] && [ "$(readelf -n "$d" 2>/dev/null | sed -n 's/.*Build ID: //p')" = "$id" ] &&
-      ok || fail "dbgsym does not match build ID $id"
-  else
-    fail "no dbgsym package"
-  fi
+      ok || { fail "$p: dbgsym does not match build ID $id"; continue; }
+    LC_ALL=C readelf -SW "$d" 2>/dev/null | grep -q ' \.sframe  *NOBITS ' &&
+      LC_ALL=C readelf -lW "$d" 2>/dev/null | grep -q GNU_SFRAME &&
+      ok || fail "$p: debug file lacks .sframe or PT_GNU_SFRAME"
+    python3 tests/e2e/lib/debuglink_ok.py "$f" "$d" >/dev/null && ok || fail "$p: .gnu_debuglink CRC is not the debug file's"
+    g=$(gdb -batch -nx -iex "set debug-file-directory $T/all/dbg/usr/lib/debug" -ex 'info line hello.c:11' "$f" 2>&1)
+    echo "$g" | grep -q -i warning && fail "$p: gdb: $g" || ok
+    echo "$g" | grep -q 'Line 11 of "[./]*hello.c" .*address 0x[0-9a-f]* <main' && ok || fail "$p: gdb found no line info: $g"
+    w=$(eu-unstrip -o "$T/all/un" "$f" "$d" 2>&1) && ok || fail "$p: eu-unstrip: $w"
+    w=$(LC_ALL=C readelf -lSW "$T/all/un" 2>&1 >/dev/null)
+    [ -z "$w" ] && ok || fail "$p: readelf on the recombined file: $w"
+    chmod +x "$T/all/un"
+    [ "$("$T/all/un")" = "hello from a package, depth 3" ] && ok || fail "$p: the recombined program does not run"
+  done
 fi
 
 # ---- -N: the extra package is left alone

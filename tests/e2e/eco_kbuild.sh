@@ -15,7 +15,14 @@
 #   - modinfo reads the converted module (same fields, vermagic of the
 #     headers), and .text/.modinfo/__versions are byte-identical;
 #   - per-object conversion + `ld -r` concatenates blocks: the checker
-#     flags it (why the recipe converts the linked .ko).
+#     flags it (why the recipe converts the linked .ko);
+#   - `make modules_install INSTALL_MOD_STRIP=1` (binutils strip
+#     --strip-debug of the converted module, as distributions install
+#     them): the installed module keeps .sframe/.rela.sframe (same bytes),
+#     verifies and passes the checker; its debug file (objcopy
+#     --only-keep-debug of the converted module, found by build ID) is
+#     loaded by gdb without a warning, and eu-unstrip recombines the pair
+#     with the same .sframe.
 # The same for arm64 with aarch64-linux-gnu-gcc when the arm64 headers
 # package (linux-headers-<version>-arm64, downloaded and unpacked: it is
 # not co-installable with the native toolchain) can be had.
@@ -189,9 +196,54 @@ check_module() {
   mutate 8 0 "FDE count 0 (little-endian low byte)"
 }
 
+# check_install NAME KDIR [make args...]: modules_install with
+# INSTALL_MOD_STRIP=1 of the converted $T/NAME/e2sdemo.ko, then the pair
+# installed module / debug file.
+check_install() {
+  local name=$1 kdir=$2; shift 2
+  local ko=$T/$name/e2sdemo.ko objcopy=objcopy inst
+  case $name in a64) objcopy=aarch64-linux-gnu-objcopy ;; esac
+  # External modules: signing without the build's key only warns.
+  nice make -s -C "$kdir" M="$T/$name" INSTALL_MOD_PATH="$T/$name.inst" INSTALL_MOD_STRIP=1 "$@" \
+    modules_install >"$T/$name.inst.log" 2>&1
+  inst=$(find "$T/$name.inst" -name e2sdemo.ko 2>/dev/null | head -1)
+  [ -n "$inst" ] && ok || { tail -5 "$T/$name.inst.log"; fail "$name: modules_install"; return; }
+  readelf -SW "$inst" | grep -q ' \.debug_info ' && fail "$name: installed module not stripped" || ok
+  [ "$(sec_bytes "$ko" .sframe)" = "$(sec_bytes "$inst" .sframe)" ] &&
+    readelf -SW "$inst" | grep -q ' \.rela\.sframe ' && ok || fail "$name: strip changed .sframe/.rela.sframe"
+  local n v iv; n=$(fdes "$ko")
+  iv=$("$E2S" --verify "$inst" 2>&1)
+  echo "$iv" | grep -q "^functions=$n match=$n mismatch=0" && ok || fail "$name: installed: verify: $iv"
+  "$KCHECK" "$inst" >/dev/null 2>&1 && ok || fail "$name: installed: kcheck"
+  local id; id=$(readelf -n "$ko" | sed -n 's/.*Build ID: //p')
+  [ -n "$id" ] || { fail "$name: no build ID"; return; }
+  local dbg=$T/$name.dbg/.build-id/${id:0:2}/${id:2}.debug
+  mkdir -p "${dbg%/*}"
+  $objcopy --only-keep-debug "$ko" "$dbg" && ok || fail "$name: objcopy --only-keep-debug"
+  # gdb, against the unconverted module split the same way (gdb 13 has
+  # its own trouble with AArch64 modules: the same for both).
+  local strip=${objcopy%objcopy}strip r=$T/$name.ref
+  mkdir -p "$r/dbg/.build-id/${id:0:2}"
+  $strip --strip-debug -o "$r/e2sdemo.ko" "$T/$name.orig.ko" &&
+    $objcopy --only-keep-debug "$T/$name.orig.ko" "$r/dbg/.build-id/${id:0:2}/${id:2}.debug" ||
+    fail "$name: reference split"
+  local g g0
+  g=$(gdb -batch -nx -iex "set debug-file-directory $T/$name.dbg" -ex 'info line e2sdemo_rec' \
+        -ex 'info scope e2sdemo_big' "$inst" 2>&1 | sed -e "s|$inst|KO|g" -e "s|$T/$name.dbg/|DBG/|g")
+  g0=$(gdb -batch -nx -iex "set debug-file-directory $r/dbg" -ex 'info line e2sdemo_rec' \
+         -ex 'info scope e2sdemo_big' "$r/e2sdemo.ko" 2>&1 | sed -e "s|$r/e2sdemo.ko|KO|g" -e "s|$r/dbg/|DBG/|g")
+  echo "$g" | grep -q 'section .* not found' && fail "$name: gdb: $(echo "$g" | grep -m1 'not found')" || ok
+  [ "$g" = "$g0" ] && ok || fail "$name: gdb output differs from the unconverted module's: $(diff <(echo "$g0") <(echo "$g") | head -4)"
+  [ $name = x86 ] && { echo "$g" | grep -q 'Line [0-9]* of "[^"]*e2sdemo_main.c"' && ok || fail "$name: gdb: no line info: $g"; }
+  v=$(eu-unstrip -o "$T/$name.un.ko" "$inst" "$dbg" 2>&1) && ok || fail "$name: eu-unstrip: $v"
+  [ "$(sec_bytes "$T/$name.un.ko" .sframe)" = "$(sec_bytes "$ko" .sframe)" ] && ok || fail "$name: recombined .sframe differs"
+  echo "  $name: installed with INSTALL_MOD_STRIP=1: --verify: $iv; debug file paired"
+}
+
 # ---- x86-64 against linux-headers-amd64
 if build_module x86 "$KDIR"; then
   check_module x86 x86-64 "$KREL"
+  check_install x86 "$KDIR"
   # Per-object conversion with the pattern rule, then ld -r: two blocks
   # in one section; the checker must say so.
   ( cd "$T/x86" && make -s -f "$MK" EH2SFRAME="$E2S" e2sdemo_main.sframe.o e2sdemo_util.sframe.o ) >/dev/null 2>&1 &&
@@ -246,6 +298,7 @@ else
     echo "arm64 headers: $(basename "$deb")"
     if build_module a64 "$T/a64root/usr/src/$A64" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-; then
       check_module a64 "ARM aarch64" "${KREL%-amd64}-arm64"
+      check_install a64 "$T/a64root/usr/src/$A64" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
     fi
   fi
 fi

@@ -1,0 +1,759 @@
+/* Public API: separate debug files brought in line with the converted
+ * file they were cut from (include/eh2sframe.h says why).
+ *
+ * Both files go through a small header parser of their own: a debug file
+ * made by eu-strip -f keeps the original program headers, whose segments
+ * lie past its end, which the elfpatch parser rightly refuses in a file
+ * it is about to convert. The debug file is written anew: its ELF header,
+ * its sections in the same order (at their old offsets unless the
+ * converted file's program header table, placed at the converted file's
+ * e_phoff, is in the way), then .shstrtab and the section header table,
+ * the new section headers right after the last allocated one. Symbol
+ * values of moved sections and section indices in symbol tables are
+ * updated; no other byte changes. */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../common/mem.h"
+#include "../common/reader.h"
+#include "api_int.h"
+
+#define D_EHDR 64u
+#define D_PHDR 56u
+#define D_SHDR 64u
+#define D_SYM 24u
+
+typedef struct {
+	uint32_t name, type;
+	uint64_t flags, addr, offset, size;
+	uint32_t link, info;
+	uint64_t align, entsize;
+} dbg_shdr;
+
+typedef struct {
+	int fd;
+	const uint8_t *img;  /* mapped read-only */
+	size_t size;
+	struct stat st;
+	bool be;
+	unsigned type, machine;
+	uint64_t phoff, shoff;
+	size_t phnum, shnum, shstrndx;
+	dbg_shdr *sh;
+} dbg_elf;
+
+static uint64_t get(const dbg_elf *e, uint64_t off, unsigned n)
+{
+	return e2s_load_uN(e->img + off, n, e->be);
+}
+
+static void put(uint8_t *p, uint64_t v, unsigned n, bool be)
+{
+	for (unsigned i = 0; i < n; i++)
+		p[be ? n - 1 - i : i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return a > 1 ? (v + a - 1) / a * a : v;
+}
+
+static void dbg_close(dbg_elf *e)
+{
+	if (e->img)
+		munmap((void *)e->img, e->size);
+	if (e->fd >= 0)
+		close(e->fd);
+	free(e->sh);
+	memset(e, 0, sizeof *e);
+	e->fd = -1;
+}
+
+static bool has_bytes(const dbg_shdr *s)
+{
+	return s->type != SHT_NOBITS && s->type != SHT_NULL && s->size;
+}
+
+/* Map path and check what this file needs of its headers: 64-bit, a
+ * section header table with names, every section's bytes inside the
+ * file, the program header table inside the file. */
+static e2s_err dbg_open(const char *path, dbg_elf *e, e2s_diag *d)
+{
+	memset(e, 0, sizeof *e);
+	e->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (e->fd < 0)
+		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s: %s", path,
+				strerror(errno));
+	if (fstat(e->fd, &e->st) != 0 || !S_ISREG(e->st.st_mode)) {
+		int er = errno;
+		close(e->fd);
+		e->fd = -1;
+		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s: %s", path,
+				S_ISREG(e->st.st_mode) ? strerror(er)
+						       : "not a regular file");
+	}
+	if (e->st.st_size < (off_t)D_EHDR)
+		return e2s_fail(d, E2S_ERR_NOT_ELF, NULL, 0, "%s", path);
+	e->size = (size_t)e->st.st_size;
+	void *m = mmap(NULL, e->size, PROT_READ, MAP_PRIVATE, e->fd, 0);
+	if (m == MAP_FAILED) {
+		e->size = 0;
+		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s: %s", path,
+				strerror(errno));
+	}
+	e->img = m;
+	if (memcmp(e->img, ELFMAG, SELFMAG) != 0)
+		return e2s_fail(d, E2S_ERR_NOT_ELF, NULL, 0, "%s", path);
+	if (e->img[EI_CLASS] != ELFCLASS64 ||
+	    (e->img[EI_DATA] != ELFDATA2LSB && e->img[EI_DATA] != ELFDATA2MSB))
+		return e2s_fail(d, E2S_ERR_UNSUPPORTED_MACHINE, NULL, 0,
+				"%s: only 64-bit ELF is supported", path);
+	e->be = e->img[EI_DATA] == ELFDATA2MSB;
+	e->type = (unsigned)get(e, 16, 2);
+	e->machine = (unsigned)get(e, 18, 2);
+	e->phoff = get(e, 32, 8);
+	e->shoff = get(e, 40, 8);
+	unsigned phentsize = (unsigned)get(e, 54, 2);
+	e->phnum = (size_t)get(e, 56, 2);
+	unsigned shentsize = (unsigned)get(e, 58, 2);
+	e->shnum = (size_t)get(e, 60, 2);
+	e->shstrndx = (size_t)get(e, 62, 2);
+	if (!e->shoff || !e->shnum || e->shstrndx >= SHN_LORESERVE ||
+	    e->phnum == PN_XNUM)
+		return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0, "%s: no section "
+				"headers, or extended numbering (not handled)",
+				path);
+	if (shentsize != D_SHDR || (e->phnum && phentsize != D_PHDR))
+		return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
+				"%s: header entry sizes", path);
+	if (e->shoff > e->size || (e->size - e->shoff) / D_SHDR < e->shnum ||
+	    e->phoff > e->size || (e->size - e->phoff) / D_PHDR < e->phnum ||
+	    (e->phnum && e->phoff < D_EHDR))
+		return e2s_fail(d, E2S_ERR_TRUNCATED, NULL, 0,
+				"%s: header tables outside the file", path);
+	e->sh = calloc(e->shnum, sizeof *e->sh);
+	if (!e->sh)
+		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+	for (size_t i = 0; i < e->shnum; i++) {
+		uint64_t o = e->shoff + i * D_SHDR;
+		dbg_shdr *s = &e->sh[i];
+		s->name = (uint32_t)get(e, o, 4);
+		s->type = (uint32_t)get(e, o + 4, 4);
+		s->flags = get(e, o + 8, 8);
+		s->addr = get(e, o + 16, 8);
+		s->offset = get(e, o + 24, 8);
+		s->size = get(e, o + 32, 8);
+		s->link = (uint32_t)get(e, o + 40, 4);
+		s->info = (uint32_t)get(e, o + 44, 4);
+		s->align = get(e, o + 48, 8);
+		s->entsize = get(e, o + 56, 8);
+		if (i && has_bytes(s) &&
+		    (s->offset > e->size || s->size > e->size - s->offset))
+			return e2s_fail(d, E2S_ERR_TRUNCATED, NULL, 0,
+					"%s: section %zu runs past the end of "
+					"the file", path, i);
+		if (s->align & (s->align - 1) || s->align > ((uint64_t)1 << 30))
+			return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
+					"%s: section %zu: sh_addralign", path, i);
+	}
+	if (e->shstrndx == SHN_UNDEF || e->shstrndx >= e->shnum ||
+	    e->sh[e->shstrndx].type != SHT_STRTAB)
+		return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
+				"%s: no section name table", path);
+	return E2S_ERR_OK;
+}
+
+/* Section i's name, "" when it does not fit in the name table. */
+static const char *sec_name(const dbg_elf *e, size_t i)
+{
+	const dbg_shdr *t = &e->sh[e->shstrndx];
+	uint32_t n = e->sh[i].name;
+	if (n >= t->size)
+		return "";
+	const char *s = (const char *)e->img + t->offset + n;
+	return memchr(s, 0, t->size - n) ? s : "";
+}
+
+static bool is_alloc(const dbg_elf *e, size_t i)
+{
+	return i && (e->sh[i].flags & SHF_ALLOC) && e->sh[i].type != SHT_NULL;
+}
+
+/* The k-th (from 0) allocated section named name, or 0. Sections pair up
+ * by name and rank among equally named ones: the converter appends its
+ * sections and strip tools keep the order of the others. */
+static size_t find_alloc(const dbg_elf *e, const char *name, size_t k)
+{
+	for (size_t i = 1; i < e->shnum; i++)
+		if (is_alloc(e, i) && strcmp(sec_name(e, i), name) == 0 && k-- == 0)
+			return i;
+	return 0;
+}
+
+static size_t rank_of(const dbg_elf *e, size_t i)
+{
+	size_t k = 0;
+	const char *name = sec_name(e, i);
+	for (size_t j = 1; j < i; j++)
+		k += is_alloc(e, j) && strcmp(sec_name(e, j), name) == 0;
+	return k;
+}
+
+/* The descriptor of the first NT_GNU_BUILD_ID note of section i. */
+static const uint8_t *build_id_in(const dbg_elf *e, size_t i, size_t *len)
+{
+	const dbg_shdr *s = &e->sh[i];
+	uint64_t p = s->offset, end = s->offset + s->size;
+	if (s->type != SHT_NOTE || !s->size)
+		return NULL;
+	while (end - p >= 12) {
+		uint64_t nsz = get(e, p, 4), dsz = get(e, p + 4, 4);
+		uint64_t type = get(e, p + 8, 4);
+		uint64_t name = p + 12, desc = name + align_up(nsz, 4);
+		if (desc > end || dsz > end - desc)
+			return NULL;
+		if (type == NT_GNU_BUILD_ID && nsz == 4 &&
+		    memcmp(e->img + name, "GNU", 4) == 0 && dsz) {
+			*len = (size_t)dsz;
+			return e->img + desc;
+		}
+		p = desc + align_up(dsz, 4);
+		if (p > end)
+			return NULL;
+	}
+	return NULL;
+}
+
+static const uint8_t *build_id(const dbg_elf *e, size_t *len)
+{
+	for (size_t i = 1; i < e->shnum; i++) {
+		const uint8_t *id = build_id_in(e, i, len);
+		if (id)
+			return id;
+	}
+	return NULL;
+}
+
+/* .gnu_debuglink: the section, or 0 when there is none or it is not
+ * "name\0, padding to 4, CRC32". */
+static size_t debuglink(const dbg_elf *e)
+{
+	for (size_t i = 1; i < e->shnum; i++) {
+		const dbg_shdr *s = &e->sh[i];
+		if (strcmp(sec_name(e, i), ".gnu_debuglink") != 0 ||
+		    !has_bytes(s) || s->size < 8)
+			continue;
+		const char *n = (const char *)e->img + s->offset;
+		const char *z = memchr(n, 0, s->size - 4);
+		if (z && align_up((uint64_t)(z - n) + 1, 4) + 4 == s->size)
+			return i;
+	}
+	return 0;
+}
+
+eh2s_status eh2s_debug_refs_read(const char *path, eh2s_debug_refs *out,
+				 eh2s_error *err)
+{
+	dbg_elf e = {.fd = -1};
+	e2s_diag d = {0};
+	if (!path || !out)
+		return api_usage(err, EH2S_E_USAGE, "NULL argument");
+	memset(out, 0, sizeof *out);
+	if (dbg_open(path, &e, &d)) {
+		dbg_close(&e);
+		return api_fail(err, &d);
+	}
+	out->linked = e.type == ET_EXEC || e.type == ET_DYN;
+	size_t len = 0;
+	const uint8_t *id = build_id(&e, &len);
+	for (size_t i = 0; id && i < len && i < (sizeof out->build_id - 1) / 2; i++)
+		snprintf(out->build_id + 2 * i, 3, "%02x", id[i]);
+	size_t l = debuglink(&e);
+	if (l)
+		snprintf(out->debuglink, sizeof out->debuglink, "%s",
+			 (const char *)e.img + e.sh[l].offset);
+	dbg_close(&e);
+	return api_ok(err);
+}
+
+/* The CRC-32 of .gnu_debuglink (the zlib one: reflected 0xedb88320). */
+static uint32_t crc32_of(const uint8_t *p, size_t n)
+{
+	uint32_t t[256], c = 0xffffffffu;
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t v = i;
+		for (int k = 0; k < 8; k++)
+			v = v & 1 ? 0xedb88320u ^ (v >> 1) : v >> 1;
+		t[i] = v;
+	}
+	for (size_t i = 0; i < n; i++)
+		c = t[(c ^ p[i]) & 0xff] ^ (c >> 8);
+	return ~c;
+}
+
+static e2s_err pw(int fd, const void *p, size_t n, uint64_t off, e2s_diag *d)
+{
+	const uint8_t *b = p;
+	while (n) {
+		ssize_t w = pwrite(fd, b, n > (1u << 30) ? 1u << 30 : n, (off_t)off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return e2s_fail(d, E2S_ERR_IO, NULL, 0, "write: %s",
+					w < 0 ? strerror(errno) : "no progress");
+		b += w;
+		off += (uint64_t)w;
+		n -= (size_t)w;
+	}
+	return E2S_ERR_OK;
+}
+
+/* What the new debug file looks like. */
+typedef struct {
+	uint64_t *off;       /* final sh_offset of each old section */
+	size_t *order;       /* old sections with bytes, by old offset */
+	size_t norder;
+	int64_t *delta;      /* address change of each old section */
+	size_t *added;       /* indices in the converted file of new ones */
+	size_t nadded;
+	size_t at;           /* they go before this old index: after the last
+	                      * allocated section (dwz, for one, wants every
+	                      * allocated section ahead of the others) */
+	uint64_t str_off, str_len, sh_off, end;
+} dbg_plan;
+
+static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+	return a < b + blen && b < a + alen;
+}
+
+static int by_offset(const void *x, const void *y, void *ctx)
+{
+	const dbg_elf *g = ctx;
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+	if (g->sh[a].offset != g->sh[b].offset)
+		return g->sh[a].offset < g->sh[b].offset ? -1 : 1;
+	return a < b ? -1 : 1;
+}
+
+/* Pair the sections of c (converted) and g (debug); fill what changes.
+ * *changed is false when g already describes c. */
+static e2s_err plan(const dbg_elf *c, const dbg_elf *g, dbg_plan *p,
+		    bool *changed, eh2s_debug_result *res, e2s_diag *d)
+{
+	*changed = false;
+	for (size_t i = 1; i < g->shnum; i++) {
+		p->off[i] = g->sh[i].offset;
+		if (!is_alloc(g, i))
+			continue;
+		size_t j = find_alloc(c, sec_name(g, i), rank_of(g, i));
+		if (!j)
+			continue; /* removed from the stripped file: leave it */
+		if (c->sh[j].size != g->sh[i].size)
+			return e2s_fail(d, E2S_ERR_USAGE, NULL, 0,
+					"section %s: %llu bytes in the debug "
+					"file, %llu in the file: not its debug "
+					"file", sec_name(g, i),
+					(unsigned long long)g->sh[i].size,
+					(unsigned long long)c->sh[j].size);
+		if (c->sh[j].addr != g->sh[i].addr) {
+			p->delta[i] = (int64_t)(c->sh[j].addr - g->sh[i].addr);
+			res->moved++;
+		}
+	}
+	for (size_t j = 1; j < c->shnum; j++) {
+		if (!is_alloc(c, j))
+			continue;
+		if (!find_alloc(g, sec_name(c, j), rank_of(c, j)))
+			p->added[p->nadded++] = j;
+	}
+	res->added = p->nadded;
+	p->at = 1;
+	for (size_t i = 1; i < g->shnum; i++)
+		if (is_alloc(g, i))
+			p->at = i + 1;
+	bool ph = c->phnum != g->phnum || c->phoff != g->phoff;
+	/* Offsets and file sizes of segments differ in every debug file;
+	 * the rest must be the converted file's. */
+	for (size_t k = 0; !ph && k < c->phnum; k++) {
+		static const unsigned at[][2] = {{0, 4}, {4, 4}, {16, 8},
+						 {24, 8}, {40, 8}, {48, 8}};
+		for (size_t f = 0; f < sizeof at / sizeof at[0]; f++)
+			if (get(c, c->phoff + k * D_PHDR + at[f][0], at[f][1]) !=
+			    get(g, g->phoff + k * D_PHDR + at[f][0], at[f][1]))
+				ph = true;
+	}
+	if (!ph && !res->moved && !p->nadded)
+		return E2S_ERR_OK;
+	*changed = true;
+	if (g->shnum + p->nadded >= SHN_LORESERVE)
+		return e2s_fail(d, E2S_ERR_UNSUPPORTED_MACHINE, NULL, 0,
+				"too many sections for the debug file");
+	/* The table goes where the converted file has it. The sections keep
+	 * their order in the file (dwz refuses allocated bytes after the
+	 * debugging sections) and their offsets where they can: one in the
+	 * way of the table, and every one after it then, moves up. */
+	uint64_t ph_len = (uint64_t)c->phnum * D_PHDR;
+	uint64_t end = D_EHDR;
+	for (size_t i = 1; i < g->shnum; i++)
+		if (i != g->shstrndx && has_bytes(&g->sh[i]))
+			p->order[p->norder++] = i;
+	qsort_r(p->order, p->norder, sizeof *p->order, by_offset, (void *)g);
+	for (size_t k = 0; k < p->norder; k++) {
+		const dbg_shdr *s = &g->sh[p->order[k]];
+		uint64_t a = s->align ? s->align : 1;
+		uint64_t off = s->offset >= end ? s->offset : align_up(end, a);
+		if (ph_len && overlaps(off, s->size, c->phoff, ph_len))
+			off = align_up(c->phoff + ph_len, a);
+		p->off[p->order[k]] = off;
+		end = off + s->size;
+	}
+	if (ph_len && c->phoff + ph_len > end)
+		end = c->phoff + ph_len;
+	p->str_off = end;
+	p->str_len = g->sh[g->shstrndx].size;
+	for (size_t k = 0; k < p->nadded; k++)
+		p->str_len += strlen(sec_name(c, p->added[k])) + 1;
+	end = align_up(end + p->str_len, 8);
+	p->sh_off = end;
+	p->end = end + (uint64_t)(g->shnum + p->nadded) * D_SHDR;
+	return E2S_ERR_OK;
+}
+
+/* The new index of old section i (new sections are inserted at p->at). */
+static uint64_t new_index(const dbg_plan *p, uint64_t i)
+{
+	return i >= p->at && i < SHN_LORESERVE ? i + p->nadded : i;
+}
+
+/* Bytes of old section i as they go into the new file: symbol tables get
+ * the values of symbols in moved sections changed and every section
+ * index renumbered, as do SHT_SYMTAB_SHNDX and SHT_GROUP entries. */
+static e2s_err section_bytes(const dbg_elf *g, const dbg_plan *p, size_t i,
+			     uint8_t **out, e2s_diag *d)
+{
+	const dbg_shdr *s = &g->sh[i];
+	uint8_t *b = malloc(s->size);
+	if (!b)
+		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+	memcpy(b, g->img + s->offset, s->size);
+	if (s->type == SHT_SYMTAB || s->type == SHT_DYNSYM) {
+		for (uint64_t k = 0; k + D_SYM <= s->size; k += D_SYM) {
+			uint64_t shndx = e2s_load_uN(b + k + 6, 2, g->be);
+			if (shndx && shndx < g->shnum && p->delta[shndx]) {
+				uint64_t v = e2s_load_uN(b + k + 8, 8, g->be);
+				put(b + k + 8, v + (uint64_t)p->delta[shndx], 8,
+				    g->be);
+			}
+			put(b + k + 6, new_index(p, shndx), 2, g->be);
+		}
+	} else if (s->type == SHT_SYMTAB_SHNDX || s->type == SHT_GROUP) {
+		/* A group's first word is its flags. */
+		for (uint64_t k = s->type == SHT_GROUP ? 4 : 0; k + 4 <= s->size; k += 4)
+			put(b + k, new_index(p, e2s_load_uN(b + k, 4, g->be)), 4,
+			    g->be);
+	}
+	*out = b;
+	return E2S_ERR_OK;
+}
+
+static bool patched(const dbg_shdr *s)
+{
+	return ((s->type == SHT_SYMTAB || s->type == SHT_DYNSYM) &&
+		s->entsize == D_SYM) ||
+	       s->type == SHT_SYMTAB_SHNDX || s->type == SHT_GROUP;
+}
+
+/* Copy n bytes at old offset from to new offset to (in the kernel where
+ * it can: debugging sections are most of the file). */
+static e2s_err copy_bytes(const dbg_elf *g, int fd, uint64_t from,
+			  uint64_t to, uint64_t n, e2s_diag *d)
+{
+	loff_t in = (loff_t)from, out = (loff_t)to;
+	uint64_t left = n;
+	while (left) {
+		ssize_t w = copy_file_range(g->fd, &in, fd, &out, left, 0);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return pw(fd, g->img + (from + n - left), left,
+				  to + n - left, d);
+		left -= (uint64_t)w;
+	}
+	return E2S_ERR_OK;
+}
+
+/* The new file: the ELF header, the sections at their new offsets
+ * (whatever else the old file held between them is dropped), the
+ * program header table, .shstrtab and the section header table. */
+static e2s_err write_new(const dbg_elf *c, const dbg_elf *g,
+			 const dbg_plan *p, int fd, e2s_diag *d)
+{
+	e2s_err e = E2S_ERR_OK;
+	if (ftruncate(fd, (off_t)p->end) != 0)
+		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "ftruncate: %s",
+			     strerror(errno));
+	if (!e)
+		e = pw(fd, g->img, D_EHDR, 0, d);
+	for (size_t k = 0; !e && k < p->norder; k++) {
+		size_t i = p->order[k];
+		uint8_t *b = NULL;
+		if (!patched(&g->sh[i])) {
+			e = copy_bytes(g, fd, g->sh[i].offset, p->off[i],
+				       g->sh[i].size, d);
+			continue;
+		}
+		e = section_bytes(g, p, i, &b, d);
+		if (!e) {
+			e = pw(fd, b, g->sh[i].size, p->off[i], d);
+			free(b);
+		}
+	}
+	if (!e && c->phnum)
+		e = pw(fd, c->img + c->phoff, c->phnum * D_PHDR, c->phoff, d);
+	if (e)
+		return e;
+	/* .shstrtab: the old names, then the new ones. */
+	const dbg_shdr *st = &g->sh[g->shstrndx];
+	uint8_t *str = malloc(p->str_len ? p->str_len : 1);
+	uint8_t *sh = calloc(g->shnum + p->nadded, D_SHDR);
+	uint32_t *names = calloc(p->nadded + 1, sizeof *names);
+	if (!str || !sh || !names) {
+		free(str);
+		free(sh);
+		free(names);
+		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+	}
+	memcpy(str, g->img + st->offset, st->size);
+	uint64_t at = st->size;
+	for (size_t k = 0; k < p->nadded; k++) {
+		const char *n = sec_name(c, p->added[k]);
+		names[k] = (uint32_t)at;
+		memcpy(str + at, n, strlen(n) + 1);
+		at += strlen(n) + 1;
+	}
+	for (size_t i = 0; i < g->shnum + p->nadded; i++) {
+		dbg_shdr s;
+		if (i >= p->at && i < p->at + p->nadded) {
+			/* As objcopy --only-keep-debug writes allocated
+			 * sections: no bytes, the converted file's address. */
+			s = c->sh[p->added[i - p->at]];
+			s.name = names[i - p->at];
+			s.type = SHT_NOBITS;
+			s.offset = p->str_off;
+			s.link = s.info = 0;
+		} else {
+			size_t o = i < p->at ? i : i - p->nadded;
+			s = g->sh[o];
+			if (o) {
+				s.addr += (uint64_t)p->delta[o];
+				s.offset = p->off[o];
+				s.link = (uint32_t)new_index(p, s.link);
+				if (s.type == SHT_REL || s.type == SHT_RELA ||
+				    (s.flags & SHF_INFO_LINK))
+					s.info = (uint32_t)new_index(p, s.info);
+			}
+			if (o == g->shstrndx) {
+				s.offset = p->str_off;
+				s.size = p->str_len;
+			}
+		}
+		uint8_t *q = sh + i * D_SHDR;
+		put(q, s.name, 4, g->be);
+		put(q + 4, s.type, 4, g->be);
+		put(q + 8, s.flags, 8, g->be);
+		put(q + 16, s.addr, 8, g->be);
+		put(q + 24, s.offset, 8, g->be);
+		put(q + 32, s.size, 8, g->be);
+		put(q + 40, s.link, 4, g->be);
+		put(q + 44, s.info, 4, g->be);
+		put(q + 48, s.align, 8, g->be);
+		put(q + 56, s.entsize, 8, g->be);
+	}
+	e = pw(fd, str, p->str_len, p->str_off, d);
+	if (!e)
+		e = pw(fd, sh, (g->shnum + p->nadded) * D_SHDR, p->sh_off, d);
+	free(str);
+	free(sh);
+	free(names);
+	uint8_t h[24];
+	put(h, c->phoff, 8, g->be);           /* e_phoff */
+	put(h + 8, p->sh_off, 8, g->be);      /* e_shoff */
+	put(h + 16, c->phnum, 2, g->be);      /* e_phnum */
+	put(h + 18, g->shnum + p->nadded, 2, g->be); /* e_shnum */
+	put(h + 20, new_index(p, g->shstrndx), 2, g->be); /* e_shstrndx */
+	if (!e)
+		e = pw(fd, h, 8, 32, d);
+	if (!e)
+		e = pw(fd, h + 8, 8, 40, d);
+	if (!e)
+		e = pw(fd, h + 16, 2, 56, d);
+	if (!e)
+		e = pw(fd, h + 18, 4, 60, d);
+	return e;
+}
+
+/* Write the new debug file next to the old one and rename it over. */
+static e2s_err replace(const dbg_elf *c, const dbg_elf *g, const dbg_plan *p,
+		       const char *path, e2s_diag *d)
+{
+	char tmp[PATH_MAX + 32], dcopy[PATH_MAX], bcopy[PATH_MAX];
+	if (strlen(path) >= sizeof dcopy)
+		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0, "path too long");
+	strcpy(dcopy, path);
+	strcpy(bcopy, path);
+	snprintf(tmp, sizeof tmp, "%s/.%s.e2sXXXXXX", dirname(dcopy),
+		 basename(bcopy));
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "cannot create %s: %s",
+				tmp, strerror(errno));
+	e2s_err e = write_new(c, g, p, fd, d);
+	if (!e && fchmod(fd, g->st.st_mode & 07777) != 0)
+		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "fchmod: %s",
+			     strerror(errno));
+	/* The owner too, where we may (package builds run as root or
+	 * under fakeroot). */
+	if (!e && fchown(fd, g->st.st_uid, g->st.st_gid) != 0 &&
+	    errno != EPERM)
+		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "fchown: %s",
+			     strerror(errno));
+	if (!e && fsync(fd) != 0)
+		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "fsync: %s",
+			     strerror(errno));
+	if (close(fd) != 0 && !e)
+		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "close: %s",
+			     strerror(errno));
+	if (!e && rename(tmp, path) != 0)
+		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "rename: %s",
+			     strerror(errno));
+	if (e)
+		unlink(tmp);
+	return e;
+}
+
+/* When c's .gnu_debuglink names the debug file, give it the CRC of the
+ * debug file as it now is (gdb and eu-unstrip check it when they find
+ * the file by that name). */
+static e2s_err fix_crc(const char *file, const dbg_elf *c,
+		       const char *debug, bool *updated, e2s_diag *d)
+{
+	size_t l = debuglink(c);
+	char bcopy[PATH_MAX];
+	*updated = false;
+	if (!l || strlen(debug) >= sizeof bcopy)
+		return E2S_ERR_OK;
+	strcpy(bcopy, debug);
+	if (strcmp((const char *)c->img + c->sh[l].offset, basename(bcopy)) != 0)
+		return E2S_ERR_OK;
+	dbg_elf g = {.fd = -1};
+	e2s_err e = dbg_open(debug, &g, d);
+	if (e) {
+		dbg_close(&g);
+		return e;
+	}
+	uint32_t crc = crc32_of(g.img, g.size);
+	dbg_close(&g);
+	uint64_t at = c->sh[l].offset + c->sh[l].size - 4;
+	if (get(c, at, 4) == crc)
+		return E2S_ERR_OK;
+	uint8_t b[4];
+	put(b, crc, 4, c->be);
+	/* In place: four bytes of a section nothing loads. Installed files
+	 * may be read-only for their owner (0555): allowed for a moment. */
+	int fd = open(file, O_WRONLY | O_CLOEXEC);
+	bool ro = fd < 0 && errno == EACCES &&
+		  chmod(file, (c->st.st_mode & 07777) | S_IWUSR) == 0;
+	if (ro)
+		fd = open(file, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s: %s", file,
+			     strerror(errno));
+	else
+		e = pw(fd, b, 4, at, d);
+	if (fd >= 0 && close(fd) != 0 && !e)
+		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "close: %s",
+			     strerror(errno));
+	if (ro && chmod(file, c->st.st_mode & 07777) != 0 && !e)
+		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "chmod %s: %s", file,
+			     strerror(errno));
+	*updated = !e;
+	return e;
+}
+
+eh2s_status eh2s_update_debug_file(const char *file, const char *debug,
+				   eh2s_debug_result *res, eh2s_error *err)
+{
+	eh2s_debug_result local;
+	dbg_elf c = {.fd = -1}, g = {.fd = -1};
+	dbg_plan p;
+	e2s_diag d = {0};
+	char real[PATH_MAX];
+	bool changed = false, crc = false;
+	e2s_err e;
+
+	if (!file || !debug)
+		return api_usage(err, EH2S_E_USAGE, "NULL argument");
+	if (!res)
+		res = &local;
+	memset(res, 0, sizeof *res);
+	memset(&p, 0, sizeof p);
+	/* A link is followed: the file it names is the debug file. */
+	if (!realpath(debug, real)) {
+		e2s_fail(&d, E2S_ERR_IO, NULL, 0, "%s: %s", debug, strerror(errno));
+		return api_fail(err, &d);
+	}
+	e = dbg_open(file, &c, &d);
+	if (!e)
+		e = dbg_open(real, &g, &d);
+	if (!e && c.st.st_dev == g.st.st_dev && c.st.st_ino == g.st.st_ino)
+		e = e2s_fail(&d, E2S_ERR_USAGE, NULL, 0,
+			     "the file and its debug file are the same file");
+	if (!e && (c.machine != g.machine || c.be != g.be || c.type != g.type ||
+		   (c.type != ET_EXEC && c.type != ET_DYN)))
+		e = e2s_fail(&d, E2S_ERR_USAGE, NULL, 0,
+			     "not an executable or shared object with a "
+			     "debug file of the same type and machine");
+	if (!e) {
+		size_t a = 0, b = 0;
+		const uint8_t *ia = build_id(&c, &a), *ib = build_id(&g, &b);
+		if (ia && ib && (a != b || memcmp(ia, ib, a) != 0))
+			e = e2s_fail(&d, E2S_ERR_USAGE, NULL, 0,
+				     "build IDs differ: not its debug file");
+	}
+	if (!e) {
+		p.off = calloc(g.shnum, sizeof *p.off);
+		p.order = calloc(g.shnum, sizeof *p.order);
+		p.delta = calloc(g.shnum, sizeof *p.delta);
+		p.added = calloc(c.shnum, sizeof *p.added);
+		if (!p.off || !p.order || !p.delta || !p.added)
+			e = e2s_fail(&d, E2S_ERR_NOMEM, NULL, 0, NULL);
+	}
+	if (!e)
+		e = plan(&c, &g, &p, &changed, res, &d);
+	if (!e && changed)
+		e = replace(&c, &g, &p, real, &d);
+	res->changed = changed && !e;
+	if (!e)
+		e = fix_crc(file, &c, real, &crc, &d);
+	res->crc_updated = crc;
+	free(p.off);
+	free(p.order);
+	free(p.delta);
+	free(p.added);
+	dbg_close(&c);
+	dbg_close(&g);
+	/* A mismatch is said as it is, without "invalid argument". */
+	if (e == E2S_ERR_USAGE)
+		return api_usage(err, EH2S_E_USAGE, d.detail);
+	return e ? api_fail(err, &d) : api_ok(err);
+}
