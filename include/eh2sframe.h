@@ -338,6 +338,10 @@ typedef struct {
 	int copy_unchanged;  /* EH2S_COPY_* bits: when there is nothing to
 	                      * convert, write out as an exact copy of in
 	                      * (the status still says why) */
+	const char *symbols_from; /* NULL, or in's separate debug file: its
+	                      * .symtab counts, with in's own symbols, when
+	                      * deciding what the rewrite may move (README,
+	                      * "What may move") */
 } eh2s_file_opts;
 
 /* copy_unchanged bits. */

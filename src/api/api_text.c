@@ -243,7 +243,8 @@ eh2s_status eh2s_convert_file(const char *in, const char *out,
 			.want_skipped = c->on_function != NULL,
 			.share_fres = c->share_fres != 0,
 			.sframe_version = (uint8_t)c->sframe_version,
-			.general_path = c->general_path != 0};
+			.general_path = c->general_path != 0,
+			.symbols_from = o->symbols_from};
 	if (res)
 		memset(res, 0, sizeof *res);
 	e = elfp_convert(in, out, &eo, &r, &d);

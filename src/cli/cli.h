@@ -46,19 +46,24 @@ int cmd_tree(const cli_opts *o);       /* cmd_tree.c: --in-place -r /
                                         * --files-from */
 int cmd_stats(const cli_opts *o);      /* cmd_stats.c: --stats */
 
-/* cli_debug.c: after file (converted in place, or already with .sframe)
- * find its separate debug file -- o->debug_file, or by build ID under
- * root (the tree being converted; may be NULL) and o->debug_roots -- and
- * make it match. debug (PATH_MAX bytes) gets the debug file's path, msg
- * what was done or what is wrong. */
+/* cli_debug.c: before file is converted in place, find its separate
+ * debug file -- o->debug_file, or by build ID under root (the tree being
+ * converted; may be NULL) and o->debug_roots, or by its .gnu_debuglink
+ * (FOUND, NOT_FOUND with msg, NONE); its symbols then count for what the
+ * rewrite may move (eh2s_file_opts.symbols_from). After the conversion
+ * (or when the file already had .sframe), make it match the file
+ * (UPDATED, MATCHED, FAILED with msg). debug has PATH_MAX bytes. */
 enum {
 	CLI_DEBUG_NONE,      /* not a linked file, or no debug link/file */
 	CLI_DEBUG_UPDATED,   /* rewritten (or its CRC in file's link fixed) */
 	CLI_DEBUG_MATCHED,   /* already matched */
 	CLI_DEBUG_NOT_FOUND, /* file has a .gnu_debuglink, none found */
 	CLI_DEBUG_FAILED,    /* found, could not be updated */
+	CLI_DEBUG_FOUND,     /* found, not updated yet (cli_debug_find) */
 };
-int cli_debug_sync(const cli_opts *o, const char *file, const char *root,
+int cli_debug_find(const cli_opts *o, const char *file, const char *root,
 		   char *debug, char *msg, size_t len);
+int cli_debug_update(const char *file, const char *debug, char *msg,
+		     size_t len);
 
 #endif

@@ -101,11 +101,10 @@ static bool find_linked(const char *root, const char *file,
 	return false;
 }
 
-int cli_debug_sync(const cli_opts *o, const char *file, const char *root,
+int cli_debug_find(const cli_opts *o, const char *file, const char *root,
 		   char *debug, char *msg, size_t len)
 {
 	eh2s_debug_refs refs;
-	eh2s_debug_result res;
 	eh2s_error err;
 	bool found = false;
 
@@ -113,29 +112,34 @@ int cli_debug_sync(const cli_opts *o, const char *file, const char *root,
 	if (o->debug_file) {
 		if ((size_t)snprintf(debug, PATH_MAX, "%s", o->debug_file) >= PATH_MAX)
 			return CLI_DEBUG_FAILED;
-		found = true;
-	} else {
-		if (eh2s_debug_refs_read(file, &refs, &err) != EH2S_OK ||
-		    !refs.linked)
-			return CLI_DEBUG_NONE;
-		found = refs.build_id[0] && find_debug(root, refs.build_id, debug);
-		for (int i = 0; !found && refs.build_id[0] && i < o->ndebug_roots; i++)
-			found = find_debug(o->debug_roots[i], refs.build_id, debug);
-		if (!found && refs.debuglink[0])
-			found = find_linked(root, file, &refs, debug);
-		if (!found) {
-			if (!refs.debuglink[0])
-				return CLI_DEBUG_NONE;
-			snprintf(msg, len, "no debug file with build ID %s in "
-				 "the tree%s (its .gnu_debuglink names %s): a "
-				 "debug file split off before this conversion "
-				 "no longer matches it",
-				 refs.build_id[0] ? refs.build_id : "(none)",
-				 o->ndebug_roots ? " or a --debug-root" : "",
-				 refs.debuglink);
-			return CLI_DEBUG_NOT_FOUND;
-		}
+		return CLI_DEBUG_FOUND;
 	}
+	if (eh2s_debug_refs_read(file, &refs, &err) != EH2S_OK || !refs.linked)
+		return CLI_DEBUG_NONE;
+	found = refs.build_id[0] && find_debug(root, refs.build_id, debug);
+	for (int i = 0; !found && refs.build_id[0] && i < o->ndebug_roots; i++)
+		found = find_debug(o->debug_roots[i], refs.build_id, debug);
+	if (!found && refs.debuglink[0])
+		found = find_linked(root, file, &refs, debug);
+	if (found)
+		return CLI_DEBUG_FOUND;
+	if (!refs.debuglink[0])
+		return CLI_DEBUG_NONE;
+	snprintf(msg, len, "no debug file with build ID %s in the tree%s (its "
+		 ".gnu_debuglink names %s): a debug file split off before this "
+		 "conversion no longer matches it",
+		 refs.build_id[0] ? refs.build_id : "(none)",
+		 o->ndebug_roots ? " or a --debug-root" : "", refs.debuglink);
+	return CLI_DEBUG_NOT_FOUND;
+}
+
+int cli_debug_update(const char *file, const char *debug, char *msg,
+		     size_t len)
+{
+	eh2s_debug_result res;
+	eh2s_error err;
+
+	msg[0] = '\0';
 	if (eh2s_update_debug_file(file, debug, &res, &err) != EH2S_OK) {
 		snprintf(msg, len, "%s", err.message);
 		return CLI_DEBUG_FAILED;

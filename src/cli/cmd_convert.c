@@ -97,10 +97,13 @@ static void report(const char *file, const eh2s_file_result *r,
 
 /* The debug file of in (converted in place as out): 1 when it could not
  * be updated. */
-static int debug_one(const char *in, const char *out, const cli_opts *o)
+static int debug_one(const char *in, const char *out, int found,
+		     const char *debug, char *msg, size_t len,
+		     const cli_opts *o)
 {
-	char debug[PATH_MAX], msg[512];
-	switch (cli_debug_sync(o, out, NULL, debug, msg, sizeof msg)) {
+	if (found == CLI_DEBUG_FOUND)
+		found = cli_debug_update(out, debug, msg, len);
+	switch (found) {
 	case CLI_DEBUG_UPDATED:
 		if (!o->quiet)
 			fprintf(stderr, "%s: debug file %s updated: %s\n", in,
@@ -144,7 +147,15 @@ static int convert_one(const char *in, const cli_opts *o)
 		}
 		out = resolved;
 	}
+	/* Its separate debug file, found first: its symbols count for what
+	 * the rewrite may move. debug holds the path, then the message. */
+	char debug[PATH_MAX], dmsg[512];
+	int found = CLI_DEBUG_NONE;
+	if (o->debug_file || o->ndebug_roots)
+		found = cli_debug_find(o, out, NULL, debug, dmsg, sizeof dmsg);
 	eh2s_file_opts_init(&fo);
+	if (found == CLI_DEBUG_FOUND)
+		fo.symbols_from = debug;
 	fo.convert.force = o->force;
 	fo.convert.debug_frame = o->debug_frame;
 	fo.convert.share_fres = o->share_fres;
@@ -195,7 +206,8 @@ static int convert_one(const char *in, const cli_opts *o)
 	/* Its separate debug file, asked for: after a conversion, or when
 	 * the file already had .sframe (an earlier run may have left it). */
 	if ((st == EH2S_OK || st == EH2S_E_EXISTS) &&
-	    (o->debug_file || o->ndebug_roots) && debug_one(in, out, o))
+	    (o->debug_file || o->ndebug_roots) &&
+	    debug_one(in, out, found, debug, dmsg, sizeof dmsg, o))
 		rc = 1;
 	list_free(&skipped);
 	return rc;

@@ -336,12 +336,22 @@ static void convert_item(t_run *r, t_item *it)
 	const cli_opts *o = r->o;
 	char why[256];
 	int kind = classify(it->path, why, sizeof why);
+	/* The separate debug file, found before the conversion: its
+	 * symbols count for what the rewrite may move. */
+	char debug[PATH_MAX], dmsg[512];
+	int found = CLI_DEBUG_NONE;
+	bool looked = false;
 
 	if (kind == T_PATCHED) {
 		eh2s_file_opts fo;
 		eh2s_file_result res;
 		eh2s_error err;
+		found = cli_debug_find(o, it->path, it->root, debug, dmsg,
+				       sizeof dmsg);
+		looked = true;
 		eh2s_file_opts_init(&fo);
+		if (found == CLI_DEBUG_FOUND)
+			fo.symbols_from = debug;
 		fo.convert.force = o->force;
 		fo.convert.debug_frame = o->debug_frame;
 		fo.convert.sframe_version = o->sframe_version;
@@ -369,12 +379,17 @@ static void convert_item(t_run *r, t_item *it)
 		}
 	}
 	it->outcome = kind;
-	char debug[PATH_MAX], dmsg[512];
 	if (kind == T_PATCHED || kind == T_HAD_SFRAME) {
-		pthread_mutex_lock(&r->debug_lock);
-		it->debug = cli_debug_sync(o, it->path, it->root, debug, dmsg,
-					   sizeof dmsg);
-		pthread_mutex_unlock(&r->debug_lock);
+		if (!looked)
+			found = cli_debug_find(o, it->path, it->root, debug,
+					       dmsg, sizeof dmsg);
+		if (found == CLI_DEBUG_FOUND) {
+			pthread_mutex_lock(&r->debug_lock);
+			found = cli_debug_update(it->path, debug, dmsg,
+						 sizeof dmsg);
+			pthread_mutex_unlock(&r->debug_lock);
+		}
+		it->debug = found;
 	}
 	pthread_mutex_lock(&r->lock);
 	r->done++;

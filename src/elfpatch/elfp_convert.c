@@ -594,10 +594,27 @@ e2s_err elfp_convert_file(elfp_file *f, const elfp_opts *o,
 		e = e2s_fail(d, E2S_ERR_NO_FUNCS, NULL, 0, NULL);
 		goto out;
 	}
-	if (elfp_is_rel(f))
+	if (elfp_is_rel(f)) {
 		e = convert_rel(f, kinds, foreign, &set, o, res, d);
-	else
+	} else {
+		/* Symbols the stripped file lost still show what its code
+		 * refers to (elfp_grow.c, rule 2). */
+		elfp_file *syms = NULL;
+		if (o->symbols_from) {
+			e = elfp_open_symbols(o->symbols_from, &syms, d);
+			if (e) {
+				char why[200];
+				e2s_diag_format(d, why, sizeof why);
+				e = e2s_fail(d, e, NULL, 0, "debug file %s: %s",
+					     o->symbols_from, why);
+				goto out;
+			}
+			elfp_set_extra_symbols(f, syms);
+		}
 		e = convert_linked(f, old, foreign, &set, o, res, d);
+		elfp_set_extra_symbols(f, NULL);
+		elfp_close(syms);
+	}
 	if (!e)
 		elfp_get_layout(f, &res->layout);
 out:

@@ -58,6 +58,10 @@ static e2s_err parse(elfp_file *f, e2s_diag *d)
 	f->flags = br_u32(&r);
 	f->ehsize = br_u16(&r);
 	unsigned phentsize = br_u16(&r), phnum = br_u16(&r);
+	/* A separate debug file's segments describe its program's bytes,
+	 * not its own: read only its sections (elfp_open_symbols). */
+	if (f->sections_only)
+		phnum = 0;
 	unsigned shentsize = br_u16(&r), shnum = br_u16(&r);
 	unsigned shstrndx = br_u16(&r);
 	if (!machine_ok(f->machine))
@@ -200,7 +204,8 @@ static e2s_err parse(elfp_file *f, e2s_diag *d)
 
 /* A handle for img (kind says who owns it); parse it. */
 static e2s_err open_image(const uint8_t *img, size_t size, uint8_t kind,
-			  int fd, elfp_file **out, e2s_diag *d)
+			  int fd, bool sections_only, elfp_file **out,
+			  e2s_diag *d)
 {
 	elfp_file *f = calloc(1, sizeof *f);
 	*out = NULL;
@@ -218,6 +223,7 @@ static e2s_err open_image(const uint8_t *img, size_t size, uint8_t kind,
 	f->keep = size;
 	f->img_kind = kind;
 	f->fd = fd;
+	f->sections_only = sections_only;
 	e2s_err e = parse(f, d);
 	if (e) {
 		elfp_close(f);
@@ -236,14 +242,15 @@ e2s_err elfp_open_mem(const void *data, size_t size, elfp_file **out,
 		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
 	if (size)
 		memcpy(p, data, size);
-	return open_image(p, size, ELFP_IMG_HEAP, -1, out, d);
+	return open_image(p, size, ELFP_IMG_HEAP, -1, false, out, d);
 }
 
 e2s_err elfp_open_view(const void *data, size_t size, elfp_file **out,
 		       e2s_diag *d)
 {
 	static const uint8_t empty[1];
-	return open_image(size ? data : empty, size, ELFP_IMG_VIEW, -1, out, d);
+	return open_image(size ? data : empty, size, ELFP_IMG_VIEW, -1, false,
+			  out, d);
 }
 
 /* The input is mapped, not read: only the pages the parse and the CFI
@@ -252,7 +259,8 @@ e2s_err elfp_open_view(const void *data, size_t size, elfp_file **out,
  * that maps its input, a file truncated by another process while we run
  * may kill us with SIGBUS; files we replace ourselves (--in-place) are
  * renamed over, never truncated. */
-e2s_err elfp_open(const char *path, elfp_file **out, e2s_diag *d)
+static e2s_err open_path(const char *path, bool sections_only,
+			 elfp_file **out, e2s_diag *d)
 {
 	struct stat st;
 	e2s_err e;
@@ -277,7 +285,8 @@ e2s_err elfp_open(const char *path, elfp_file **out, e2s_diag *d)
 	if (size) {
 		void *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (m != MAP_FAILED)
-			return open_image(m, size, ELFP_IMG_MAP, fd, out, d);
+			return open_image(m, size, ELFP_IMG_MAP, fd, sections_only,
+					  out, d);
 	}
 	uint8_t *buf = NULL;
 	e = e2s_read_whole(fd, size, &buf, d);
@@ -285,7 +294,18 @@ e2s_err elfp_open(const char *path, elfp_file **out, e2s_diag *d)
 		close(fd);
 		return e;
 	}
-	return open_image(buf, size, ELFP_IMG_HEAP, fd, out, d);
+	return open_image(buf, size, ELFP_IMG_HEAP, fd, sections_only, out,
+			  d);
+}
+
+e2s_err elfp_open(const char *path, elfp_file **out, e2s_diag *d)
+{
+	return open_path(path, false, out, d);
+}
+
+e2s_err elfp_open_symbols(const char *path, elfp_file **out, e2s_diag *d)
+{
+	return open_path(path, true, out, d);
 }
 
 void elfp_close(elfp_file *f)

@@ -283,33 +283,42 @@ static bool read_sym(const elfp_file *f, size_t i, uint64_t k, sym_ent *e)
 	return br_ok(&r);
 }
 
-/* Rule 2 for symbol k of table i. By value: the linker gives
- * __ehdr_start (address 0) the index of the first section. */
-static bool sym_in_block(const elfp_file *f, const elfp_grow_plan *g, size_t i,
-			 uint64_t k)
+/* Rule 2 for symbol k of table i of file fs (the file itself or its
+ * debug file). By value: the linker gives __ehdr_start (address 0) the
+ * index of the first section. */
+static bool sym_in_block(const elfp_file *fs, const elfp_grow_plan *g,
+			 size_t i, uint64_t k)
 {
 	sym_ent e;
-	if (!read_sym(f, i, k, &e) || e.shndx == SHN_UNDEF)
+	if (!read_sym(fs, i, k, &e) || e.shndx == SHN_UNDEF)
 		return false;
 	uint8_t type = ELF64_ST_TYPE(e.info);
 	if (type == STT_TLS || type == STT_SECTION || type == STT_FILE ||
 	    !in_range(e.value, g->vlo, g->vhi))
 		return false;
-	return e.shndx >= f->old_nsecs || !g->in[e.shndx] ||
-	       !toolchain_symbol(f, i, e.name, e.info, e.shndx);
+	return e.shndx >= fs->old_nsecs ||
+	       !toolchain_symbol(fs, i, e.name, e.info, e.shndx);
 }
 
 static bool symbols_clear(const elfp_file *f, elfp_grow_plan *g)
 {
-	for (size_t i = 1; i < f->old_nsecs; i++) {
-		const elfp_sec *s = &f->secs[i];
-		if (s->sh.type != SHT_SYMTAB && s->sh.type != SHT_DYNSYM)
-			continue;
-		for (uint64_t k = 1; k < s->in_size / 24; k++)
-			if (sym_in_block(f, g, i, k))
-				return refuse(g, "a symbol lies in the sections "
-					      "after the table; symbol table",
-					      elfp_section_name(f, i));
+	const elfp_file *files[2] = {f, f->syms_extra};
+	for (int n = 0; n < 2 && files[n]; n++) {
+		const elfp_file *fs = files[n];
+		for (size_t i = 1; i < fs->old_nsecs; i++) {
+			const elfp_sec *s = &fs->secs[i];
+			if (s->sh.type != SHT_SYMTAB && s->sh.type != SHT_DYNSYM)
+				continue;
+			for (uint64_t k = 1; k < s->in_size / 24; k++)
+				if (sym_in_block(fs, g, i, k))
+					return refuse(g, n ? "a symbol of the debug "
+						      "file lies in the sections "
+						      "after the table; symbol table"
+						      : "a symbol lies in the "
+						      "sections after the table; "
+						      "symbol table",
+						      elfp_section_name(fs, i));
+		}
 	}
 	return true;
 }

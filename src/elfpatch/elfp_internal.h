@@ -85,6 +85,8 @@ struct elfp_file {
 	bool strtab_changed;
 	bool edited;
 	bool laid_out;
+	const elfp_file *syms_extra; /* elfp_set_extra_symbols */
+	bool sections_only;  /* elfp_open_symbols: no segments read */
 	uint8_t force_kind;  /* elfp_force_kind */
 	/* Layout results. Output offsets: [shift bytes: new ELF header and
 	 * program headers][img up to keep][new bytes]. */

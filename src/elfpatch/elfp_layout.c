@@ -790,6 +790,11 @@ out:
 	return e;
 }
 
+void elfp_set_extra_symbols(elfp_file *f, const elfp_file *syms)
+{
+	f->syms_extra = syms;
+}
+
 void elfp_force_kind(elfp_file *f, int kind)
 {
 	f->force_kind = (uint8_t)kind;

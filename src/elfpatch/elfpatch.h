@@ -48,6 +48,10 @@ typedef struct elfp_file elfp_file;
  * (UNSUPPORTED_MACHINE otherwise). The file stays open until elfp_close:
  * elfp_write copies the unchanged bytes from it. */
 e2s_err elfp_open(const char *path, elfp_file **out, e2s_diag *d);
+/* The same for a file read only for its sections and symbols (a separate
+ * debug file, whose program headers describe another file): no segment
+ * is read. Not for editing. */
+e2s_err elfp_open_symbols(const char *path, elfp_file **out, e2s_diag *d);
 /* Same from a buffer (copied). */
 e2s_err elfp_open_mem(const void *data, size_t size, elfp_file **out,
 		      e2s_diag *d);
@@ -136,6 +140,10 @@ e2s_err elfp_track_phdr(elfp_file *f, size_t i, size_t sec, e2s_diag *d);
 /* Assign offsets and addresses to everything new. After this, sections
  * may be queried for their final address and given content. */
 e2s_err elfp_layout(elfp_file *f, e2s_diag *d);
+/* Also count the symbol tables of syms (the file's separate debug file,
+ * whose .symtab the stripped file lost) when deciding what the layout
+ * may move (elfp_grow.c, rule 2). Borrowed until elfp_layout returns. */
+void elfp_set_extra_symbols(elfp_file *f, const elfp_file *syms);
 /* Tests: make elfp_layout use layout kind (elfp_ph_kind) for a growing
  * table whenever that kind is possible for the file (0: choose). */
 void elfp_force_kind(elfp_file *f, int kind);
@@ -226,6 +234,9 @@ typedef struct {
 	bool share_fres;  /* identical FRE runs stored once (sfe_encode_opts) */
 	uint8_t sframe_version; /* 0 or 3: V3; 2: V2 */
 	bool general_path; /* no fused fast path (cfi_load_opts) */
+	const char *symbols_from; /* the file's separate debug file, or NULL:
+	                           * its symbols count for what the layout
+	                           * may move (elfp_set_extra_symbols) */
 } elfp_opts;
 
 typedef struct {
