@@ -414,8 +414,8 @@ typedef struct {
  * moved section), and the program header table is file's, at file's
  * e_phoff (eu-unstrip keeps the stripped file's layout and takes e_phoff
  * from the debug file). Section contents, .debug_* included, are not
- * changed. When file's .gnu_debuglink names debug, its CRC is updated in
- * place. Both must be ET_EXEC or ET_DYN of the same machine; USAGE when
+ * changed. When file's .gnu_debuglink names debug, its CRC is updated
+ * (file rewritten atomically like a conversion). Both must be ET_EXEC or ET_DYN of the same machine; USAGE when
  * debug is not file's debug file (another build ID, or a section of
  * another size). res may be NULL. */
 eh2s_status eh2s_update_debug_file(const char *file, const char *debug,

@@ -25,6 +25,7 @@
 
 #include "../common/mem.h"
 #include "../common/reader.h"
+#include "../elfpatch/elfpatch.h"
 #include "api_int.h"
 
 #define D_EHDR 64u
@@ -666,26 +667,27 @@ static e2s_err fix_crc(const char *file, const dbg_elf *c,
 	uint64_t at = c->sh[l].offset + c->sh[l].size - 4;
 	if (get(c, at, 4) == crc)
 		return E2S_ERR_OK;
-	uint8_t b[4];
-	put(b, crc, 4, c->be);
-	/* In place: four bytes of a section nothing loads. Installed files
-	 * may be read-only for their owner (0555): allowed for a moment. */
-	int fd = open(file, O_WRONLY | O_CLOEXEC);
-	bool ro = fd < 0 && errno == EACCES &&
-		  chmod(file, (c->st.st_mode & 07777) | S_IWUSR) == 0;
-	if (ro)
-		fd = open(file, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s: %s", file,
-			     strerror(errno));
+	/* The file is rewritten like any in-place conversion (temporary
+	 * file, renamed over it, mode and owner kept): its bytes stay, but
+	 * for the CRC word of .gnu_debuglink. */
+	uint8_t *sec = malloc((size_t)c->sh[l].size);
+	elfp_file *f = NULL;
+	if (!sec)
+		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+	memcpy(sec, c->img + c->sh[l].offset, (size_t)c->sh[l].size);
+	put(sec + c->sh[l].size - 4, crc, 4, c->be);
+	e = elfp_open(file, &f, d);
+	if (!e)
+		e = elfp_shrink_section(f, l, c->sh[l].size, d);
+	if (!e)
+		e = elfp_layout(f, d);
+	if (!e)
+		e = elfp_take_content(f, l, sec, (size_t)c->sh[l].size, d);
 	else
-		e = pw(fd, b, 4, at, d);
-	if (fd >= 0 && close(fd) != 0 && !e)
-		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "close: %s",
-			     strerror(errno));
-	if (ro && chmod(file, c->st.st_mode & 07777) != 0 && !e)
-		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "chmod %s: %s", file,
-			     strerror(errno));
+		free(sec);
+	if (!e)
+		e = elfp_write_atomic(file, file, true, f, d);
+	elfp_close(f);
 	*updated = !e;
 	return e;
 }
