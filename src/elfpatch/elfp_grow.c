@@ -111,8 +111,10 @@ bool elfp_grow_plan_make(const elfp_file *f, size_t n, elfp_grow_plan *g)
 	g->why[0] = 0;
 	if (f->type != ET_DYN)
 		return refuse(g, "position-dependent file", NULL);
-	if (f->nsecs == 0 || f->phnum_file == 0 || f->phoff < ELFP_EHDR_SIZE)
-		return refuse(g, "no section headers", NULL);
+	if (f->old_nsecs <= 1)
+		return refuse(g, "no section headers to prove it by", NULL);
+	if (f->phnum_file == 0 || f->phoff < ELFP_EHDR_SIZE)
+		return refuse(g, "no program header table in place", NULL);
 	load = elfp_table_load(f, need);
 	if (!load)
 		return refuse(g, "table at the end of its segment", NULL);

@@ -321,6 +321,12 @@ static e2s_err collect_patches(const elfp_file *f, wpatch **out, size_t *nout,
 	memcpy(eh, f->img, ELFP_EHDR_SIZE);
 	elfp_put(eh + 32, f->new_phoff, 8, be);
 	elfp_put(eh + 40, f->nsecs ? f->new_shoff : 0, 8, be);
+	/* Entry sizes too: an input without a table may say 0 there
+	 * (strip --strip-section-headers), and the output has one. */
+	if (f->nsegs)
+		elfp_put(eh + 54, ELFP_PHDR_SIZE, 2, be);
+	if (f->nsecs)
+		elfp_put(eh + 58, ELFP_SHDR_SIZE, 2, be);
 	elfp_put(eh + 56, f->nsegs >= PN_XNUM ? PN_XNUM : f->nsegs, 2, be);
 	elfp_put(eh + 60, f->nsecs >= SHN_LORESERVE ? 0 : f->nsecs, 2, be);
 	elfp_put(eh + 62,
