@@ -12,6 +12,7 @@
 
 #include "../elfpatch/elfpatch.h"
 #include "../sframe_emit/sframe_fmt.h"
+#include "../common/atomic.h"
 #include "../common/mem.h"
 #include "api_int.h"
 
@@ -165,36 +166,16 @@ e2s_err api_read_file(const char *path, uint8_t **data, size_t *size,
 e2s_err api_write_file(const char *path, const void *data, size_t size,
 		       int mode, e2s_diag *d)
 {
-	char tmp[PATH_MAX], dcopy[PATH_MAX], bcopy[PATH_MAX];
-	e2s_err e;
-	int fd;
-
-	if (strlen(path) >= sizeof dcopy - 32)
-		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0, "path too long");
-	strcpy(dcopy, path);
-	strcpy(bcopy, path);
-	snprintf(tmp, sizeof tmp, "%s/.%s.e2sXXXXXX", dirname(dcopy),
-		 basename(bcopy));
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "cannot create %s: %s",
-				tmp, strerror(errno));
-	e = e2s_write_all(fd, data, size, d);
-	if (!e && fchmod(fd, (mode_t)mode) != 0)
-		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "fchmod: %s",
-			     strerror(errno));
-	if (!e && fsync(fd) != 0)
-		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "fsync: %s",
-			     strerror(errno));
-	if (close(fd) != 0 && !e)
-		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "close: %s",
-			     strerror(errno));
-	if (!e && rename(tmp, path) != 0)
-		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "rename: %s",
-			     strerror(errno));
+	e2s_atomic a;
+	e2s_err e = e2s_atomic_begin(&a, path, d);
 	if (e)
-		unlink(tmp);
-	return e;
+		return e;
+	e = e2s_write_all(a.fd, data, size, d);
+	if (e) {
+		e2s_atomic_abort(&a);
+		return e;
+	}
+	return e2s_atomic_commit(&a, (mode_t)mode, NULL, true, d);
 }
 
 e2s_err api_tmpdir(char *dir, size_t len, e2s_diag *d)

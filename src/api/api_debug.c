@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/atomic.h"
 #include "../common/mem.h"
 #include "../common/reader.h"
 #include "../elfpatch/elfpatch.h"
@@ -607,39 +608,18 @@ static e2s_err write_new(const dbg_elf *c, const dbg_elf *g,
 static e2s_err replace(const dbg_elf *c, const dbg_elf *g, const dbg_plan *p,
 		       const char *path, e2s_diag *d)
 {
-	char tmp[PATH_MAX + 32], dcopy[PATH_MAX], bcopy[PATH_MAX];
-	if (strlen(path) >= sizeof dcopy)
-		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0, "path too long");
-	strcpy(dcopy, path);
-	strcpy(bcopy, path);
-	snprintf(tmp, sizeof tmp, "%s/.%s.e2sXXXXXX", dirname(dcopy),
-		 basename(bcopy));
-	int fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "cannot create %s: %s",
-				tmp, strerror(errno));
-	e2s_err e = write_new(c, g, p, fd, d);
-	if (!e && fchmod(fd, g->st.st_mode & 07777) != 0)
-		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "fchmod: %s",
-			     strerror(errno));
+	e2s_atomic a;
+	e2s_err e = e2s_atomic_begin(&a, path, d);
+	if (e)
+		return e;
+	e = write_new(c, g, p, a.fd, d);
+	if (e) {
+		e2s_atomic_abort(&a);
+		return e;
+	}
 	/* The owner too, where we may (package builds run as root or
 	 * under fakeroot). */
-	if (!e && fchown(fd, g->st.st_uid, g->st.st_gid) != 0 &&
-	    errno != EPERM)
-		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "fchown: %s",
-			     strerror(errno));
-	if (!e && fsync(fd) != 0)
-		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "fsync: %s",
-			     strerror(errno));
-	if (close(fd) != 0 && !e)
-		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "close: %s",
-			     strerror(errno));
-	if (!e && rename(tmp, path) != 0)
-		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "rename: %s",
-			     strerror(errno));
-	if (e)
-		unlink(tmp);
-	return e;
+	return e2s_atomic_commit(&a, g->st.st_mode, &g->st, true, d);
 }
 
 /* When c's .gnu_debuglink names the debug file, give it the CRC of the

@@ -628,7 +628,7 @@ out:
 
 /* Map (or read) the written file at path and check it. */
 static e2s_err check_file(const char *path, const elfp_file *f,
-			  const elfp_check_opts *co, bool sync, e2s_diag *d)
+			  const elfp_check_opts *co, e2s_diag *d)
 {
 	struct stat st;
 	uint8_t *buf = NULL;
@@ -653,65 +653,23 @@ static e2s_err check_file(const char *path, const elfp_file *f,
 	if (m != MAP_FAILED)
 		munmap(m, size);
 	free(buf);
-	if (!e && sync && fsync(fd) != 0)
-		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "fsync: %s", strerror(errno));
 out:
 	close(fd);
 	return e;
 }
 
-/* Write f to path through a temporary file that is read back and checked
- * before it replaces path: a failed check leaves path (the input itself
- * with --in-place) untouched and no file behind. elfp_write_atomic makes
- * the temporary file (mode and owner of ref_path, fsync when keep_owner)
- * and renames it onto a name reserved here, in path's directory. */
-static e2s_err write_checked(const char *path, const char *ref_path,
-			     bool keep_owner, elfp_file *f,
-			     const elfp_check_opts *co, e2s_diag *d)
-{
-	struct stat st, ost;
-	char *dircopy = strdup(path), *basecopy = strdup(path), *tmp = NULL;
-	e2s_err e = E2S_ERR_OK;
-	int fd;
+typedef struct {
+	const elfp_file *f;
+	const elfp_check_opts *co;
+} check_ctx;
 
-	if (!dircopy || !basecopy) {
-		e = e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
-		goto out;
-	}
-	/* Replacing the input under another name (out == in without
-	 * keep_owner): synced here, as elfp_write_atomic would. */
-	bool sync = !keep_owner && stat(ref_path, &st) == 0 &&
-		    stat(path, &ost) == 0 && ost.st_dev == st.st_dev &&
-		    ost.st_ino == st.st_ino;
-	const char *dir = dirname(dircopy), *base = basename(basecopy);
-	size_t n = strlen(dir) + strlen(base) + 32;
-	tmp = malloc(n);
-	if (!tmp) {
-		e = e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
-		goto out;
-	}
-	snprintf(tmp, n, "%s/.%s.e2cXXXXXX", dir, base);
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "cannot create a file in %s: %s",
-			     dir, strerror(errno));
-		free(tmp);
-		tmp = NULL;
-		goto out;
-	}
-	close(fd);
-	e = elfp_write_atomic(tmp, ref_path, keep_owner, f, d);
-	if (!e)
-		e = check_file(tmp, f, co, sync, d);
-	if (!e && rename(tmp, path) != 0)
-		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "rename: %s", strerror(errno));
-out:
-	if (tmp && e)
-		unlink(tmp);
-	free(tmp);
-	free(dircopy);
-	free(basecopy);
-	return e;
+/* The written temporary file, read back and checked before it replaces
+ * the output (the input itself with --in-place): a failed check leaves
+ * that untouched and no file behind. */
+static e2s_err check_tmp(const char *tmp, void *ctx, e2s_diag *d)
+{
+	const check_ctx *c = ctx;
+	return check_file(tmp, c->f, c->co, d);
 }
 
 e2s_err elfp_convert(const char *in_path, const char *out_path,
@@ -727,7 +685,9 @@ e2s_err elfp_convert(const char *in_path, const char *out_path,
 	if (!e) {
 		elfp_check_opts co = {.debug_frame = o->debug_frame,
 				      .nfdes = res->nfdes};
-		e = write_checked(out_path, in_path, o->in_place, f, &co, d);
+		check_ctx c = {f, &co};
+		e = elfp_write_atomic_checked(out_path, in_path, o->in_place, f,
+					      check_tmp, &c, d);
 	}
 	elfp_close(f);
 	return e;

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/atomic.h"
 #include "../common/mem.h"
 #include "elfp_internal.h"
 
@@ -415,85 +416,43 @@ e2s_err elfp_write_mem(elfp_file *f, uint8_t **out, size_t *size,
 	return E2S_ERR_OK;
 }
 
-e2s_err elfp_write_atomic(const char *path, const char *ref_path,
-			  bool keep_owner, elfp_file *f, e2s_diag *d)
+e2s_err elfp_write_atomic_checked(const char *path, const char *ref_path,
+				  bool keep_owner, elfp_file *f,
+				  elfp_check_fn check, void *ctx, e2s_diag *d)
 {
-	struct stat st;
-	e2s_err e = E2S_ERR_OK;
-	char *dircopy = strdup(path), *basecopy = strdup(path);
-	char *tmp = NULL;
-	int fd = -1;
+	struct stat st, ost;
+	e2s_atomic a;
+	e2s_err e;
 
-	if (!dircopy || !basecopy) {
-		e = e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
-		goto out;
-	}
-	if (stat(ref_path, &st) != 0) {
-		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s: %s", ref_path,
-			     strerror(errno));
-		goto out;
-	}
-	struct stat ost;
+	if (stat(ref_path, &st) != 0)
+		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s: %s", ref_path,
+				strerror(errno));
+	/* Replacing the input itself (--in-place, tree mode, -o naming the
+	 * input): the data must be on disk before the rename is, or a crash
+	 * could leave neither the old nor the new file. A new output (-o)
+	 * can be made again from the intact input, so it is not synced,
+	 * like cp, objcopy and strip; the sync of a 110 MB output costs
+	 * about 1 s of wall time. */
 	bool replaces = keep_owner ||
 			(stat(path, &ost) == 0 && ost.st_dev == st.st_dev &&
 			 ost.st_ino == st.st_ino);
-	const char *dir = dirname(dircopy), *base = basename(basecopy);
-	size_t n = strlen(dir) + strlen(base) + 32;
-	tmp = malloc(n);
-	if (!tmp) {
-		e = e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
-		goto out;
-	}
-	snprintf(tmp, n, "%s/.%s.e2sXXXXXX", dir, base);
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "cannot create a file in %s: %s",
-			     dir, strerror(errno));
-		free(tmp);
-		tmp = NULL;
-		goto out;
-	}
-	if (fchmod(fd, st.st_mode & 07777) != 0) {
-		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "fchmod: %s", strerror(errno));
-		goto out;
-	}
-	if (keep_owner && geteuid() == 0 &&
-	    fchown(fd, st.st_uid, st.st_gid) != 0) {
-		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "fchown: %s", strerror(errno));
-		goto out;
-	}
-	e = elfp_write(f, fd, d);
+	e = e2s_atomic_begin(&a, path, d);
 	if (e)
-		goto out;
-	/* Replacing the input itself (--in-place, tree mode): the data must
-	 * be on disk before the rename does, or a crash could leave neither
-	 * the old nor the new file. A new output (-o) can be made again from
-	 * the intact input, so it is not synced, like cp, objcopy and strip;
-	 * the sync of a 110 MB output costs about 1 s of wall time. */
-	if (replaces && fsync(fd) != 0) {
-		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "fsync: %s", strerror(errno));
-		goto out;
+		return e;
+	e = elfp_write(f, a.fd, d);
+	if (!e && check)
+		e = check(a.tmp, ctx, d);
+	if (e) {
+		e2s_atomic_abort(&a);
+		return e;
 	}
-	int rc = close(fd);
-	fd = -1;
-	if (rc != 0) {
-		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "close: %s", strerror(errno));
-		goto out;
-	}
-	if (rename(tmp, path) != 0) {
-		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "rename: %s", strerror(errno));
-		goto out;
-	}
-	free(tmp);
-	tmp = NULL;
-out:
-	if (fd >= 0)
-		close(fd);
-	if (tmp) {
-		unlink(tmp);
-		free(tmp);
-	}
-	free(dircopy);
-	free(basecopy);
-	return e;
+	return e2s_atomic_commit(&a, st.st_mode, keep_owner ? &st : NULL,
+				 replaces, d);
+}
+
+e2s_err elfp_write_atomic(const char *path, const char *ref_path,
+			  bool keep_owner, elfp_file *f, e2s_diag *d)
+{
+	return elfp_write_atomic_checked(path, ref_path, keep_owner, f, NULL,
+					 NULL, d);
 }

@@ -1,0 +1,82 @@
+/* The atomic file writer (atomic.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "atomic.h"
+
+e2s_err e2s_atomic_begin(e2s_atomic *a, const char *path, e2s_diag *d)
+{
+	char *dcopy = strdup(path), *bcopy = strdup(path);
+	e2s_err e = E2S_ERR_OK;
+
+	a->fd = -1;
+	a->tmp = NULL;
+	a->path = strdup(path);
+	if (!dcopy || !bcopy || !a->path) {
+		e = e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+		goto out;
+	}
+	const char *dir = dirname(dcopy), *base = basename(bcopy);
+	size_t n = strlen(dir) + strlen(base) + 16;
+	a->tmp = malloc(n);
+	if (!a->tmp) {
+		e = e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+		goto out;
+	}
+	snprintf(a->tmp, n, "%s/.%s.e2sXXXXXX", dir, base);
+	a->fd = mkostemp(a->tmp, O_CLOEXEC);
+	if (a->fd < 0)
+		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "cannot create a file in %s: %s",
+			     dir, strerror(errno));
+out:
+	if (e) {
+		free(a->tmp);
+		free(a->path);
+		a->tmp = a->path = NULL;
+	}
+	free(dcopy);
+	free(bcopy);
+	return e;
+}
+
+e2s_err e2s_atomic_commit(e2s_atomic *a, mode_t mode, const struct stat *owner,
+			  bool sync, e2s_diag *d)
+{
+	e2s_err e = E2S_ERR_OK;
+	if (fchmod(a->fd, mode & 07777) != 0)
+		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "fchmod: %s", strerror(errno));
+	if (!e && owner && fchown(a->fd, owner->st_uid, owner->st_gid) != 0 &&
+	    (errno != EPERM || geteuid() == 0))
+		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "fchown: %s", strerror(errno));
+	if (!e && sync && fsync(a->fd) != 0)
+		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "fsync: %s", strerror(errno));
+	int rc = close(a->fd);
+	a->fd = -1;
+	if (!e && rc != 0)
+		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "close: %s", strerror(errno));
+	if (!e && rename(a->tmp, a->path) != 0)
+		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "rename: %s", strerror(errno));
+	if (!e) {
+		free(a->tmp);
+		a->tmp = NULL;
+	}
+	e2s_atomic_abort(a);
+	return e;
+}
+
+void e2s_atomic_abort(e2s_atomic *a)
+{
+	if (a->fd >= 0)
+		close(a->fd);
+	a->fd = -1;
+	if (a->tmp)
+		unlink(a->tmp);
+	free(a->tmp);
+	free(a->path);
+	a->tmp = a->path = NULL;
+}

@@ -1,0 +1,32 @@
+/* Writing a file through a temporary file in its directory that is
+ * renamed over it only when everything succeeded: a failed or interrupted
+ * write never leaves a half-written file, and an input rewritten in place
+ * is unchanged on failure. The one way eh2sframe replaces a file. */
+#ifndef E2S_ATOMIC_H
+#define E2S_ATOMIC_H
+
+#include <stdbool.h>
+#include <sys/stat.h>
+
+#include "err.h"
+
+typedef struct {
+	int fd;       /* the temporary file, open for writing */
+	char *tmp;    /* its path (".NAME.e2sXXXXXX" next to path) */
+	char *path;   /* the file it becomes */
+} e2s_atomic;
+
+/* Create the temporary file for path. On failure nothing is left. */
+e2s_err e2s_atomic_begin(e2s_atomic *a, const char *path, e2s_diag *d);
+/* Give it mode (permission bits) and, with owner, owner's user and group
+ * (EPERM ignored unless root: an unprivileged user cannot give files
+ * away), fsync it when sync, close it and rename it over path. On failure
+ * the temporary file is removed and path is as it was. a is released
+ * either way. */
+e2s_err e2s_atomic_commit(e2s_atomic *a, mode_t mode, const struct stat *owner,
+			  bool sync, e2s_diag *d);
+/* Give up: remove the temporary file. Safe after commit and on a zeroed
+ * or failed a. */
+void e2s_atomic_abort(e2s_atomic *a);
+
+#endif
