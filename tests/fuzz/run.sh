@@ -2,6 +2,7 @@
 # Runs each libFuzzer binary for SECONDS, seeded from tests/fuzz/seeds/<name>,
 # tests/fuzz/regress/<name> and tests/fuzz/seed-<name>.sh; the corpus grows
 # in build/fuzz/corpus/<name>, new crashes land in build/fuzz/crashes/<name>.
+# Every target gets the dictionary tests/fuzz/extreme.dict (edge values).
 # Prints executions, coverage and findings per target; exits 1 if any
 # target crashed during this run.
 set -u
@@ -21,6 +22,7 @@ for bin in "$@"; do
   log=build/fuzz/$name.log
   before=$(find "$crashes" -type f | wc -l)
   "$bin" -max_total_time="$secs" -rss_limit_mb=2048 -timeout=20 -print_final_stats=1 \
+    -dict=tests/fuzz/extreme.dict \
     -artifact_prefix="$crashes/" "$corpus" "${seeds[@]}" >"$log" 2>&1
   r=$?
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
