@@ -22,11 +22,18 @@ typedef enum {
 	CFI_ABI_S390X,
 } cfi_abi;
 
-/* DWARF register numbers SFrame cares about, per ABI (cfi_abi.c). */
+/* What the converter knows of an ABI, in one place (cfi_abi.c): DWARF
+ * register numbers and relocation types. The verifier keeps its own. */
+#define CFI_NO_REG 0xffffu
 typedef struct {
 	const char *name; /* "amd64", "aarch64", "s390x" */
 	uint16_t sp, fp, ra;
 	uint16_t max_reg; /* highest DWARF register number accepted */
+	uint16_t pc;      /* the column a DWARF reader takes as the current
+	                   * PC in the callee's frame (CFI_NO_REG: none) */
+	uint16_t ra_sign; /* RA signing state pseudo-register (AArch64) */
+	/* Relocation types (0: none) of CFI and .sframe fields. */
+	uint32_t r_pc32, r_pc64, r_abs32, r_abs32s, r_abs64;
 } cfi_abi_regs;
 
 const cfi_abi_regs *cfi_abi_info(cfi_abi abi);

@@ -49,33 +49,20 @@ const cfi_rela *cfi_find_rela(const cfi_section *sec, uint64_t off)
 
 enum { RK_ANY, RK_PC, RK_ABS, RK_BAD };
 
-/* Whether a relocation type of the ABI is PC-relative or absolute; for
- * machines we do not know every type is taken as S + A. */
+/* Whether a relocation type of the ABI is PC-relative or absolute
+ * (cfi_abi.c); the unknown ABI (parse and dump only, never converted)
+ * takes every type as S + A. */
 static int reloc_kind(cfi_abi abi, uint32_t type)
 {
-	switch (abi) {
-	case CFI_ABI_AMD64:
-		if (type == R_X86_64_PC32 || type == R_X86_64_PC64)
-			return RK_PC;
-		if (type == R_X86_64_64 || type == R_X86_64_32 ||
-		    type == R_X86_64_32S)
-			return RK_ABS;
-		return RK_BAD;
-	case CFI_ABI_AARCH64:
-		if (type == R_AARCH64_PREL32 || type == R_AARCH64_PREL64)
-			return RK_PC;
-		if (type == R_AARCH64_ABS64 || type == R_AARCH64_ABS32)
-			return RK_ABS;
-		return RK_BAD;
-	case CFI_ABI_S390X:
-		if (type == R_390_PC32 || type == R_390_PC64)
-			return RK_PC;
-		if (type == R_390_64 || type == R_390_32)
-			return RK_ABS;
-		return RK_BAD;
-	default:
+	const cfi_abi_regs *r = cfi_abi_info(abi);
+	if (abi == CFI_ABI_UNKNOWN)
 		return RK_ANY;
-	}
+	if (type && (type == r->r_pc32 || type == r->r_pc64))
+		return RK_PC;
+	if (type && (type == r->r_abs32 || type == r->r_abs32s ||
+		     type == r->r_abs64))
+		return RK_ABS;
+	return RK_BAD;
 }
 
 /* Read the value part of enc (low nibble). */

@@ -44,8 +44,6 @@ typedef struct {
 
 enum { COL_NONE, COL_SP, COL_FP, COL_SIGN };
 
-#define AARCH64_RA_SIGN_STATE 34
-
 /* The ABI column (SP, FP, AArch64 RA_SIGN_STATE) DWARF register reg
  * is, if any. The CIE's return-address column is separate: a register
  * can be both (a return column of SP or FP), and a rule for it then sets
@@ -58,7 +56,7 @@ static int column_of(const run_t *x, uint64_t reg)
 		return COL_SP;
 	if (reg == x->ar->fp)
 		return COL_FP;
-	if (reg == AARCH64_RA_SIGN_STATE && x->t->abi == CFI_ABI_AARCH64)
+	if (x->ar->ra_sign != CFI_NO_REG && reg == x->ar->ra_sign)
 		return COL_SIGN;
 	return COL_NONE;
 }

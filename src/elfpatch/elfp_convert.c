@@ -168,17 +168,12 @@ static e2s_err convert_linked(elfp_file *f, size_t old, size_t foreign,
 }
 
 /* PC-relative relocation for a function start field of width bytes
- * (8 in V3, 4 in V2). */
+ * (8 in V3, 4 in V2); 0 for a machine the converter does not know
+ * (refused before: cfi_abi_from_machine). */
 static uint32_t pcrel_type(unsigned machine, unsigned width)
 {
-	switch (machine) {
-	case EM_X86_64:
-		return width == 4 ? R_X86_64_PC32 : R_X86_64_PC64;
-	case EM_AARCH64:
-		return width == 4 ? R_AARCH64_PREL32 : R_AARCH64_PREL64;
-	default:
-		return width == 4 ? R_390_PC32 : R_390_PC64;
-	}
+	const cfi_abi_regs *r = cfi_abi_info(cfi_abi_from_machine(machine));
+	return width == 4 ? r->r_pc32 : r->r_pc64;
 }
 
 /* One .sframe (+ .rela.sframe) of a relocatable file: the functions of

@@ -566,7 +566,7 @@ static bool run(frun *x, const uint8_t *p, const uint8_t *end, bool be)
 		if (a == r->ra || a == r->fp || a == r->sp) {
 			if (!track(x, op, a, b))
 				return false;
-		} else if (x->c->abi == CFI_ABI_AARCH64 && a == 34) {
+		} else if (a == r->ra_sign) {
 			return false; /* RA_SIGN_STATE: the general path */
 		} else if (op == DW_CFA_register && b > r->max_reg) {
 			return false;

@@ -65,7 +65,8 @@ static bool fits_i32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
  * topmost frames only: not the same value. Rules on it are skipped. */
 static bool pc_reg(cfi_abi abi, unsigned reg)
 {
-	return abi == CFI_ABI_AMD64 && reg == 16;
+	unsigned pc = cfi_abi_info(abi)->pc;
+	return pc != CFI_NO_REG && reg == pc;
 }
 
 /* The value of (or at) register reg + off as a location: the column's own
