@@ -3,13 +3,6 @@
 
 #include "cfi.h"
 
-#ifndef R_390_PC64
-#define R_390_PC64 23
-#endif
-#ifndef R_390_PC32
-#define R_390_PC32 5
-#endif
-
 static const cfi_abi_regs abis[] = {
 	[CFI_ABI_UNKNOWN] = {"unknown", 0, 0, 0, 0xffff, CFI_NO_REG, CFI_NO_REG,
 			     0, 0, 0, 0, 0},

@@ -416,7 +416,6 @@ static size_t rel_symtab(const elfp_file *f, uint32_t link)
 }
 
 typedef struct {
-	const elfp_file *f;
 	uint64_t addr[4], size[4]; /* RELA, REL, RELR, JMPREL */
 	bool rela_plt;             /* DT_PLTREL is DT_RELA */
 } dyn_rels;
@@ -495,7 +494,7 @@ static bool relocs_clear(const elfp_file *f, elfp_grow_plan *g)
 				      "after the table:", elfp_section_name(f, i));
 	}
 	/* What the loader applies, if no section header describes it. */
-	dyn_rels x = {.f = f};
+	dyn_rels x = {0};
 	elfp_each_dyn(f, dyn_collect, &x);
 	for (int k = 0; k < 4; k++) {
 		uint32_t t = k < 3 ? kinds[k] : x.rela_plt ? SHT_RELA : SHT_REL;

@@ -125,7 +125,7 @@ static inline bool project_other(const fst *s, const cfi_abi_regs *r,
 	    !s->cfa_set || (s->cfa_reg != r->sp && s->cfa_reg != r->fp))
 		return false;
 	int32_t cw;
-	if (!sfe_cfa_word(s390, s->cfa_off, &cw) ||
+	if (sfe_cfa_word(s390, s->cfa_off, &cw) != SFE_SKIP_NONE ||
 	    (s->fp == FP_STACK && !fits_i32(s->fp_off)))
 		return false;
 	if (!s390 && s->fp == FP_STACK && s->ra != RA_STACK)

@@ -80,28 +80,27 @@ typedef struct {
 	sfe_fast *fast; /* fused path state (sfe_fast.c), NULL until used */
 } sfe_pctx;
 
-/* The CFA offset word of an FRE, or false when no data word can hold
- * it. Every CFA offset from the input comes here before any arithmetic:
+/* The CFA offset word of an FRE, or why no data word can hold it. Every CFA offset from the input comes here before any arithmetic:
  * the interpreter keeps whatever int64 the CFI says (2^63 from a
  * 10-byte ULEB128 included), and beyond +/-2^40 no SFrame word could
  * hold it even scaled, while below it the s390x scaling cannot
  * overflow. s390x stores (off - 160) / 8 in default and flexible FDEs
  * alike (interoperability with gas/libsframe 2.47, seeds/README.md). */
 #define SFE_OFF_LIMIT ((int64_t)1 << 40)
-static inline bool sfe_cfa_word(bool s390x, int64_t off, int32_t *w)
+static inline sfe_skip sfe_cfa_word(bool s390x, int64_t off, int32_t *w)
 {
 	if (off < -SFE_OFF_LIMIT || off > SFE_OFF_LIMIT)
-		return false;
+		return SFE_SKIP_OFFSET_RANGE;
 	if (s390x) {
 		int64_t a = off - SF_S390X_CFA_OFFSET_ADJUSTMENT;
 		if (a % SF_S390X_CFA_OFFSET_ALIGNMENT_FACTOR)
-			return false;
+			return SFE_SKIP_CFA_ALIGN;
 		off = a / SF_S390X_CFA_OFFSET_ALIGNMENT_FACTOR;
 	}
 	if (off < INT32_MIN || off > INT32_MAX)
-		return false;
+		return SFE_SKIP_OFFSET_RANGE;
 	*w = (int32_t)off;
-	return true;
+	return SFE_SKIP_NONE;
 }
 
 #define SFE_MAX_FRES 65535u

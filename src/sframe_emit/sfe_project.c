@@ -311,17 +311,6 @@ static inline bool default_ok(cfi_abi abi, const cfi_abi_regs *regs, const prow 
 	return ok;
 }
 
-/* sfe_cfa_word, with the reason when it fails. */
-static sfe_skip cfa_word(cfi_abi abi, int64_t off, int32_t *w)
-{
-	bool s390 = abi == CFI_ABI_S390X;
-	if (sfe_cfa_word(s390, off, w))
-		return SFE_SKIP_NONE;
-	return s390 && off >= -SFE_OFF_LIMIT && off <= SFE_OFF_LIMIT &&
-		       (off - SF_S390X_CFA_OFFSET_ADJUSTMENT) %
-			       SF_S390X_CFA_OFFSET_ALIGNMENT_FACTOR
-		       ? SFE_SKIP_CFA_ALIGN : SFE_SKIP_OFFSET_RANGE;
-}
 
 static sfe_skip push_w(sfe_fre *f, int64_t v)
 {
@@ -379,7 +368,7 @@ static inline sfe_skip make_fre(cfi_abi abi, const cfi_abi_regs *regs, bool flex
 	f->start = start;
 	if (p->ra_undef)
 		return SFE_SKIP_NONE; /* 0 data words, info byte 0 */
-	s = cfa_word(abi, p->cfa_off, &cw);
+	s = sfe_cfa_word(abi == CFI_ABI_S390X, p->cfa_off, &cw);
 	if (s)
 		return s;
 	f->mangled_ra = p->mangled;

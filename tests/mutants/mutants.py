@@ -60,7 +60,7 @@ MUTANTS = [
      "\t\t; /* RA padding word */\n"),
     # The CFA word helper both paths use (sfe_int.h: one rule).
     ("s390x-cfa-scaling-no-remainder-check", "src/sframe_emit/sfe_int.h",
-     "\t\tif (a % SF_S390X_CFA_OFFSET_ALIGNMENT_FACTOR)\n\t\t\treturn false;\n",
+     "\t\tif (a % SF_S390X_CFA_OFFSET_ALIGNMENT_FACTOR)\n\t\t\treturn SFE_SKIP_CFA_ALIGN;\n",
      ""),
     ("s390x-cfa-not-scaled", "src/sframe_emit/sfe_int.h",
      "\t\toff = a / SF_S390X_CFA_OFFSET_ALIGNMENT_FACTOR;\n",
