@@ -81,12 +81,12 @@ static int convert(const char *path, const void *img, size_t size,
 	memset(&set, 0, sizeof set);
 	double t0 = cpu_now(), t1;
 	if (img) {
-		e = sfe_project_view(img, size, NULL, &cf, &set, &d);
+		e = sfe_project_view(img, size, NULL, 0, &cf, &set, &d);
 		if (e)
 			return fail(path, "open+project", &d);
 		t1 = cpu_now();
 	} else {
-		if (sfe_stream_new(&cc.s)) {
+		if (sfe_stream_new(&cc.s, 0)) {
 			fprintf(stderr, "convert_only: out of memory\n");
 			return 1;
 		}

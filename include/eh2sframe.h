@@ -143,10 +143,6 @@ typedef struct {
 	int report_all;      /* call on_function for converted ones too */
 	eh2s_function_cb on_function;
 	void *cb_ctx;
-	int general_path;    /* tests: convert every function through DWARF
-	                      * rows (the fused fast path gives the same
-	                      * bytes; the eh2sframe command sets this from
-	                      * the environment variable EH2SFRAME_GENERAL_PATH) */
 } eh2s_convert_opts;
 
 /* Defaults: V3, no sharing, no force, .eh_frame first, no callback. */
@@ -429,9 +425,6 @@ typedef struct {
 	int sframe_version;  /* 0 or 3: V3; 2: V2 */
 	int share_fres;
 	uint64_t vaddr;
-	int general_path;    /* tests: convert every function through DWARF
-	                      * rows (the fused fast path must give the same
-	                      * bytes) */
 } eh2s_encode_opts;
 
 typedef struct {
@@ -442,7 +435,6 @@ typedef struct {
 	uint64_t fre_bytes;        /* FRE sub-section as written */
 	uint64_t fre_bytes_unshared; /* ... without share_fres */
 	uint64_t shared_fdes;      /* FDEs pointing at another's FREs */
-	size_t fast_functions;     /* converted by the fused fast path */
 } eh2s_encode_info;
 
 /* *data (free with eh2s_free) gets the section bytes. */

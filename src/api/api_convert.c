@@ -42,63 +42,26 @@ void api_free_result(eh2s_file *f)
 	memset(&f->sum, 0, sizeof f->sum);
 }
 
-/* Per-FDE outcome, from the same projection elfp_convert runs. */
-static e2s_err project(const eh2s_file *f, const eh2s_convert_opts *o,
-		       eh2s_function **out, size_t *nout, e2s_diag *d)
+/* The per-FDE outcomes elfp_convert reported (res->fns, every FDE),
+ * as the API's list; the names move over. */
+static e2s_err take_functions(elfp_result *res, eh2s_function **out,
+			      size_t *nout, e2s_diag *d)
 {
-	cfi_load_opts lo = {.prefer_debug_frame = o->debug_frame != 0,
-			    .general_path = o->general_path || o->sframe_version == 2};
-	cfi_file *cf = NULL;
-	sfe_set set;
-	eh2s_function *fns = NULL;
-	e2s_err e;
-
-	memset(&set, 0, sizeof set);
-	/* One streaming pass over the handle's bytes: no copy, no rows. */
-	e = sfe_project_view(f->in, f->in_size, &lo, &cf, &set, d);
-	if (e)
-		return e;
-	const cfi_table *t = cfi_file_table(cf);
-	if (o->sframe_version == 2) {
-		sfe_encode_opts eo = {.relocatable = cfi_file_is_rel(cf),
-				      .sframe_version = 2};
-		sfe_restrict(&set, &eo);
+	eh2s_function *fns = calloc(res->nfns ? res->nfns : 1, sizeof *fns);
+	if (!fns)
+		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+	for (size_t i = 0; i < res->nfns; i++) {
+		elfp_fn *r = &res->fns[i];
+		fns[i].pc = r->pc;
+		fns[i].size = r->size;
+		fns[i].shndx = r->shndx;
+		fns[i].reason = r->unrelocated ? EH2S_SKIP_NO_RELOCATION : r->reason;
+		fns[i].name = r->name;
+		r->name = NULL;
 	}
-	fns = calloc(t->nfdes ? t->nfdes : 1, sizeof *fns);
-	if (!fns) {
-		e = e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
-		goto out;
-	}
-	for (size_t i = 0; i < t->nfdes; i++) {
-		const cfi_fde *fde = &t->fdes[i];
-		const char *name = cfi_file_func_name(cf, fde);
-		fns[i].pc = fde->pc_begin;
-		fns[i].size = fde->pc_range;
-		fns[i].shndx = t->relocatable ? fde->reloc.shndx : 0;
-		fns[i].reason = i < set.nfdes ? set.fde_skip[i] : SFE_SKIP_BAD_CFI;
-		if (name && !(fns[i].name = strdup(name))) {
-			e = e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
-			goto out;
-		}
-	}
-	/* elfp_convert leaves ET_REL functions without an FDE relocation
-	 * out of .sframe. */
-	for (size_t i = 0; t->relocatable && i < set.nfuncs; i++)
-		if (!set.funcs[i].reloc.present &&
-		    set.funcs[i].src_fde < t->nfdes)
-			fns[set.funcs[i].src_fde].reason = EH2S_SKIP_NO_RELOCATION;
 	*out = fns;
-	*nout = t->nfdes;
-	fns = NULL;
-out:
-	if (fns) {
-		for (size_t i = 0; i < t->nfdes; i++)
-			free((char *)fns[i].name);
-		free(fns);
-	}
-	sfe_set_free(&set);
-	cfi_file_close(cf);
-	return e;
+	*nout = res->nfns;
+	return E2S_ERR_OK;
 }
 
 /* elfp_convert in memory: the handle's bytes in (borrowed), *img out. */
@@ -160,20 +123,24 @@ eh2s_status eh2s_convert(eh2s_file *f, const eh2s_convert_opts *opts,
 				 "file already has an .sframe section "
 				 "(force rebuilds it)");
 
-	e = project(f, o, &fns, &nfns, &d);
-	if (e)
-		return api_fail(err, &d);
-
 	elfp_opts eo = {.force = o->force != 0,
-			.debug_frame = o->debug_frame != 0};
+			.debug_frame = o->debug_frame != 0,
+			.want_all = true};
 	eo.sframe_version = (uint8_t)o->sframe_version;
 	eo.share_fres = o->share_fres != 0;
-	eo.general_path = o->general_path != 0;
 	e = run_convert(f, &eo, &res, &img, &size, &d);
+	if (!e || e == E2S_ERR_NO_FUNCS) {
+		e2s_diag td = {0};
+		if (take_functions(&res, &fns, &nfns, &td)) {
+			e = td.code;
+			d = td;
+		}
+	}
 	if (e && e != E2S_ERR_NO_FUNCS) {
 		for (size_t i = 0; i < nfns; i++)
 			free((char *)fns[i].name);
 		free(fns);
+		free(img);
 		elfp_result_free(&res);
 		return api_fail(err, &d);
 	}

@@ -114,7 +114,7 @@ static e2s_err dry_run(const eh2s_file *f, const uint8_t *img, size_t size,
 	uint8_t *unrel = NULL;
 
 	memset(&set, 0, sizeof set);
-	e2s_err e = sfe_project_view(img, size, &lo, &cf, &set, d);
+	e2s_err e = sfe_project_view(img, size, &lo, 0, &cf, &set, d);
 	if (e == E2S_ERR_NO_CFI)
 		return E2S_ERR_OK;
 	if (e)
@@ -141,7 +141,7 @@ static e2s_err dry_run(const eh2s_file *f, const uint8_t *img, size_t size,
 			o->code_bytes_converted += t->fdes[i].pc_range;
 		}
 	}
-	o->fres = set.nfres + set.nfres_enc;
+	o->fres = set.nfres;
 	sfe_encode_opts eo = {.relocatable = t->relocatable};
 	o->projected_sframe_size = sfe_encoded_size(&set, &eo);
 out:

@@ -113,7 +113,7 @@ eh2s_status eh2s_convert_section(const eh2s_cfi_input *in,
 	memset(&set, 0, sizeof set);
 	bw_init(&w, sec.big_endian);
 	/* Streaming projection: rows are never kept (sfe.h). */
-	e = sfe_stream_new(&ps);
+	e = sfe_stream_new(&ps, o->sframe_version == 2 ? 2 : 3);
 	if (e) {
 		e2s_fail(&d, e, NULL, 0, NULL);
 		goto out;
@@ -127,8 +127,6 @@ eh2s_status eh2s_convert_section(const eh2s_cfi_input *in,
 	memset(&eo, 0, sizeof eo);
 	eo.section_vaddr = sframe_addr;
 	eo.share_fres = o->share_fres != 0;
-	eo.sframe_version = o->sframe_version == 2 ? 2 : 3;
-	sfe_restrict(&set, &eo);
 	if (sum) {
 		sum->functions = t.nfdes;
 		sum->converted = set.counts[SFE_SKIP_NONE];

@@ -243,7 +243,6 @@ eh2s_status eh2s_convert_file(const char *in, const char *out,
 			.want_skipped = c->on_function != NULL,
 			.share_fres = c->share_fres != 0,
 			.sframe_version = (uint8_t)c->sframe_version,
-			.general_path = c->general_path != 0,
 			.symbols_from = o->symbols_from};
 	if (res)
 		memset(res, 0, sizeof *res);
@@ -271,10 +270,10 @@ eh2s_status eh2s_convert_file(const char *in, const char *out,
 	if (e == E2S_ERR_OK || e == E2S_ERR_NO_FUNCS) {
 		if (res)
 			fill_result(&r, res);
-		for (size_t i = 0; c->on_function && i < r.nskipped; i++) {
-			eh2s_function fn = {.pc = r.skipped[i].pc,
-					    .name = r.skipped[i].name,
-					    .reason = r.skipped[i].reason};
+		for (size_t i = 0; c->on_function && i < r.nfns; i++) {
+			eh2s_function fn = {.pc = r.fns[i].pc,
+					    .name = r.fns[i].name,
+					    .reason = r.fns[i].reason};
 			c->on_function(c->cb_ctx, &fn);
 		}
 	}
@@ -304,10 +303,7 @@ eh2s_status eh2s_encode_sframe_file(const char *path,
 	    o->sframe_version != 3)
 		return api_usage(err, EH2S_E_USAGE,
 				 "SFrame version must be 2 or 3");
-	/* The converter's own projection: streaming, with the fused fast
-	 * path unless asked (V2 needs the general path's FREs). */
-	cfi_load_opts lo = {.prefer_debug_frame = o->debug_frame != 0,
-			    .general_path = o->general_path || o->sframe_version == 2};
+	cfi_load_opts lo = {.prefer_debug_frame = o->debug_frame != 0};
 	uint8_t *img = NULL;
 	size_t isize = 0;
 	int mode;
@@ -316,7 +312,8 @@ eh2s_status eh2s_encode_sframe_file(const char *path,
 		return api_fail(err, &d);
 	memset(&set, 0, sizeof set);
 	memset(&st, 0, sizeof st);
-	e = sfe_project_view(img, isize, &lo, &f, &set, &d);
+	e = sfe_project_view(img, isize, &lo, (unsigned)o->sframe_version, &f,
+			     &set, &d);
 	if (e) {
 		free(img);
 		return api_fail(err, &d);
@@ -324,10 +321,8 @@ eh2s_status eh2s_encode_sframe_file(const char *path,
 	const cfi_table *t = cfi_file_table(f);
 	sfe_encode_opts eo = {.relocatable = cfi_file_is_rel(f),
 			      .section_vaddr = o->vaddr,
-			      .share_fres = o->share_fres != 0,
-			      .sframe_version = o->sframe_version == 2 ? 2 : 3};
+			      .share_fres = o->share_fres != 0};
 	bw_init(&w, t->big_endian);
-	sfe_restrict(&set, &eo);
 	e = sfe_encode_ex(&set, &eo, &w, NULL, NULL, &st, &d);
 	if (!e && info) {
 		memset(info, 0, sizeof *info);
@@ -338,7 +333,6 @@ eh2s_status eh2s_encode_sframe_file(const char *path,
 		info->fre_bytes = st.fre_bytes;
 		info->fre_bytes_unshared = st.fre_bytes_unshared;
 		info->shared_fdes = st.shared_fdes;
-		info->fast_functions = set.nfast;
 	}
 	if (!e) {
 		/* The writer's buffer becomes the caller's. */

@@ -248,14 +248,6 @@ typedef struct {
 typedef e2s_err (*cfi_fde_fn)(void *ctx, const cfi_table *t, size_t fde,
 			      const cfi_row *rows, size_t nrows);
 
-/* A fast path for streaming: called for each FDE whose record is
- * readable (CIE found and usable, addresses decoded), before its program
- * runs. It returns 1 if it handled the FDE itself (the program is not run
- * and on_fde is not called for it), 0 to let the program run and on_fde
- * see its rows, -1 on out of memory. */
-typedef int (*cfi_fde_fast_fn)(void *ctx, const cfi_table *t, size_t fde,
-			       const cfi_section *sec);
-
 /* Parse all records of sec and run every FDE's program into rows.
  * Problems confined to one CIE/FDE set that record's status and the
  * parse goes on; only a problem that makes the rest of the section
@@ -269,10 +261,6 @@ e2s_err cfi_parse(const cfi_section *sec, cfi_abi abi, cfi_table *out,
 e2s_err cfi_parse_stream(const cfi_section *sec, cfi_abi abi,
 			 cfi_fde_fn on_fde, void *ctx, cfi_table *out,
 			 e2s_diag *diag);
-/* cfi_parse_stream with a fast path tried first for each FDE (same ctx). */
-e2s_err cfi_parse_stream_fast(const cfi_section *sec, cfi_abi abi,
-			      cfi_fde_fast_fn fast, cfi_fde_fn on_fde,
-			      void *ctx, cfi_table *out, e2s_diag *diag);
 /* Records only: CIEs and FDEs framed and their fields decoded, no
  * program run (no rows; a status reflects record-level problems only).
  * For readers that interpret the programs themselves (src/verify). */
@@ -300,9 +288,6 @@ typedef struct cfi_file cfi_file;
 typedef struct {
 	bool prefer_debug_frame; /* use .debug_frame even if .eh_frame exists */
 	bool records_only;       /* cfi_parse_records: no programs run */
-	cfi_fde_fast_fn fast_fde; /* with on_fde: cfi_parse_stream_fast */
-	bool general_path;       /* sfe_project_view: no fast path (tests
-	                          * comparing the two) */
 } cfi_load_opts;
 
 /* Load path's CFI. The returned handle keeps the file mapped (read-only,

@@ -22,8 +22,6 @@ typedef struct {
 	uint64_t *cie_err_off; /* where a bad CIE went wrong */
 	cfi_interp_scratch s;
 	cfi_fde_fn on_fde;     /* streaming: rows handed over per FDE */
-	cfi_fde_fast_fn fast;  /* streaming: tried before the program runs */
-	bool fast_done;        /* the current FDE was handled by fast */
 	bool records_only;     /* frame and decode records, run nothing */
 	void *on_fde_ctx;
 	const char *secname;
@@ -366,15 +364,6 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde)
 
 	if (p->records_only)
 		return E2S_ERR_OK;
-	if (p->fast) {
-		int h = p->fast(p->on_fde_ctx, t, (size_t)(fde - t->fdes), sec);
-		if (h < 0)
-			return E2S_ERR_NOMEM;
-		if (h > 0) {
-			p->fast_done = true;
-			return E2S_ERR_OK;
-		}
-	}
 	pc.func_base = fde->pc_begin;
 	cfi_dec dec;
 	cfi_dec_init(&dec, sec, cie, &pc, fde->insn_off, fde->insn_len);
@@ -394,7 +383,6 @@ static e2s_err add_fde(parse_t *p, rec_t *rec)
 	fde->cie = UINT32_MAX;
 	if (p->on_fde)
 		p->s.nrows = 0;
-	p->fast_done = false;
 	e2s_err e = parse_fde(p, rec, fde);
 	if (e == E2S_ERR_NOMEM)
 		return e;
@@ -405,7 +393,7 @@ static e2s_err add_fde(parse_t *p, rec_t *rec)
 	} else {
 		fde->err_off = 0;
 	}
-	if (p->on_fde && !p->fast_done) {
+	if (p->on_fde) {
 		e = p->on_fde(p->on_fde_ctx, t, idx,
 			      fde->row_count ? p->s.rows + fde->row_first
 					     : NULL,
@@ -439,15 +427,14 @@ static e2s_err walk(parse_t *p, int which)
 	}
 }
 
-static e2s_err parse(const cfi_section *sec, cfi_abi abi, cfi_fde_fast_fn fast,
-		     cfi_fde_fn on_fde, void *ctx, bool records_only,
+static e2s_err parse(const cfi_section *sec, cfi_abi abi, cfi_fde_fn on_fde,
+		     void *ctx, bool records_only,
 		     cfi_table *out, e2s_diag *diag)
 {
 	parse_t p;
 	memset(out, 0, sizeof *out);
 	memset(&p, 0, sizeof p);
 	p.records_only = records_only;
-	p.fast = on_fde ? fast : NULL;
 	out->abi = abi;
 	out->kind = sec->kind;
 	out->data = sec->data;
@@ -505,13 +492,13 @@ static e2s_err parse(const cfi_section *sec, cfi_abi abi, cfi_fde_fast_fn fast,
 e2s_err cfi_parse(const cfi_section *sec, cfi_abi abi, cfi_table *out,
 		  e2s_diag *diag)
 {
-	return parse(sec, abi, NULL, NULL, NULL, false, out, diag);
+	return parse(sec, abi, NULL, NULL, false, out, diag);
 }
 
 e2s_err cfi_parse_records(const cfi_section *sec, cfi_abi abi,
 			  cfi_table *out, e2s_diag *diag)
 {
-	return parse(sec, abi, NULL, NULL, NULL, true, out, diag);
+	return parse(sec, abi, NULL, NULL, true, out, diag);
 }
 
 e2s_err cfi_read_fde_addr(const cfi_section *sec, const cfi_table *t,
@@ -535,14 +522,7 @@ e2s_err cfi_parse_stream(const cfi_section *sec, cfi_abi abi,
 			 cfi_fde_fn on_fde, void *ctx, cfi_table *out,
 			 e2s_diag *diag)
 {
-	return parse(sec, abi, NULL, on_fde, ctx, false, out, diag);
-}
-
-e2s_err cfi_parse_stream_fast(const cfi_section *sec, cfi_abi abi,
-			      cfi_fde_fast_fn fast, cfi_fde_fn on_fde,
-			      void *ctx, cfi_table *out, e2s_diag *diag)
-{
-	return parse(sec, abi, fast, on_fde, ctx, false, out, diag);
+	return parse(sec, abi, on_fde, ctx, false, out, diag);
 }
 
 void cfi_table_free(cfi_table *t)

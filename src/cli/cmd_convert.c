@@ -160,10 +160,6 @@ static int convert_one(const char *in, const cli_opts *o)
 	fo.convert.debug_frame = o->debug_frame;
 	fo.convert.share_fres = o->share_fres;
 	fo.convert.sframe_version = o->sframe_version;
-	/* Hidden, for tests comparing the fused fast path with the general
-	 * one (tests/mutants): convert through DWARF rows only. */
-	const char *gp = getenv("EH2SFRAME_GENERAL_PATH");
-	fo.convert.general_path = gp && *gp && strcmp(gp, "0") != 0;
 	if (o->verbose > 0) {
 		fo.convert.on_function = on_skipped;
 		fo.convert.cb_ctx = &skipped;

@@ -37,8 +37,7 @@ int cmd_dump_sframe(const cli_opts *o)
 /* Hidden developer mode for tests (the convert command lives elsewhere):
  * EH2SFRAME_DEV_BUILD=OUT@VADDR[,share][,v2] eh2sframe --dump FILE writes
  * the .sframe bytes built from FILE's CFI, for a section placed at VADDR,
- * to OUT; ",share" sets share_fres, ",v2" sframe_version 2, ",general"
- * the general path (no fused fast path). */
+ * to OUT; ",share" sets share_fres, ",v2" sframe_version 2. */
 static int dev_build(const cli_opts *o, const char *spec)
 {
 	char out[4096];
@@ -52,8 +51,7 @@ static int dev_build(const cli_opts *o, const char *spec)
 	eh2s_encode_opts eo = {.debug_frame = o->debug_frame,
 			       .vaddr = strtoull(at + 1, NULL, 0),
 			       .share_fres = strstr(at, ",share") != NULL,
-			       .sframe_version = strstr(at, ",v2") ? 2 : 3,
-			       .general_path = strstr(at, ",general") != NULL};
+			       .sframe_version = strstr(at, ",v2") ? 2 : 3};
 	eh2s_encode_info info;
 	eh2s_error err;
 	void *data = NULL;
@@ -78,10 +76,10 @@ static int dev_build(const cli_opts *o, const char *spec)
 				fprintf(stderr, " %s=%zu", eh2s_skip_name(k),
 					info.outcome[k]);
 		fprintf(stderr, " bytes=%zu fre_bytes=%llu unshared_fre_bytes=%llu"
-			" shared_fdes=%llu fast=%zu\n", size,
+			" shared_fdes=%llu\n", size,
 			(unsigned long long)info.fre_bytes,
 			(unsigned long long)info.fre_bytes_unshared,
-			(unsigned long long)info.shared_fdes, info.fast_functions);
+			(unsigned long long)info.shared_fdes);
 	}
 	eh2s_free(data);
 	return rc;

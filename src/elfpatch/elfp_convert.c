@@ -24,11 +24,11 @@ void elfp_result_free(elfp_result *r)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; i < r->nskipped; i++)
-		free((char *)r->skipped[i].name);
-	free(r->skipped);
-	r->skipped = NULL;
-	r->nskipped = 0;
+	for (size_t i = 0; i < r->nfns; i++)
+		free((char *)r->fns[i].name);
+	free(r->fns);
+	r->fns = NULL;
+	r->nfns = 0;
 }
 
 static e2s_err collect(const cfi_file *cf, const cfi_table *t,
@@ -40,26 +40,36 @@ static e2s_err collect(const cfi_file *cf, const cfi_table *t,
 	for (size_t i = 0; i < SFE_SKIP_COUNT_; i++)
 		res->counts[i] = set->counts[i];
 	res->converted = set->counts[SFE_SKIP_NONE];
-	if (!o->want_skipped)
+	if (!o->want_skipped && !o->want_all)
 		return E2S_ERR_OK;
 	size_t n = 0;
-	for (size_t i = 0; i < set->nfdes && i < t->nfdes; i++)
-		if (set->fde_skip[i] != SFE_SKIP_NONE)
+	for (size_t i = 0; i < t->nfdes; i++)
+		if (o->want_all || i >= set->nfdes || set->fde_skip[i] != SFE_SKIP_NONE)
 			n++;
 	if (!n)
 		return E2S_ERR_OK;
-	res->skipped = calloc(n, sizeof *res->skipped);
-	if (!res->skipped)
+	res->fns = calloc(n, sizeof *res->fns);
+	if (!res->fns)
 		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
-	for (size_t i = 0; i < set->nfdes && i < t->nfdes; i++) {
-		if (set->fde_skip[i] == SFE_SKIP_NONE)
+	for (size_t i = 0; i < t->nfdes; i++) {
+		uint8_t why = i < set->nfdes ? set->fde_skip[i] : SFE_SKIP_BAD_CFI;
+		if (!o->want_all && why == SFE_SKIP_NONE)
 			continue;
-		elfp_skipped *s = &res->skipped[res->nskipped++];
-		const char *name = cfi_file_func_name(cf, &t->fdes[i]);
-		s->name = name ? strdup(name) : NULL;
-		s->pc = t->fdes[i].pc_begin;
-		s->reason = set->fde_skip[i];
+		const cfi_fde *fde = &t->fdes[i];
+		elfp_fn *s = &res->fns[res->nfns++];
+		const char *name = cfi_file_func_name(cf, fde);
+		if (name && !(s->name = strdup(name)))
+			return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+		s->pc = fde->pc_begin;
+		s->size = fde->pc_range;
+		s->shndx = t->relocatable ? fde->reloc.shndx : 0;
+		s->reason = why;
 	}
+	/* ET_REL functions without an FDE relocation stay out of .sframe
+	 * (convert_rel); with every FDE listed they are marked. */
+	for (size_t k = 0; o->want_all && t->relocatable && k < set->nfuncs; k++)
+		if (!set->funcs[k].reloc.present && set->funcs[k].src_fde < res->nfns)
+			res->fns[set->funcs[k].src_fde].unrelocated = true;
 	return E2S_ERR_OK;
 }
 
@@ -565,21 +575,16 @@ e2s_err elfp_convert_file(elfp_file *f, const elfp_opts *o,
 			return e;
 		}
 	}
-	/* V2 is written from the general path's FREs (the fast path
-	 * pre-encodes V3). */
-	cfi_load_opts lo = {.prefer_debug_frame = o->debug_frame,
-			    .general_path = o->general_path || o->sframe_version == 2};
+	cfi_load_opts lo = {.prefer_debug_frame = o->debug_frame};
 	const uint8_t *img = elfp_image(f, &size);
 	/* Rows stream into the projector; the CFI handle borrows the image
 	 * (which elfp never writes). */
-	e = sfe_project_view(img, size, &lo, &cf, &set, d);
+	e = sfe_project_view(img, size, &lo, o->sframe_version, &cf, &set, d);
 	if (e == E2S_ERR_NO_CFI)
 		e = empty_cfi(f, d);
 	if (e)
 		goto out;
 	have_set = true;
-	sfe_encode_opts restrict_opts = base_opts(o);
-	sfe_restrict(&set, &restrict_opts);
 	e = collect(cf, cfi_file_table(cf), &set, o, res, d);
 	if (e)
 		goto out;

@@ -230,10 +230,10 @@ typedef struct {
 	bool force;       /* rebuild an existing .sframe */
 	bool debug_frame; /* read .debug_frame even when .eh_frame exists */
 	bool in_place;    /* out_path names the input: keep its owner too */
-	bool want_skipped; /* fill elfp_result.skipped */
+	bool want_skipped; /* fill elfp_result.fns with the skipped FDEs */
+	bool want_all;    /* ... with every FDE */
 	bool share_fres;  /* identical FRE runs stored once (sfe_encode_opts) */
 	uint8_t sframe_version; /* 0 or 3: V3; 2: V2 */
-	bool general_path; /* no fused fast path (cfi_load_opts) */
 	const char *symbols_from; /* the file's separate debug file, or NULL:
 	                           * its symbols count for what the layout
 	                           * may move (elfp_set_extra_symbols) */
@@ -242,8 +242,12 @@ typedef struct {
 typedef struct {
 	const char *name; /* symbol name or NULL (owned by the result) */
 	uint64_t pc;      /* pc_begin of the FDE */
+	uint64_t size;    /* pc_range of the FDE */
+	uint32_t shndx;   /* ET_REL: section of its start */
 	uint8_t reason;   /* sfe_skip */
-} elfp_skipped;
+	bool unrelocated; /* ET_REL: converted but left out of .sframe (no
+	                   * relocation gives its start) */
+} elfp_fn;
 
 typedef struct {
 	size_t nfdes;      /* FDEs in the CFI section */
@@ -252,8 +256,8 @@ typedef struct {
 	size_t ncounts;    /* valid entries in counts */
 	size_t unrelocated; /* ET_REL functions without an FDE relocation
 	                     * (left out of .sframe) */
-	elfp_skipped *skipped;
-	size_t nskipped;
+	elfp_fn *fns;      /* opts want_skipped / want_all, in FDE order */
+	size_t nfns;
 	size_t sframe_size; /* bytes of .sframe written (sum over sections) */
 	size_t nsections;   /* .sframe sections written */
 	elfp_layout_info layout;

@@ -44,19 +44,6 @@ typedef enum {
 
 const char *sfe_skip_name(sfe_skip s);
 
-/* One frame row entry, before width selection. */
-typedef struct {
-	uint32_t start;     /* PC offset from the function start (MASK: inside
-	                     * the repeated block) */
-	uint8_t ndw;        /* data words; 0 = RA undefined (outermost) */
-	uint8_t base_fp;    /* default FDEs: CFA base is FP, not SP */
-	uint8_t mangled_ra; /* AArch64: RA signed */
-	uint8_t pad_;
-	int32_t dw[6];         /* data words as stored (s390x CFA scaled;
-	                         * flex: control/offset pairs: at most
-	                         * CFA, RA, FP = 6) */
-} sfe_fre;
-
 typedef struct {
 	uint64_t start;      /* vaddr (linked) or symbol value + addend (rel) */
 	uint32_t size;
@@ -65,11 +52,11 @@ typedef struct {
 	uint8_t rep_size;    /* MASK: repeated block size */
 	bool signal;
 	bool pauth_b;
-	uint32_t fre_first, fre_count; /* into sfe_set.fres */
-	uint32_t enc_off, enc_len; /* fast path: the function's FRE data as
-	                      * SFrame V3 bytes (attribute + FREs) in
-	                      * sfe_set.enc; its FREs are not in fres then
-	                      * (enc_len 0: they are) */
+	uint8_t fre_type;    /* SF_FRE_TYPE_*: width of its FRE starts */
+	uint32_t fre_count;
+	uint32_t enc_off, enc_len; /* its FRE data as written in the
+	                      * section, in sfe_set.enc: V3 the attribute
+	                      * and the FREs, V2 the FREs */
 	uint32_t src_fde;    /* index into cfi_table.fdes */
 	cfi_reloc_ref reloc; /* relocatable files; for a function split in
 	                      * several FDEs (> 65535 FREs) or a PLT split,
@@ -82,45 +69,44 @@ typedef struct {
 	bool big_endian;
 	sfe_func *funcs;     /* sorted by (reloc.shndx, start) */
 	size_t nfuncs;
-	sfe_fre *fres;
-	size_t nfres;        /* entries of fres */
-	uint8_t *enc;        /* pre-encoded FRE data of fast-path functions */
+	uint8_t version;     /* SFrame version the FRE data is written for */
+	size_t nfres;        /* FREs of all functions */
+	uint8_t *enc;        /* every function's FRE data (sfe_func.enc_*) */
 	size_t enc_len;
-	size_t nfres_enc;    /* FREs held only in enc */
-	size_t nfast;        /* functions the fused fast path converted */
 	uint8_t *fde_skip;   /* per cfi_table FDE: sfe_skip */
 	size_t nfdes;
 	size_t counts[SFE_SKIP_COUNT_]; /* FDEs per outcome (NONE = converted) */
 } sfe_set;
 
-e2s_err sfe_project(const cfi_table *t, sfe_set *out, e2s_diag *diag);
+/* The one conversion path: every FDE's rows (cfi_interp.c) are projected
+ * onto what SFrame tracks, restricted to what the SFrame version can say
+ * (version 2: no flexible FDEs except s390x's V2-expressible ones, no
+ * signal frames; others are skipped as SFE_SKIP_V2) and written once as
+ * that version's FRE bytes (sfe_set.enc). version: 0 or 3 for V3, 2. */
+e2s_err sfe_project(const cfi_table *t, unsigned version, sfe_set *out,
+		    e2s_diag *diag);
 void sfe_set_free(sfe_set *s);
 
 /* Streaming projection: the same result as sfe_project, built one FDE at
  * a time from cfi_parse_stream / cfi_file_open_view / _stream, so no row
  * table is ever held. sfe_stream_fde is a cfi_fde_fn (ctx = the stream). */
 typedef struct sfe_stream sfe_stream;
-e2s_err sfe_stream_new(sfe_stream **out); /* NOMEM only */
+e2s_err sfe_stream_new(sfe_stream **out, unsigned version); /* NOMEM only */
 e2s_err sfe_stream_fde(void *ctx, const cfi_table *t, size_t fde,
 		       const cfi_row *rows, size_t nrows);
-/* The fused fast path for the same stream, a cfi_fde_fast_fn: FDEs it
- * cannot take go to sfe_stream_fde with their rows. */
-int sfe_stream_fast(void *ctx, const cfi_table *t, size_t fde,
-		    const cfi_section *sec);
 /* After the parse: *out receives the set (sfe_set_free). t is the
  * parsed table (its FDE count must match what the stream saw). */
 e2s_err sfe_stream_finish(sfe_stream *s, const cfi_table *t, sfe_set *out,
 			  e2s_diag *diag);
 void sfe_stream_free(sfe_stream *s);
 
-/* cfi_file_open_view + sfe_project in one pass over the CFI, streaming,
- * with the fused fast path (sfe_stream_fast) unless lo->general_path.
- * img is borrowed: it must stay valid and unchanged until
- * cfi_file_close(*cf). *cf's table has CIEs and FDEs (status, pc range,
- * relocation) but no rows. lo may be NULL. */
+/* The pipeline's entry point: cfi_file_open_view + the streaming
+ * projection in one pass over the CFI. img is borrowed: it must stay
+ * valid and unchanged until cfi_file_close(*cf). *cf's table has CIEs
+ * and FDEs (status, pc range, relocation) but no rows. lo may be NULL. */
 e2s_err sfe_project_view(const void *img, size_t size,
-			 const cfi_load_opts *lo, cfi_file **cf, sfe_set *set,
-			 e2s_diag *diag);
+			 const cfi_load_opts *lo, unsigned version,
+			 cfi_file **cf, sfe_set *set, e2s_diag *diag);
 
 /* A relocation the ELF layer must emit for a relocatable output: the
  * 64-bit PC-relative field at `offset` in the section refers to the
@@ -143,18 +129,9 @@ typedef struct {
 	 * copy (the first, in index order). sfh_num_fres still counts the
 	 * FREs of every FDE (see sfe_encode.c for why). */
 	bool share_fres;
-	/* 0 or 3: SFrame V3; 2: V2 (call sfe_restrict first). */
+	/* 0: the set's version; else it must be the set's. */
 	uint8_t sframe_version;
 } sfe_encode_opts;
-
-/* Drop (as skip reason V2) the functions the requested version cannot
- * express, rewriting the rest as needed. A no-op for V3. For V2: flexible
- * FDEs and signal frames cannot be written, except s390x flexible FDEs
- * whose CFA is SP/FP-based and whose RA/FP are in registers or on the
- * stack (V2's encoded-register-number words). Must be called between
- * sfe_project and sfe_encode* for V2 (sfe_build does it); sfe_encode
- * refuses a function V2 cannot express. */
-void sfe_restrict(sfe_set *s, const sfe_encode_opts *o);
 
 /* Bytes the FRE data takes with and without sharing (for statistics). */
 typedef struct {
@@ -167,7 +144,8 @@ typedef struct {
  * function is selected (sfe_encode then fails with E2S_ERR_NO_FUNCS: an
  * empty .sframe is never produced, the caller decides what to do). */
 size_t sfe_encoded_size(const sfe_set *s, const sfe_encode_opts *o);
-/* Encode a V3 section. relocs/nrelocs may be NULL for linked output. */
+/* Write the section: header, sorted FDE index, the functions' FRE data.
+ * relocs/nrelocs may be NULL for linked output. */
 e2s_err sfe_encode(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 		   sfe_reloc **relocs, size_t *nrelocs, e2s_diag *diag);
 /* The same, also filling *st (may be NULL). */
@@ -175,7 +153,7 @@ e2s_err sfe_encode_ex(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 		      sfe_reloc **relocs, size_t *nrelocs,
 		      sfe_encode_stats *st, e2s_diag *diag);
 
-/* sfe_project + sfe_encode in one call. *set_out (may be NULL) receives
+/* sfe_project (version o->sframe_version) + sfe_encode in one call. *set_out (may be NULL) receives
  * the projected set (free with sfe_set_free); relocs as for sfe_encode.
  * out must be bw_init'ed with t's byte order. */
 e2s_err sfe_build(const cfi_table *t, const sfe_encode_opts *o, bw_t *out,

@@ -1,15 +1,13 @@
-/* sfe_set -> SFrame V3 (or V2) section bytes (spec section 2).
+/* SFrame V3 (or V2) bytes (spec section 2): the one FRE writer and the
+ * section assembly.
  *
- * Per function the FRE sub-section holds the attribute (V3) and its FREs,
- * each FRE with the narrowest start-address type of its function and the
- * narrowest data-word width holding all its words. Without sharing,
- * sfe_encode writes the FREs straight into the output after the room of
- * header and index (one pass: offsets found as it goes), then header and
- * index; sfe_encoded_size only adds sizes up. With share_fres the FRE
- * bytes are built first into their own buffer, since a function whose
- * bytes equal an earlier function's reuses that copy's offset. Sizes and
- * bytes come from the same per-FRE code (fre_size/write_fre), so they
- * always agree. Output depends only on the set and the options.
+ * The projection writes each function's FRE data once, when its FDE is
+ * converted (sfe_put_fres): the attribute (V3) and its FREs, each FRE
+ * with the narrowest start-address type of its function and the
+ * narrowest data-word width holding all its words. sfe_encode then only
+ * lays out header, sorted FDE index and those bytes; with share_fres a
+ * function whose bytes equal an earlier function's points at that copy.
+ * Output depends only on the set and the options.
  *
  * sfh_num_fres with sharing: it stays the sum of the FDEs' FRE counts
  * (FREs as referenced, not as stored): libsframe 2.47 checks exactly that
@@ -67,20 +65,6 @@ static inline unsigned fre_dwsize_code(const sfe_fre *f, bool flex)
 
 static unsigned dw_bytes(unsigned code) { return 1u << code; }
 
-/* The FRE type is chosen from the largest FRE start, not from the
- * function size as gas does: a 300-byte function whose FREs all start
- * below 256 still gets 1-byte starts (readers bound starts by the FDE's
- * size, never by the type). Starts increase within a function (the
- * projection makes them so), so the largest is the last. */
-static unsigned func_fre_type(const sfe_set *s, const sfe_func *fn)
-{
-	if (fn->enc_len) /* pre-encoded: the type is in its info byte */
-		return s->enc[fn->enc_off + 2] & 0xf;
-	uint32_t max = fn->fre_count ? s->fres[fn->fre_first + fn->fre_count - 1].start : 0;
-	return max < 0x100 ? SF_FRE_TYPE_ADDR1
-	       : max < 0x10000 ? SF_FRE_TYPE_ADDR2 : SF_FRE_TYPE_ADDR4;
-}
-
 static unsigned addr_bytes(unsigned fre_type)
 {
 	return fre_type == SF_FRE_TYPE_ADDR1 ? 1 : fre_type == SF_FRE_TYPE_ADDR2 ? 2 : 4;
@@ -97,11 +81,6 @@ static const sfe_func *selected(const sfe_set *s, const sfe_encode_opts *o,
 	if (o && o->only)
 		return o->only[i] < s->nfuncs ? &s->funcs[o->only[i]] : NULL;
 	return &s->funcs[i];
-}
-
-static bool want_v2(const sfe_encode_opts *o)
-{
-	return o && o->sframe_version == SF_VERSION_2;
 }
 
 static unsigned abi_id(const sfe_set *s)
@@ -149,13 +128,6 @@ static inline uint8_t *put_uN(uint8_t *p, uint64_t v, unsigned n, bool be)
 	}
 }
 
-/* Bytes of one FRE as write_fre writes it. */
-static size_t fre_size(const sfe_fre *f, bool flex, unsigned ft)
-{
-	return addr_bytes(ft) + 1 +
-	       (size_t)f->ndw * dw_bytes(fre_dwsize_code(f, flex));
-}
-
 static inline uint8_t *write_fre(uint8_t *p, const sfe_fre *f, bool flex,
 				 unsigned ft, bool be)
 {
@@ -189,71 +161,21 @@ static uint8_t func_info(const sfe_func *fn, unsigned ft, bool v2)
 	return (uint8_t)SF_FUNC_INFO(!v2 && fn->signal, fn->pauth_b, fn->pc_type, ft);
 }
 
-/* ---- FRE sub-section plan ------------------------------------------- */
+/* ---- FRE data of one function ---------------------------------------- */
 
-typedef struct {
-	uint64_t hash, key;
-	uint32_t off, len;
-	bool used;
-} slot_t;
-
-typedef struct {
-	bw_t fre;          /* share_fres: the FRE sub-section's bytes */
-	bool bytes;        /* fre holds them (else only the layout) */
-	uint64_t fre_len;  /* FRE sub-section size */
-	uint32_t *off;     /* per selected function: its start_fre_off */
-	uint64_t nfres;    /* FREs referenced by the FDEs */
-	uint64_t unshared; /* FRE sub-section size without sharing */
-	uint64_t shared;   /* functions reusing an earlier copy */
-	slot_t *tab;
-	size_t cap;
-} plan_t;
-
-static uint64_t fnv(uint64_t h, const uint8_t *p, size_t n)
+uint8_t *sfe_put_fres(uint8_t *p, const sfe_fre *fres, sfe_func *fn, bool v2,
+		      bool be)
 {
-	for (size_t i = 0; i < n; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
-static void plan_free(plan_t *p)
-{
-	bw_free(&p->fre);
-	free(p->off);
-	free(p->tab);
-	memset(p, 0, sizeof *p);
-}
-
-/* The bytes at [start, fre.len) equal an earlier function's: return that
- * offset (and drop the new copy), else remember them. key separates
- * equal bytes that mean different things (V2: info, rep, count live in
- * the FDE, not in the bytes). */
-static uint32_t dedup(plan_t *p, size_t start, uint64_t key)
-{
-	size_t len = p->fre.len - start;
-	uint64_t h = fnv(0xcbf29ce484222325ull ^ key, p->fre.data + start, len);
-	size_t i = (size_t)h & (p->cap - 1);
-	while (p->tab[i].used) {
-		slot_t *t = &p->tab[i];
-		if (t->hash == h && t->key == key && t->len == len &&
-		    memcmp(p->fre.data + t->off, p->fre.data + start, len) == 0) {
-			p->fre.len = start;
-			p->shared++;
-			return t->off;
-		}
-		i = (i + 1) & (p->cap - 1);
-	}
-	p->tab[i] = (slot_t){h, key, (uint32_t)start, (uint32_t)len, true};
-	return (uint32_t)start;
-}
-
-/* Attribute (V3 only) and FREs of one function at p; fres are its FREs. */
-static uint8_t *put_func_fres(uint8_t *p, const sfe_fre *fres,
-			      const sfe_func *fn, unsigned ft, bool v2, bool be)
-{
+	/* The FRE type comes from the largest FRE start, not from the
+	 * function size as gas does: a 300-byte function whose FREs all
+	 * start below 256 still gets 1-byte starts (readers bound starts by
+	 * the FDE's size, never by the type). Starts increase within a
+	 * function, so the largest is the last. */
+	uint32_t max = fn->fre_count ? fres[fn->fre_count - 1].start : 0;
+	unsigned ft = max < 0x100 ? SF_FRE_TYPE_ADDR1
+		      : max < 0x10000 ? SF_FRE_TYPE_ADDR2 : SF_FRE_TYPE_ADDR4;
 	bool flex = fn->fde_type == SF_FDE_TYPE_FLEX;
+	fn->fre_type = (uint8_t)ft;
 	if (!v2) {
 		p = put_uN(p, (uint16_t)fn->fre_count, 2, be);
 		*p++ = func_info(fn, ft, false);
@@ -263,161 +185,6 @@ static uint8_t *put_func_fres(uint8_t *p, const sfe_fre *fres,
 	for (uint32_t k = 0; k < fn->fre_count; k++)
 		p = write_fre(p, &fres[k], flex, ft, be);
 	return p;
-}
-
-static uint8_t *write_func_fres(uint8_t *p, const sfe_set *s,
-				const sfe_func *fn, unsigned ft, bool v2)
-{
-	if (fn->enc_len) {
-		memcpy(p, s->enc + fn->enc_off, fn->enc_len);
-		return p + fn->enc_len;
-	}
-	return put_func_fres(p, s->fres + fn->fre_first, fn, ft, v2, s->big_endian);
-}
-
-uint8_t *sfe_put_v3_fres(uint8_t *p, const sfe_fre *fres, const sfe_func *fn,
-			 bool be)
-{
-	uint32_t max = fn->fre_count ? fres[fn->fre_count - 1].start : 0;
-	unsigned ft = max < 0x100 ? SF_FRE_TYPE_ADDR1
-		      : max < 0x10000 ? SF_FRE_TYPE_ADDR2 : SF_FRE_TYPE_ADDR4;
-	return put_func_fres(p, fres, fn, ft, false, be);
-}
-
-static size_t func_fres_size(const sfe_set *s, const sfe_func *fn,
-			     unsigned ft, bool v2)
-{
-	if (fn->enc_len)
-		return fn->enc_len;
-	bool flex = fn->fde_type == SF_FDE_TYPE_FLEX;
-	size_t n = v2 ? 0 : 5;
-	for (uint32_t k = 0; k < fn->fre_count; k++)
-		n += fre_size(&s->fres[fn->fre_first + k], flex, ft);
-	return n;
-}
-
-static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
-			  plan_t *p, e2s_diag *diag)
-{
-	size_t n = nselected(s, o);
-	bool v2 = want_v2(o), share = o && o->share_fres;
-	memset(p, 0, sizeof *p);
-	bw_init(&p->fre, s->big_endian);
-	p->bytes = share;
-	p->off = malloc((n ? n : 1) * sizeof *p->off);
-	if (share) {
-		p->cap = 16;
-		while (p->cap < 2 * n)
-			p->cap *= 2;
-		p->tab = calloc(p->cap, sizeof *p->tab);
-	}
-	if (!p->off || (share && !p->tab))
-		goto oom;
-	for (size_t i = 0; i < n; i++) {
-		const sfe_func *fn = selected(s, o, i);
-		unsigned ft = func_fre_type(s, fn);
-		size_t start = share ? p->fre.len : (size_t)p->fre_len;
-		if (start > UINT32_MAX)
-			return e2s_fail(diag, E2S_ERR_TOO_LARGE, ".sframe", 0,
-					"FRE sub-section over 4 GiB");
-		size_t len = func_fres_size(s, fn, ft, v2);
-		p->unshared += len;
-		p->nfres += fn->fre_count;
-		p->off[i] = (uint32_t)start;
-		if (!share) {
-			p->fre_len += len;
-			continue;
-		}
-		if (!bw_reserve(&p->fre, len))
-			goto oom;
-		write_func_fres(p->fre.data + start, s, fn, ft, v2);
-		p->fre.len += len;
-		/* An empty V2 FRE run needs no storage to share. */
-		if (len > 0) {
-			uint64_t key = v2 ? ((uint64_t)fn->fre_count << 16 |
-					     (uint64_t)func_info(fn, ft, true) << 8 |
-					     (fn->pc_type == SF_FDE_PCTYPE_MASK ? fn->rep_size : 0)) + 1
-					  : 0;
-			p->off[i] = dedup(p, start, key);
-		}
-	}
-	if (share)
-		p->fre_len = p->fre.len;
-	return E2S_ERR_OK;
-oom:
-	return e2s_fail(diag, E2S_ERR_NOMEM, ".sframe", 0, NULL);
-}
-
-/* Most bytes one FRE can take: 4-byte start, info, 6 4-byte words. */
-#define FRE_MAX_BYTES SFE_FRE_MAX_BYTES
-
-/* Without sharing: write the FRE sub-section straight into out at
- * out->len + skip (header and index go before it, written later),
- * filling the plan's offsets and sizes in the same pass; out->len is
- * left alone. The room reserved is an upper bound, so a function's
- * bytes are only measured exactly when the bound would not fit. */
-static e2s_err plan_direct(const sfe_set *s, const sfe_encode_opts *o,
-			   plan_t *p, bw_t *out, uint64_t skip, e2s_diag *diag)
-{
-	size_t n = nselected(s, o);
-	bool v2 = want_v2(o);
-	uint64_t bound = skip;
-	memset(p, 0, sizeof *p);
-	bw_init(&p->fre, s->big_endian);
-	p->off = malloc((n ? n : 1) * sizeof *p->off);
-	if (!p->off)
-		return e2s_fail(diag, E2S_ERR_NOMEM, ".sframe", 0, NULL);
-	for (size_t i = 0; i < n && bound <= UINT32_MAX; i++) {
-		const sfe_func *fn = selected(s, o, i);
-		bound += fn->enc_len ? fn->enc_len
-				     : (v2 ? 0 : 5) + (uint64_t)fn->fre_count * FRE_MAX_BYTES;
-	}
-	/* The section must fit in 32 bits anyway. */
-	if (bound > (uint64_t)UINT32_MAX + 1)
-		bound = (uint64_t)UINT32_MAX + 1;
-	if (bound > SIZE_MAX - out->len || !bw_reserve(out, (size_t)bound))
-		return e2s_fail(diag, E2S_ERR_NOMEM, ".sframe", 0, NULL);
-	uint8_t *base = out->data + out->len + skip, *w = base;
-	uint64_t room = bound - skip;
-	for (size_t i = 0; i < n; i++) {
-		const sfe_func *fn = selected(s, o, i);
-		unsigned ft = func_fre_type(s, fn);
-		uint64_t used = (uint64_t)(w - base);
-		uint64_t most = fn->enc_len ? fn->enc_len
-				: (v2 ? 0 : 5) + (uint64_t)fn->fre_count * FRE_MAX_BYTES;
-		if (used > UINT32_MAX ||
-		    (most > room - used &&
-		     func_fres_size(s, fn, ft, v2) > room - used))
-			return e2s_fail(diag, E2S_ERR_TOO_LARGE, ".sframe", 0,
-					"FRE sub-section over 4 GiB");
-		p->off[i] = (uint32_t)used;
-		p->nfres += fn->fre_count;
-		w = write_func_fres(w, s, fn, ft, v2);
-	}
-	p->fre_len = p->unshared = (uint64_t)(w - base);
-	return E2S_ERR_OK;
-}
-
-static uint64_t total_size(size_t n, uint64_t fre_len, bool v2)
-{
-	return SF_HEADER_SIZE + (uint64_t)n * (v2 ? SF_V2_FDE_SIZE : SF_FDE_IDX_SIZE) +
-	       fre_len;
-}
-
-size_t sfe_encoded_size(const sfe_set *s, const sfe_encode_opts *o)
-{
-	plan_t p;
-	size_t n = nselected(s, o);
-	uint64_t t;
-	if (n == 0)
-		return 0;
-	if (plan_build(s, o, &p, NULL)) {
-		plan_free(&p);
-		return 0;
-	}
-	t = total_size(n, p.fre_len, want_v2(o));
-	plan_free(&p);
-	return t > SIZE_MAX ? 0 : (size_t)t;
 }
 
 /* ---- V2 restriction -------------------------------------------------- */
@@ -471,61 +238,163 @@ static bool v2_s390_fre(const sfe_fre *f, sfe_fre *out)
 	return true;
 }
 
-/* Can fn be written as V2, rewriting its FREs into tmp when it is an
- * s390x flex function? */
-static bool v2_ok(const sfe_set *s, const sfe_func *fn)
+bool sfe_v2_fit(cfi_abi abi, sfe_func *fn, sfe_fre *fres)
 {
-	if (fn->enc_len)
-		return true; /* pre-encoded V3: sfe_encode refuses the set */
 	if (fn->signal)
 		return false;
 	for (uint32_t k = 0; k < fn->fre_count; k++) {
-		const sfe_fre *f = &s->fres[fn->fre_first + k];
-		sfe_fre tmp;
+		sfe_fre *f = &fres[k], tmp;
 		if (fn->fde_type == SF_FDE_TYPE_FLEX) {
-			if (s->abi != CFI_ABI_S390X || !v2_s390_fre(f, &tmp))
+			if (abi != CFI_ABI_S390X || !v2_s390_fre(f, &tmp))
 				return false;
-		} else if (s->abi == CFI_ABI_S390X) {
+			*f = tmp;
+		} else if (abi == CFI_ABI_S390X) {
 			/* an odd stack offset would read as a register */
 			for (unsigned i = 1; i < f->ndw; i++)
 				if (SF_V2_S390X_OFFSET_IS_REGNUM(f->dw[i]))
 					return false;
 		}
 	}
+	fn->fde_type = SF_FDE_TYPE_DEFAULT;
 	return true;
 }
 
-void sfe_restrict(sfe_set *s, const sfe_encode_opts *o)
+/* ---- Section layout -------------------------------------------------- */
+
+typedef struct {
+	uint64_t hash;
+	uint32_t enc_off; /* the stored copy's bytes in sfe_set.enc */
+	uint32_t out_off; /* and its offset in the FRE sub-section */
+	uint32_t len, key;
+	bool used;
+} slot_t;
+
+typedef struct {
+	uint32_t *off;     /* per selected function: its start_fre_off */
+	uint8_t *write;    /* per selected function: its bytes are stored
+	                    * (not a reference to an earlier copy) */
+	uint64_t fre_len;  /* FRE sub-section size */
+	uint64_t nfres;    /* FREs referenced by the FDEs */
+	uint64_t unshared; /* FRE sub-section size without sharing */
+	uint64_t shared;   /* functions reusing an earlier copy */
+} plan_t;
+
+static uint64_t fnv(uint64_t h, const uint8_t *p, size_t n)
 {
-	if (!want_v2(o))
-		return;
-	/* Pass 1: mark the source FDEs with any inexpressible part. */
-	for (size_t i = 0; i < s->nfuncs; i++) {
-		const sfe_func *fn = &s->funcs[i];
-		if (v2_ok(s, fn) || fn->src_fde >= s->nfdes ||
-		    s->fde_skip[fn->src_fde] != SFE_SKIP_NONE)
-			continue;
-		s->fde_skip[fn->src_fde] = SFE_SKIP_V2;
-		s->counts[SFE_SKIP_NONE]--;
-		s->counts[SFE_SKIP_V2]++;
+	for (size_t i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ull;
 	}
-	/* Pass 2: drop them, rewrite s390x flex FREs in place. */
-	size_t kept = 0;
-	for (size_t i = 0; i < s->nfuncs; i++) {
-		sfe_func fn = s->funcs[i];
-		if (fn.src_fde < s->nfdes && s->fde_skip[fn.src_fde] != SFE_SKIP_NONE)
-			continue;
-		if (fn.fde_type == SF_FDE_TYPE_FLEX) {
-			for (uint32_t k = 0; k < fn.fre_count; k++) {
-				sfe_fre *f = &s->fres[fn.fre_first + k], tmp;
-				if (v2_s390_fre(f, &tmp))
-					*f = tmp;
-			}
-			fn.fde_type = SF_FDE_TYPE_DEFAULT;
+	return h;
+}
+
+static void plan_free(plan_t *p)
+{
+	free(p->off);
+	free(p->write);
+	memset(p, 0, sizeof *p);
+}
+
+/* V2 keeps count, info and repetition size in the FDE, not in the
+ * bytes: equal bytes with different ones must not share. */
+static uint32_t share_key(const sfe_func *fn, bool v2)
+{
+	if (!v2)
+		return 0;
+	return (uint32_t)(fn->fre_count << 16 |
+			  (uint32_t)func_info(fn, fn->fre_type, true) << 8 |
+			  (fn->pc_type == SF_FDE_PCTYPE_MASK ? fn->rep_size : 0)) + 1;
+}
+
+/* The stored copy equal to fn's bytes (same key), or a free slot. */
+static slot_t *find_copy(const sfe_set *s, slot_t *tab, size_t cap,
+			 const sfe_func *fn, uint32_t key, uint64_t h)
+{
+	size_t k = (size_t)h & (cap - 1);
+	while (tab[k].used) {
+		const slot_t *t = &tab[k];
+		if (t->hash == h && t->key == key && t->len == fn->enc_len &&
+		    memcmp(s->enc + t->enc_off, s->enc + fn->enc_off, t->len) == 0)
+			break;
+		k = (k + 1) & (cap - 1);
+	}
+	return &tab[k];
+}
+
+/* Offsets of every selected function's FRE data in the FRE sub-section,
+ * in index order; with share_fres, bytes equal to an earlier function's
+ * point at that copy. */
+static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
+			  plan_t *p, e2s_diag *diag)
+{
+	size_t n = nselected(s, o), cap = 16;
+	bool v2 = s->version == SF_VERSION_2, share = o && o->share_fres;
+	slot_t *tab = NULL;
+	e2s_err e = E2S_ERR_OK;
+	memset(p, 0, sizeof *p);
+	p->off = malloc((n ? n : 1) * sizeof *p->off);
+	p->write = malloc(n ? n : 1);
+	if (share) {
+		while (cap < 2 * n)
+			cap *= 2;
+		tab = calloc(cap, sizeof *tab);
+	}
+	if (!p->off || !p->write || (share && !tab)) {
+		free(tab);
+		return e2s_fail(diag, E2S_ERR_NOMEM, ".sframe", 0, NULL);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const sfe_func *fn = selected(s, o, i);
+		if (p->fre_len > UINT32_MAX) {
+			e = e2s_fail(diag, E2S_ERR_TOO_LARGE, ".sframe", 0,
+				     "FRE sub-section over 4 GiB");
+			break;
 		}
-		s->funcs[kept++] = fn;
+		p->unshared += fn->enc_len;
+		p->nfres += fn->fre_count;
+		p->off[i] = (uint32_t)p->fre_len;
+		p->write[i] = 1;
+		/* An empty V2 FRE run needs no storage to share. */
+		if (share && fn->enc_len > 0) {
+			uint32_t key = share_key(fn, v2);
+			uint64_t h = fnv(0xcbf29ce484222325ull ^ key,
+					 s->enc + fn->enc_off, fn->enc_len);
+			slot_t *sl = find_copy(s, tab, cap, fn, key, h);
+			if (sl->used) {
+				p->off[i] = sl->out_off;
+				p->write[i] = 0;
+				p->shared++;
+				continue;
+			}
+			*sl = (slot_t){h, fn->enc_off, p->off[i], fn->enc_len,
+				       key, true};
+		}
+		p->fre_len += fn->enc_len;
 	}
-	s->nfuncs = kept;
+	free(tab);
+	return e;
+}
+
+static uint64_t total_size(size_t n, uint64_t fre_len, bool v2)
+{
+	return SF_HEADER_SIZE + (uint64_t)n * (v2 ? SF_V2_FDE_SIZE : SF_FDE_IDX_SIZE) +
+	       fre_len;
+}
+
+size_t sfe_encoded_size(const sfe_set *s, const sfe_encode_opts *o)
+{
+	plan_t p;
+	size_t n = nselected(s, o);
+	uint64_t t;
+	if (n == 0)
+		return 0;
+	if (plan_build(s, o, &p, NULL)) {
+		plan_free(&p);
+		return 0;
+	}
+	t = total_size(n, p.fre_len, s->version == SF_VERSION_2);
+	plan_free(&p);
+	return t > SIZE_MAX ? 0 : (size_t)t;
 }
 
 /* ---- Writer ---------------------------------------------------------- */
@@ -536,7 +405,7 @@ e2s_err sfe_encode_ex(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 {
 	static const sfe_encode_opts defaults;
 	uint64_t total;
-	size_t n, start_len = out->len;
+	size_t n;
 	sfe_reloc *rl = NULL;
 	plan_t p;
 	bool rel, v2;
@@ -545,7 +414,7 @@ e2s_err sfe_encode_ex(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 	if (!o)
 		o = &defaults;
 	rel = o->relocatable;
-	v2 = want_v2(o);
+	v2 = s->version == SF_VERSION_2;
 	if (relocs)
 		*relocs = NULL;
 	if (nrelocs)
@@ -556,6 +425,11 @@ e2s_err sfe_encode_ex(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 	    o->sframe_version != SF_VERSION_3)
 		return e2s_fail(diag, E2S_ERR_USAGE, ".sframe", 0,
 				"SFrame version %u not supported", o->sframe_version);
+	if ((s->version != SF_VERSION_2 && s->version != SF_VERSION_3) ||
+	    (o->sframe_version != 0 && o->sframe_version != s->version))
+		return e2s_fail(diag, E2S_ERR_USAGE, ".sframe", 0,
+				"functions projected for SFrame version %u, "
+				"not %u", s->version, o->sframe_version);
 	n = nselected(s, o);
 	if (abi_id(s) == 0)
 		return e2s_fail(diag, E2S_ERR_UNSUPPORTED_MACHINE, ".sframe", 0,
@@ -565,17 +439,9 @@ e2s_err sfe_encode_ex(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 		if (!fn)
 			return e2s_fail(diag, E2S_ERR_USAGE, ".sframe", 0,
 					"selected function %zu out of range", i);
-		if (!v2 && fn->fre_count > 0xffff)
-			return e2s_fail(diag, E2S_ERR_TOO_LARGE, ".sframe", 0,
-					"%u FREs in one function", fn->fre_count);
-		if (v2 && fn->enc_len)
+		if ((uint64_t)fn->enc_off + fn->enc_len > s->enc_len)
 			return e2s_fail(diag, E2S_ERR_USAGE, ".sframe", 0,
-					"function %zu pre-encoded as V3 (project "
-					"with the general path for V2)", i);
-		if (v2 && (fn->fde_type != SF_FDE_TYPE_DEFAULT || fn->signal))
-			return e2s_fail(diag, E2S_ERR_USAGE, ".sframe", 0,
-					"function %zu not expressible in SFrame V2 "
-					"(sfe_restrict not called)", i);
+					"function %zu: FRE data out of range", i);
 		if (i > 0) {
 			const sfe_func *q = selected(s, o, i - 1);
 			if (q->reloc.shndx > fn->reloc.shndx ||
@@ -587,9 +453,7 @@ e2s_err sfe_encode_ex(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 	if (n == 0)
 		return e2s_fail(diag, E2S_ERR_NO_FUNCS, ".sframe", 0, NULL);
 	uint64_t esz = v2 ? SF_V2_FDE_SIZE : SF_FDE_IDX_SIZE;
-	bool direct = !o->share_fres;
-	e = direct ? plan_direct(s, o, &p, out, SF_HEADER_SIZE + (uint64_t)n * esz, diag)
-		   : plan_build(s, o, &p, diag);
+	e = plan_build(s, o, &p, diag);
 	if (e) {
 		plan_free(&p);
 		return e;
@@ -607,7 +471,7 @@ e2s_err sfe_encode_ex(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 			return e2s_fail(diag, E2S_ERR_NOMEM, ".sframe", 0, NULL);
 		}
 	}
-	if (!direct && !bw_reserve(out, (size_t)total)) {
+	if (!bw_reserve(out, (size_t)total)) {
 		free(rl);
 		plan_free(&p);
 		return e2s_fail(diag, E2S_ERR_NOMEM, ".sframe", 0, NULL);
@@ -616,7 +480,7 @@ e2s_err sfe_encode_ex(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 	/* Header (spec 2.2; V2's has the same layout); offsets are from
 	 * the end of the header. Written in place: the room is reserved. */
 	bool be = s->big_endian;
-	uint8_t *w = out->data + out->len;
+	uint8_t *w = out->data + out->len, *start = w;
 	w = put_uN(w, SF_MAGIC, 2, be);
 	*w++ = v2 ? SF_VERSION_2 : SF_VERSION_3;
 	*w++ = SF_F_FDE_SORTED | SF_F_FDE_FUNC_START_PCREL;
@@ -655,7 +519,7 @@ e2s_err sfe_encode_ex(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 		w = put_uN(w, fn->size, 4, be);
 		w = put_uN(w, p.off[i], 4, be);
 		w = put_uN(w, fn->fre_count, 4, be);
-		*w++ = func_info(fn, func_fre_type(s, fn), true);
+		*w++ = func_info(fn, fn->fre_type, true);
 		*w++ = fn->pc_type == SF_FDE_PCTYPE_MASK ? fn->rep_size : 0;
 		w = put_uN(w, 0, 2, be);
 	}
@@ -665,27 +529,26 @@ e2s_err sfe_encode_ex(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 		plan_free(&p);
 		return e;
 	}
-	/* Direct: the FREs are already in place after the index. */
-	if (p.bytes)
-		memcpy(w, p.fre.data, p.fre.len);
-	w += p.fre_len;
-	out->len = (size_t)(w - out->data);
+	/* The FRE sub-section: each stored copy in index order. */
+	for (size_t i = 0; i < n; i++) {
+		const sfe_func *fn = selected(s, o, i);
+		if (!p.write[i])
+			continue;
+		memcpy(w, s->enc + fn->enc_off, fn->enc_len);
+		w += fn->enc_len;
+	}
+	out->len += (size_t)(w - start);
 	if (st) {
 		st->fre_bytes = p.fre_len;
 		st->fre_bytes_unshared = p.unshared;
 		st->shared_fdes = p.shared;
 	}
 	plan_free(&p);
-
-	if (!e && out->oom)
-		e = e2s_fail(diag, E2S_ERR_NOMEM, ".sframe", 0, NULL);
-	if (!e && out->len - start_len != total)
-		e = e2s_fail(diag, E2S_ERR_BAD_SFRAME, ".sframe", 0,
-			     "encoder wrote %zu bytes, layout said %llu",
-			     out->len - start_len, (unsigned long long)total);
-	if (e) {
+	if ((uint64_t)(w - start) != total) {
 		free(rl);
-		return e;
+		return e2s_fail(diag, E2S_ERR_BAD_SFRAME, ".sframe", 0,
+				"encoder wrote %zu bytes, layout said %llu",
+				(size_t)(w - start), (unsigned long long)total);
 	}
 	if (relocs)
 		*relocs = rl;
@@ -707,10 +570,9 @@ e2s_err sfe_build(const cfi_table *t, const sfe_encode_opts *o, bw_t *out,
 		  e2s_diag *diag)
 {
 	sfe_set s;
-	e2s_err e = sfe_project(t, &s, diag);
+	e2s_err e = sfe_project(t, o ? o->sframe_version : 0, &s, diag);
 	if (e)
 		return e;
-	sfe_restrict(&s, o);
 	e = sfe_encode(&s, o, out, relocs, nrelocs, diag);
 	if (set_out)
 		*set_out = s;

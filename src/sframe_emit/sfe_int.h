@@ -1,7 +1,7 @@
-/* Internal interfaces of the projection (src/sframe_emit, not installed):
- * the working state shared by the general path (sfe_project.c: DWARF
- * rows -> FREs) and the fused fast path (sfe_fast.c: CFI bytes -> FREs),
- * and the claimed-range set both use for duplicate FDEs. */
+/* Internal interfaces of the conversion (src/sframe_emit, not installed):
+ * the projection's working state (sfe_project.c: DWARF rows -> FREs),
+ * the FRE writer it calls once per function (sfe_encode.c) and the
+ * claimed-range set for duplicate FDEs (sfe_claim.c). */
 #ifndef E2S_SFE_INT_H
 #define E2S_SFE_INT_H
 
@@ -60,24 +60,37 @@ bool sfe_claims_reserve(sfe_claims *c, size_t n);
  * claim (first in section order wins), -1 out of memory. */
 int sfe_claim(sfe_claims *c, uint32_t shndx, uint64_t start, uint64_t end);
 
-/* ---- Working state of one projection ---------------------------------- */
+/* One frame row entry of the function being converted, before width
+ * selection (the projection's scratch; never kept past its FDE). */
+typedef struct {
+	uint32_t start;     /* PC offset from the function start (MASK: inside
+	                     * the repeated block) */
+	uint8_t ndw;        /* data words; 0 = RA undefined (outermost) */
+	uint8_t base_fp;    /* default FDEs: CFA base is FP, not SP */
+	uint8_t mangled_ra; /* AArch64: RA signed */
+	uint8_t pad_;
+	int32_t dw[6];         /* data words as stored (s390x CFA scaled;
+	                         * flex: control/offset pairs: at most
+	                         * CFA, RA, FP = 6) */
+} sfe_fre;
 
-typedef struct sfe_fast sfe_fast;
+/* ---- Working state of one projection ---------------------------------- */
 
 typedef struct {
 	const cfi_table *t;
 	cfi_abi abi;
 	const cfi_abi_regs *regs;
+	bool v2;         /* writing SFrame V2 */
 	unsigned retcol; /* the current FDE's CIE return-address column */
 	sfe_set *set;
-	grow_t gf, gr;
-	void *pr; /* scratch: projected rows of one FDE (sfe_project.c) */
-	size_t npr_cap;
+	grow_t gf;       /* set->funcs */
+	sfe_fre *fres;   /* the current FDE's FREs (sfe_func.enc_off indexes
+	                  * them until its FRE data is written) */
+	grow_t gr;
 	sfe_claims claims;
 	grow_t gs; /* set->fde_skip */
 	grow_t ge; /* set->enc */
 	bool started;
-	sfe_fast *fast; /* fused path state (sfe_fast.c), NULL until used */
 } sfe_pctx;
 
 /* The CFA offset word of an FRE, or why no data word can hold it. Every CFA offset from the input comes here before any arithmetic:
@@ -106,16 +119,6 @@ static inline sfe_skip sfe_cfa_word(bool s390x, int64_t off, int32_t *w)
 #define SFE_MAX_FRES 65535u
 #define SFE_MAX_MASK_SIZE (1u << 20)
 
-sfe_func *sfe_new_func(sfe_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
-		       uint64_t start, uint64_t size);
-/* Split functions with more FREs than sfda_func_num_fres holds. */
-bool sfe_split_func(sfe_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
-		    size_t fi);
-/* Record FDE i's outcome (fde_skip, counts). false on OOM. */
-bool sfe_note(sfe_pctx *c, size_t i, sfe_skip s);
-/* First FDE: learn the ABI, reserve from the section size. */
-e2s_err sfe_pctx_start(sfe_pctx *c, const cfi_table *t);
-
 static inline bool sfe_fre_same(const sfe_fre *a, const sfe_fre *b)
 {
 	return a->ndw == b->ndw && a->base_fp == b->base_fp &&
@@ -123,42 +126,21 @@ static inline bool sfe_fre_same(const sfe_fre *a, const sfe_fre *b)
 	       memcmp(a->dw, b->dw, sizeof a->dw) == 0;
 }
 
-/* Append tmp (every byte set) as the next FRE of funcs[fi], merged
- * with the previous one when equal; a row at the previous one's start
- * replaces it. false on OOM. */
-static inline bool sfe_add_fre(sfe_pctx *c, size_t fi, const sfe_fre *tmp)
-{
-	sfe_func *cur = &c->set->funcs[fi];
-	if (cur->fre_count > 0) {
-		sfe_fre *last = &c->set->fres[cur->fre_first + cur->fre_count - 1];
-		if (sfe_fre_same(last, tmp))
-			return true;
-		if (last->start == tmp->start) {
-			*last = *tmp;
-			return true;
-		}
-	}
-	if (!sfe_grow((void **)&c->set->fres, &c->gr, sizeof(sfe_fre), c->gr.n + 1))
-		return false;
-	c->set->fres[c->gr.n++] = *tmp;
-	cur->fre_count++;
-	return true;
-}
-
-/* SFrame V3 attribute and FREs of fn (its FREs are fres[0..fre_count))
- * at p, as sfe_encode writes them; returns the end. Room: 5 bytes +
- * SFE_FRE_MAX_BYTES per FRE. (sfe_encode.c) */
+/* Most bytes one FRE takes: 4-byte start, info, 6 4-byte words. */
 #define SFE_FRE_MAX_BYTES (4 + 1 + 6 * 4)
-uint8_t *sfe_put_v3_fres(uint8_t *p, const sfe_fre *fres, const sfe_func *fn,
-			 bool be);
+/* Bytes of the V3 function attribute before the FREs. */
+#define SFE_ATTR_BYTES 5
 
-/* ---- The fused fast path (sfe_fast.c) --------------------------------- */
+/* Write fn's FRE data for the set's version at p (room: SFE_ATTR_BYTES
+ * + SFE_FRE_MAX_BYTES per FRE), each FRE with the narrowest start type
+ * of its function (fn->fre_type, set here) and the narrowest data-word
+ * width holding its words; returns the end. (sfe_encode.c) */
+/* SFrame V2: can fn, whose FREs are fres, be written? s390x flexible
+ * FREs are rewritten in place as V2 default ones (V2's encoded register
+ * words). (sfe_encode.c) */
+bool sfe_v2_fit(cfi_abi abi, sfe_func *fn, sfe_fre *fres);
 
-/* Convert FDE i of the table being parsed straight from its CFI bytes,
- * when every row is a plain default-FDE row: 1 done (outcome noted), 0
- * not for the fast path (nothing changed: run the general path), -1 out
- * of memory. */
-int sfe_fast_fde(sfe_pctx *c, const cfi_section *sec, size_t i);
-void sfe_fast_free(sfe_fast *f);
+uint8_t *sfe_put_fres(uint8_t *p, const sfe_fre *fres, sfe_func *fn, bool v2,
+		      bool be);
 
 #endif

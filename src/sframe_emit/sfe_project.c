@@ -403,7 +403,9 @@ static inline sfe_skip make_fre(cfi_abi abi, const cfi_abi_regs *regs, bool flex
 }
 
 
-sfe_func *sfe_new_func(sfe_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
+/* A new function of FDE fdeidx; its FREs follow in c->fres (enc_off
+ * holds the index of its first one until its FRE data is written). */
+static sfe_func *new_func(sfe_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 			  uint64_t start, uint64_t size)
 {
 	if (!sfe_grow((void **)&c->set->funcs, &c->gf, sizeof(sfe_func), c->gf.n + 1))
@@ -417,22 +419,34 @@ sfe_func *sfe_new_func(sfe_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 	fn->pc_type = SF_FDE_PCTYPE_INC;
 	fn->signal = cie->signal_frame;
 	fn->pauth_b = c->abi == CFI_ABI_AARCH64 && cie->pauth_b_key;
-	fn->fre_first = (uint32_t)c->gr.n;
+	fn->enc_off = (uint32_t)c->gr.n;
 	fn->src_fde = fdeidx;
 	fn->reloc = fde->reloc;
 	fn->reloc.addend += (int64_t)(start - fde->pc_begin);
 	return fn;
 }
 
-static sfe_fre *new_fre(sfe_pctx *c)
+/* Append tmp (every byte set) as the next FRE of funcs[fi], merged
+ * with the previous one when equal; a row at the previous one's start
+ * replaces it. false on OOM. */
+static bool add_fre(sfe_pctx *c, size_t fi, const sfe_fre *tmp)
 {
-	if (!sfe_grow((void **)&c->set->fres, &c->gr, sizeof(sfe_fre), c->gr.n + 1))
-		return NULL;
-	sfe_fre *f = &c->set->fres[c->gr.n++];
-	memset(f, 0, sizeof *f);
-	return f;
+	sfe_func *cur = &c->set->funcs[fi];
+	if (cur->fre_count > 0) {
+		sfe_fre *last = &c->fres[cur->enc_off + cur->fre_count - 1];
+		if (sfe_fre_same(last, tmp))
+			return true;
+		if (last->start == tmp->start) {
+			*last = *tmp;
+			return true;
+		}
+	}
+	if (!sfe_grow((void **)&c->fres, &c->gr, sizeof(sfe_fre), c->gr.n + 1))
+		return false;
+	c->fres[c->gr.n++] = *tmp;
+	cur->fre_count++;
+	return true;
 }
-
 
 /* Does some PC of [pc, end) use this row? Empty rows are dropped. */
 static bool row_live(const cfi_row *r, uint64_t pc, uint64_t end)
@@ -444,133 +458,90 @@ static bool row_live(const cfi_row *r, uint64_t pc, uint64_t end)
 
 /* Split functions with more FREs than sfda_func_num_fres holds into
  * consecutive FDEs, each starting at its first FRE. false on OOM. */
-bool sfe_split_func(sfe_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
+static bool split_func(sfe_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 		       size_t fi)
 {
 	while (c->set->funcs[fi].fre_count > SFE_MAX_FRES) {
 		sfe_func *cur = &c->set->funcs[fi];
-		uint32_t first = cur->fre_first + SFE_MAX_FRES;
+		uint32_t first = cur->enc_off + SFE_MAX_FRES;
 		uint32_t rest = cur->fre_count - SFE_MAX_FRES;
-		uint32_t delta = c->set->fres[first].start;
+		uint32_t delta = c->fres[first].start;
 		uint64_t total = cur->size;
 		cur->fre_count = SFE_MAX_FRES;
 		cur->size = delta;
-		sfe_func *nf = sfe_new_func(c, fde, fdeidx, cur->start + delta,
+		sfe_func *nf = new_func(c, fde, fdeidx, cur->start + delta,
 					total - delta);
 		if (!nf)
 			return false;
 		cur = &c->set->funcs[fi];
 		nf->fde_type = cur->fde_type;
-		nf->fre_first = first;
+		nf->enc_off = first;
 		nf->fre_count = rest;
 		for (uint32_t k = 0; k < rest; k++)
-			c->set->fres[first + k].start -= delta;
+			c->fres[first + k].start -= delta;
 		fi = (size_t)(nf - c->set->funcs);
 	}
 	return true;
 }
 
-/* The common case in one pass, without the per-FDE prow array: every
- * live row projects, fits a default FDE and makes its FRE. 1: done;
- * 0: something else happened, everything undone, take the general path
- * (which decides which skip reason wins); -1: OOM. */
-static int convert_rows_default(sfe_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
-				const cfi_row *rows, size_t nrows,
-				uint64_t pc, uint64_t end)
-{
-	size_t save_f = c->gf.n, save_r = c->gr.n;
-	sfe_func *fn = sfe_new_func(c, fde, fdeidx, pc, end - pc);
-	if (!fn)
-		return -1;
-	size_t fi = (size_t)(fn - c->set->funcs);
-	for (size_t i = 0; i < nrows; i++) {
-		const cfi_row *r = &rows[i];
-		if (!row_live(r, pc, end))
-			continue;
-		prow p;
-		sfe_skip s = project_row(c->abi, c->regs, c->retcol, r, &p);
-		if (s || !default_ok(c->abi, c->regs, &p, &s))
-			goto general;
-		uint64_t rs = r->start < pc ? pc : r->start;
-		sfe_fre tmp;
-		tmp.start = (uint32_t)(rs - pc);
-		if (make_fre(c->abi, c->regs, false, &p, &tmp))
-			goto general;
-		if (!sfe_add_fre(c, fi, &tmp))
-			return -1;
-	}
-	return sfe_split_func(c, fde, fdeidx, fi) ? 1 : -1;
-general:
-	c->gf.n = save_f;
-	c->gr.n = save_r;
-	return 0;
-}
-
-/* Convert one FDE's rows [pc, end) into funcs/FREs. Returns a skip
- * reason; on failure the caller rolls back c->gf.n / c->gr.n. *oom set
- * on allocation failure. */
+/* Convert one FDE's rows [pc, end) into a function and its FREs. Every
+ * live row is projected, and a row SFrame cannot express at all decides
+ * the skip reason (the first such row). The FDE is DEFAULT when every
+ * row fits it: the first row that does not restarts the loop for a FLEX
+ * FDE where the ABI has them, else its reason stands. A data word that
+ * does not fit (make_fre) comes last. On failure the caller rolls back;
+ * *oom is set on allocation failure. */
 static sfe_skip convert_rows(sfe_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 			     const cfi_row *rows, size_t nrows, uint64_t pc,
 			     uint64_t end, bool *oom)
 {
 	if (nrows == 0)
 		return SFE_SKIP_CFA_UNSET;
-	int fast = convert_rows_default(c, fde, fdeidx, rows, nrows, pc, end);
-	if (fast != 0) {
-		*oom = fast < 0;
-		return SFE_SKIP_NONE;
-	}
-	if (nrows > c->npr_cap) {
-		prow *np = realloc(c->pr, nrows * sizeof *np);
-		if (!np) {
-			*oom = true;
-			return SFE_SKIP_NONE;
-		}
-		c->pr = np;
-		c->npr_cap = nrows;
-	}
-	prow *pr = c->pr;
-	bool need_flex = false;
-	sfe_skip hard = SFE_SKIP_NONE;
-	for (size_t i = 0; i < nrows; i++) {
-		if (!row_live(&rows[i], pc, end))
-			continue;
-		sfe_skip s = project_row(c->abi, c->regs, c->retcol, &rows[i],
-						&pr[i]);
-		if (s)
-			return s;
-		if (!default_ok(c->abi, c->regs, &pr[i], &s)) {
-			need_flex = true;
-			if (!hard)
-				hard = s;
-		}
-	}
-	if (need_flex && !abi_has_flex(c->abi))
-		return hard;
-
-	sfe_func *fn = sfe_new_func(c, fde, fdeidx, pc, end - pc);
+	size_t save_r = c->gr.n;
+	sfe_func *fn = new_func(c, fde, fdeidx, pc, end - pc);
 	if (!fn) {
 		*oom = true;
 		return SFE_SKIP_NONE;
 	}
-	fn->fde_type = need_flex ? SF_FDE_TYPE_FLEX : SF_FDE_TYPE_DEFAULT;
 	size_t fi = (size_t)(fn - c->set->funcs);
+	bool flex = false;
+	sfe_skip hard = SFE_SKIP_NONE, word = SFE_SKIP_NONE;
 	for (size_t i = 0; i < nrows; i++) {
 		const cfi_row *r = &rows[i];
 		if (!row_live(r, pc, end))
 			continue;
+		prow p;
+		sfe_skip s = project_row(c->abi, c->regs, c->retcol, r, &p);
+		if (s)
+			return s;
+		if (!flex && !hard && !default_ok(c->abi, c->regs, &p, &s)) {
+			if (!abi_has_flex(c->abi)) {
+				hard = s;
+				continue;
+			}
+			flex = true;
+			word = SFE_SKIP_NONE;
+			c->gr.n = save_r;
+			c->set->funcs[fi].fre_count = 0;
+			i = (size_t)-1; /* again from the first row */
+			continue;
+		}
+		if (hard || word)
+			continue; /* failing already: only the reason can change */
 		uint64_t rs = r->start < pc ? pc : r->start;
 		sfe_fre tmp;
 		tmp.start = (uint32_t)(rs - pc);
-		sfe_skip s = make_fre(c->abi, c->regs, need_flex, &pr[i], &tmp);
-		if (s)
-			return s;
-		if (!sfe_add_fre(c, fi, &tmp)) {
+		if ((word = make_fre(c->abi, c->regs, flex, &p, &tmp)))
+			continue;
+		if (!add_fre(c, fi, &tmp)) {
 			*oom = true;
 			return SFE_SKIP_NONE;
 		}
 	}
-	if (!sfe_split_func(c, fde, fdeidx, fi))
+	if (hard || word)
+		return hard ? hard : word;
+	c->set->funcs[fi].fde_type = flex ? SF_FDE_TYPE_FLEX : SF_FDE_TYPE_DEFAULT;
+	if (!split_func(c, fde, fdeidx, fi))
 		*oom = true;
 	return SFE_SKIP_NONE;
 }
@@ -615,28 +586,27 @@ static sfe_skip convert_plt(sfe_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 		if (s || *oom)
 			return s;
 	}
-	sfe_func *fn = sfe_new_func(c, fde, fdeidx, pstart, end - pstart);
+	sfe_func *fn = new_func(c, fde, fdeidx, pstart, end - pstart);
 	if (!fn) {
 		*oom = true;
 		return SFE_SKIP_NONE;
 	}
 	fn->pc_type = SF_FDE_PCTYPE_MASK;
 	fn->rep_size = 16;
+	size_t fi = (size_t)(fn - c->set->funcs);
 	/* A stub shorter than K never reaches the second row; consumers
 	 * (libsframe asserts it) want FRE starts within the function. */
 	int nfres = e0->plt_k < end - pstart ? 2 : 1;
 	for (int k = 0; k < nfres; k++) {
-		size_t fi = (size_t)(fn - c->set->funcs);
-		sfe_fre *f = new_fre(c);
-		if (!f) {
+		sfe_fre f;
+		memset(&f, 0, sizeof f);
+		f.start = k ? e0->plt_k : 0;
+		f.ndw = 1;
+		f.dw[0] = k ? 16 : 8;
+		if (!add_fre(c, fi, &f)) {
 			*oom = true;
 			return SFE_SKIP_NONE;
 		}
-		fn = &c->set->funcs[fi];
-		f->start = k ? e0->plt_k : 0;
-		f->ndw = 1;
-		f->dw[0] = k ? 16 : 8;
-		fn->fre_count++;
 	}
 	return SFE_SKIP_NONE;
 }
@@ -651,6 +621,36 @@ static int func_cmp(const void *a, const void *b)
 	return 0;
 }
 
+/* The functions [first, gf.n) of the FDE just converted: restricted to
+ * V2 if asked, then their FRE data written once into set->enc. */
+static sfe_skip finish_fde(sfe_pctx *c, size_t first, bool *oom)
+{
+	sfe_func *fv = c->set->funcs;
+	if (c->v2)
+		for (size_t k = first; k < c->gf.n; k++)
+			if (!sfe_v2_fit(c->abi, &fv[k], c->fres + fv[k].enc_off))
+				return SFE_SKIP_V2;
+	for (size_t k = first; k < c->gf.n; k++) {
+		sfe_func *fn = &fv[k];
+		size_t most = SFE_ATTR_BYTES + (size_t)fn->fre_count * SFE_FRE_MAX_BYTES;
+		if (c->ge.n > UINT32_MAX ||
+		    !sfe_grow((void **)&c->set->enc, &c->ge, 1, c->ge.n + most)) {
+			*oom = true;
+			return SFE_SKIP_NONE;
+		}
+		const sfe_fre *fres = c->fres + fn->enc_off;
+		uint8_t *p = c->set->enc + c->ge.n;
+		uint8_t *end = sfe_put_fres(p, fres, fn, c->v2, c->set->big_endian);
+		fn->enc_off = (uint32_t)c->ge.n;
+		fn->enc_len = (uint32_t)(end - p);
+		c->ge.n += fn->enc_len;
+		c->set->nfres += fn->fre_count;
+	}
+	return SFE_SKIP_NONE;
+}
+
+static bool note(sfe_pctx *c, size_t i, sfe_skip s);
+
 /* Project FDE i of t with its rows (rows_ok false: the table's row
  * range is broken). Only allocation failures are errors. */
 static e2s_err project_fde(sfe_pctx *c, size_t i, const cfi_row *rows, size_t n,
@@ -659,9 +659,10 @@ static e2s_err project_fde(sfe_pctx *c, size_t i, const cfi_row *rows, size_t n,
 	const cfi_table *t = c->t;
 	const cfi_fde *fde = &t->fdes[i];
 	sfe_skip s = SFE_SKIP_NONE;
-	size_t save_f = c->gf.n, save_r = c->gr.n;
+	size_t save_f = c->gf.n, save_e = c->ge.n, save_n = c->set->nfres;
 	bool oom = false;
 
+	c->gr.n = 0;
 	if (c->abi != CFI_ABI_AMD64 && c->abi != CFI_ABI_AARCH64 &&
 	    c->abi != CFI_ABI_S390X)
 		s = SFE_SKIP_UNSUPPORTED_ABI;
@@ -676,7 +677,7 @@ static e2s_err project_fde(sfe_pctx *c, size_t i, const cfi_row *rows, size_t n,
 	if (!s) {
 		uint32_t shndx = fde->reloc.present ? fde->reloc.shndx : 0;
 		int cl = sfe_claim(&c->claims, shndx, fde->pc_begin,
-				     fde->pc_begin + fde->pc_range);
+				   fde->pc_begin + fde->pc_range);
 		if (cl < 0)
 			return E2S_ERR_NOMEM;
 		if (cl == 0)
@@ -698,17 +699,20 @@ static e2s_err project_fde(sfe_pctx *c, size_t i, const cfi_row *rows, size_t n,
 			s = convert_rows(c, fde, (uint32_t)i, rows, n,
 					 fde->pc_begin,
 					 fde->pc_begin + fde->pc_range, &oom);
+		if (!s && !oom)
+			s = finish_fde(c, save_f, &oom);
 		if (oom)
 			return E2S_ERR_NOMEM;
 	}
 	if (s) {
 		c->gf.n = save_f;
-		c->gr.n = save_r;
+		c->ge.n = save_e;
+		c->set->nfres = save_n;
 	}
-	return sfe_note(c, i, s) ? E2S_ERR_OK : E2S_ERR_NOMEM;
+	return note(c, i, s) ? E2S_ERR_OK : E2S_ERR_NOMEM;
 }
 
-bool sfe_note(sfe_pctx *c, size_t i, sfe_skip s)
+static bool note(sfe_pctx *c, size_t i, sfe_skip s)
 {
 	if (!sfe_grow((void **)&c->set->fde_skip, &c->gs, 1, i + 1))
 		return false;
@@ -719,28 +723,28 @@ bool sfe_note(sfe_pctx *c, size_t i, sfe_skip s)
 	return true;
 }
 
-static void pctx_init(sfe_pctx *c, sfe_set *out)
+static void pctx_init(sfe_pctx *c, sfe_set *out, unsigned version)
 {
 	memset(out, 0, sizeof *out);
 	memset(c, 0, sizeof *c);
 	c->set = out;
+	c->v2 = version == SF_VERSION_2;
+	out->version = c->v2 ? SF_VERSION_2 : SF_VERSION_3;
 	sfe_claims_init(&c->claims);
 }
 
 /* Free the scratch (not the set). */
 static void pctx_scratch_free(sfe_pctx *c)
 {
-	free(c->pr);
-	c->pr = NULL;
+	free(c->fres);
+	c->fres = NULL;
 	sfe_claims_free(&c->claims);
-	sfe_fast_free(c->fast);
-	c->fast = NULL;
 }
 
 /* First FDE: learn the ABI and reserve from the section size (about
- * 6 bytes of .eh_frame per FRE and 40 per function in practice;
- * untouched reserve costs address space only). */
-e2s_err sfe_pctx_start(sfe_pctx *c, const cfi_table *t)
+ * 6 bytes of .eh_frame per FRE written in about as many bytes, and 40
+ * per function; untouched reserve costs address space only). */
+static e2s_err pctx_start(sfe_pctx *c, const cfi_table *t)
 {
 	c->t = t;
 	c->abi = t->abi;
@@ -749,10 +753,9 @@ e2s_err sfe_pctx_start(sfe_pctx *c, const cfi_table *t)
 	c->set->big_endian = t->big_endian;
 	c->started = true;
 	if (t->size >= 4096 &&
-	    (!sfe_grow((void **)&c->set->fres, &c->gr, sizeof(sfe_fre), t->size / 4) ||
-	     !sfe_grow((void **)&c->set->funcs, &c->gf, sizeof(sfe_func), t->size / 32) ||
+	    (!sfe_grow((void **)&c->set->funcs, &c->gf, sizeof(sfe_func), t->size / 32) ||
 	     !sfe_claims_reserve(&c->claims, t->size / 32) ||
-	     !sfe_grow((void **)&c->set->enc, &c->ge, 1, t->size + t->size / 4) ||
+	     !sfe_grow((void **)&c->set->enc, &c->ge, 1, t->size + t->size / 8) ||
 	     !sfe_grow((void **)&c->set->fde_skip, &c->gs, 1, t->size / 32)))
 		return E2S_ERR_NOMEM;
 	return E2S_ERR_OK;
@@ -826,7 +829,6 @@ static e2s_err pctx_finish(sfe_pctx *c, size_t nfdes)
 		return E2S_ERR_NOMEM;
 	out->nfdes = nfdes;
 	out->nfuncs = c->gf.n;
-	out->nfres = c->gr.n;
 	out->enc_len = c->ge.n;
 	/* Stable order: qsort is not stable, but starts never tie after the
 	 * overlap check (each part of a split FDE starts later). */
@@ -842,11 +844,12 @@ static e2s_err proj_oom(sfe_pctx *c, e2s_diag *diag)
 	return e2s_fail(diag, E2S_ERR_NOMEM, NULL, 0, "projecting CFI rows");
 }
 
-e2s_err sfe_project(const cfi_table *t, sfe_set *out, e2s_diag *diag)
+e2s_err sfe_project(const cfi_table *t, unsigned version, sfe_set *out,
+		    e2s_diag *diag)
 {
 	sfe_pctx c;
-	pctx_init(&c, out);
-	if (sfe_pctx_start(&c, t))
+	pctx_init(&c, out, version);
+	if (pctx_start(&c, t))
 		return proj_oom(&c, diag);
 	for (size_t i = 0; i < t->nfdes; i++) {
 		const cfi_fde *fde = &t->fdes[i];
@@ -872,13 +875,13 @@ struct sfe_stream {
 	size_t nfdes;
 };
 
-e2s_err sfe_stream_new(sfe_stream **out)
+e2s_err sfe_stream_new(sfe_stream **out, unsigned version)
 {
 	sfe_stream *s = calloc(1, sizeof *s);
 	*out = s;
 	if (!s)
 		return E2S_ERR_NOMEM;
-	pctx_init(&s->c, &s->set);
+	pctx_init(&s->c, &s->set, version);
 	return E2S_ERR_OK;
 }
 
@@ -886,7 +889,7 @@ e2s_err sfe_stream_fde(void *ctx, const cfi_table *t, size_t fde,
 		       const cfi_row *rows, size_t nrows)
 {
 	sfe_stream *s = ctx;
-	if (!s->c.started && sfe_pctx_start(&s->c, t))
+	if (!s->c.started && pctx_start(&s->c, t))
 		return E2S_ERR_NOMEM;
 	s->c.t = t; /* the table's arrays move as it grows */
 	if (fde + 1 > s->nfdes)
@@ -894,23 +897,11 @@ e2s_err sfe_stream_fde(void *ctx, const cfi_table *t, size_t fde,
 	return project_fde(&s->c, fde, rows, nrows, true);
 }
 
-int sfe_stream_fast(void *ctx, const cfi_table *t, size_t fde,
-		    const cfi_section *sec)
-{
-	sfe_stream *s = ctx;
-	if (!s->c.started && sfe_pctx_start(&s->c, t))
-		return -1;
-	s->c.t = t;
-	if (fde + 1 > s->nfdes)
-		s->nfdes = fde + 1;
-	return sfe_fast_fde(&s->c, sec, fde);
-}
-
 e2s_err sfe_stream_finish(sfe_stream *s, const cfi_table *t, sfe_set *out,
 			  e2s_diag *diag)
 {
 	memset(out, 0, sizeof *out);
-	if (!s->c.started && sfe_pctx_start(&s->c, t))
+	if (!s->c.started && pctx_start(&s->c, t))
 		return proj_oom(&s->c, diag);
 	if (s->nfdes != t->nfdes) {
 		sfe_set_free(&s->set);
@@ -935,22 +926,17 @@ void sfe_stream_free(sfe_stream *s)
 }
 
 e2s_err sfe_project_view(const void *img, size_t size,
-			 const cfi_load_opts *lo, cfi_file **cf, sfe_set *set,
-			 e2s_diag *diag)
+			 const cfi_load_opts *lo, unsigned version,
+			 cfi_file **cf, sfe_set *set, e2s_diag *diag)
 {
 	sfe_stream *s;
 	e2s_err e;
 
 	*cf = NULL;
 	memset(set, 0, sizeof *set);
-	if (sfe_stream_new(&s))
+	if (sfe_stream_new(&s, version))
 		return e2s_fail(diag, E2S_ERR_NOMEM, NULL, 0, NULL);
-	cfi_load_opts o = {false, false, NULL, false};
-	if (lo)
-		o = *lo;
-	if (!o.general_path)
-		o.fast_fde = sfe_stream_fast;
-	e = cfi_file_open_view(img, size, &o, sfe_stream_fde, s, cf, diag);
+	e = cfi_file_open_view(img, size, lo, sfe_stream_fde, s, cf, diag);
 	if (!e)
 		e = sfe_stream_finish(s, cfi_file_table(*cf), set, diag);
 	sfe_stream_free(s);
@@ -964,7 +950,6 @@ e2s_err sfe_project_view(const void *img, size_t size,
 void sfe_set_free(sfe_set *s)
 {
 	free(s->funcs);
-	free(s->fres);
 	free(s->enc);
 	free(s->fde_skip);
 	memset(s, 0, sizeof *s);

@@ -7,8 +7,7 @@
  * Oracles (a failure aborts): the encoder keeps its size promise; what it
  * writes decodes, every FRE's rules are recoverable, verification finds
  * no mismatching and no extra function (the independent verifier, from
- * the section's records), and the streaming projection (and its fused
- * fast path)
+ * the section's records), and the streaming projection
  * (cfi_parse_stream + sfe_stream_*) encodes to the same bytes. */
 #include <stdint.h>
 #include <stdio.h>
@@ -80,39 +79,32 @@ static void check_encoding(const cfi_section *sec, cfi_abi abi,
 }
 
 /* The streaming projection (no row table) must give the same bytes as
- * sfe_project on the full table; so must the fused fast path (V3). */
+ * sfe_project on the full table. */
 static void check_stream(const cfi_section *sec, cfi_abi abi,
 			 const sfe_encode_opts *o, const bw_t *batch)
 {
-	for (int fast = 0; fast < 2; fast++) {
-		sfe_stream *st;
-		cfi_table t;
-		sfe_set set;
-		e2s_diag d;
-		if (fast && o->sframe_version == 2)
-			return;
-		if (sfe_stream_new(&st) != E2S_ERR_OK)
-			return;
-		if (cfi_parse_stream_fast(sec, abi, fast ? sfe_stream_fast : NULL,
-					  sfe_stream_fde, st, &t, &d) != E2S_ERR_OK)
-			FUZZ_FAIL_DIAG("streaming parse fails where cfi_parse passed", &d);
-		if (sfe_stream_finish(st, &t, &set, &d) != E2S_ERR_OK)
-			FUZZ_FAIL_DIAG("streaming projection fails", &d);
-		bw_t w;
-		bw_init(&w, sec->big_endian);
-		sfe_restrict(&set, o);
-		e2s_err e = set.nfuncs ? sfe_encode(&set, o, &w, NULL, NULL, &d)
-				       : E2S_ERR_NO_FUNCS;
-		if ((e == E2S_ERR_OK) != (batch != NULL) ||
-		    (batch && (w.len != batch->len ||
-			       memcmp(w.data, batch->data, w.len))))
-			FUZZ_FAIL(fast ? "fast path and batch projection differ"
-				       : "streaming and batch projections differ");
-		bw_free(&w);
-		sfe_set_free(&set);
-		cfi_table_free(&t);
-		sfe_stream_free(st);
-	}
+	sfe_stream *st;
+	cfi_table t;
+	sfe_set set;
+	e2s_diag d;
+	if (sfe_stream_new(&st, o->sframe_version) != E2S_ERR_OK)
+		return;
+	if (cfi_parse_stream(sec, abi, sfe_stream_fde, st, &t, &d) != E2S_ERR_OK)
+		FUZZ_FAIL_DIAG("streaming parse fails where cfi_parse passed", &d);
+	if (sfe_stream_finish(st, &t, &set, &d) != E2S_ERR_OK)
+		FUZZ_FAIL_DIAG("streaming projection fails", &d);
+	bw_t w;
+	bw_init(&w, sec->big_endian);
+	e2s_err e = set.nfuncs ? sfe_encode(&set, o, &w, NULL, NULL, &d)
+			       : E2S_ERR_NO_FUNCS;
+	if ((e == E2S_ERR_OK) != (batch != NULL) ||
+	    (batch && (w.len != batch->len ||
+		       memcmp(w.data, batch->data, w.len))))
+		FUZZ_FAIL("streaming and batch projections differ");
+	bw_free(&w);
+	sfe_set_free(&set);
+	cfi_table_free(&t);
+	sfe_stream_free(st);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -157,14 +149,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 	}
 	sfe_set set;
-	if (abi != CFI_ABI_UNKNOWN && sfe_project(&t, &set, &d) == E2S_ERR_OK) {
+	sfe_encode_opts o = {.section_vaddr = SF_VADDR,
+			     .share_fres = (sel >> 6) & 1,
+			     .sframe_version = (sel & 0x80) ? 2 : 3};
+	if (abi != CFI_ABI_UNKNOWN &&
+	    sfe_project(&t, o.sframe_version, &set, &d) == E2S_ERR_OK) {
 		bw_t w;
 		bool ok = false;
-		sfe_encode_opts o = {.section_vaddr = SF_VADDR,
-				     .share_fres = (sel >> 6) & 1,
-				     .sframe_version = (sel & 0x80) ? 2 : 3};
 		bw_init(&w, sec.big_endian);
-		sfe_restrict(&set, &o);
 		if (set.nfuncs) {
 			if (sfe_encode(&set, &o, &w, NULL, NULL, &d) == E2S_ERR_OK) {
 				if (w.len != sfe_encoded_size(&set, &o))

@@ -1,9 +1,7 @@
 #!/usr/bin/env python3
 """Mutation test of --verify (issue #10): seed deliberate bugs into the
-converter (interpreter, projector, fused fast path, encoder), rebuild,
-convert a corpus with the mutant -- through the fast path and through the
-general path (EH2SFRAME_GENERAL_PATH=1) -- and require the (unmutated)
-verifier to report a mismatch for every mutant. Prints one line per mutant
+converter (interpreter, projector, FRE writer, section encoder), rebuild,
+convert a corpus with the mutant and require the (unmutated) verifier to report a mismatch for every mutant. Prints one line per mutant
 and "mutants=N killed=N".
 
 Usage: mutants.py BUILD_DIR VERIFIER FILE...
@@ -53,12 +51,12 @@ MUTANTS = [
      "\tif (pc_reg(abi, p->cfa_reg))\n\t\treturn SFE_SKIP_PC_RELATIVE;\n",
      ""),
     ("fre-start-off-by-one", "src/sframe_emit/sfe_project.c",
-     "\t\ttmp.start = (uint32_t)(rs - pc);\n\t\tif (make_fre(c->abi, c->regs, false, &p, &tmp))\n",
-     "\t\ttmp.start = (uint32_t)(rs - pc) + (rs > pc);\n\t\tif (make_fre(c->abi, c->regs, false, &p, &tmp))\n"),
+     "\t\ttmp.start = (uint32_t)(rs - pc);\n",
+     "\t\ttmp.start = (uint32_t)(rs - pc) + (rs > pc);\n"),
     ("flex-fp-without-ra-padding", "src/sframe_emit/sfe_project.c",
      "\t\tf->dw[f->ndw++] = 0; /* RA padding word */\n",
      "\t\t; /* RA padding word */\n"),
-    # The CFA word helper both paths use (sfe_int.h: one rule).
+    # The CFA word helper (sfe_int.h: one rule).
     ("s390x-cfa-scaling-no-remainder-check", "src/sframe_emit/sfe_int.h",
      "\t\tif (a % SF_S390X_CFA_OFFSET_ALIGNMENT_FACTOR)\n\t\t\treturn SFE_SKIP_CFA_ALIGN;\n",
      ""),
@@ -84,8 +82,8 @@ MUTANTS = [
      "\tif (p->ra_undef)\n\t\treturn SFE_SKIP_NONE; /* 0 data words, info byte 0 */\n",
      ""),
     ("plt-threshold-off-by-one", "src/sframe_emit/sfe_project.c",
-     "\t\tf->start = k ? e0->plt_k : 0;\n",
-     "\t\tf->start = k ? e0->plt_k + 1 : 0;\n"),
+     "\t\tf.start = k ? e0->plt_k : 0;\n",
+     "\t\tf.start = k ? e0->plt_k + 1 : 0;\n"),
     ("plt-block-size", "src/sframe_emit/sfe_project.c",
      "\tfn->rep_size = 16;\n",
      "\tfn->rep_size = 32;\n"),
@@ -95,40 +93,16 @@ MUTANTS = [
     ("flex-ra-register-dropped", "src/sframe_emit/sfe_project.c",
      "\tcase PL_REG: ctrl = SF_FLEX_CTRL(l->reg, 0, 1); break;\n",
      "\tcase PL_REG: ctrl = SF_FLEX_CTRL(l->reg, 1, 1); break;\n"),
-    # The fused fast path (sfe_fast.c): the same bugs where it has them.
-    ("fast-fre-start-off-by-one", "src/sframe_emit/sfe_fast.c",
-     "\tuint32_t start = (uint32_t)(x->loc - x->begin);\n",
-     "\tuint32_t start = (uint32_t)(x->loc - x->begin) + (x->loc > x->begin);\n"),
-    ("fast-sp-provenance-ignores-cfa-change", "src/sframe_emit/sfe_fast.c",
-     "\t\ts->sp_prov = same ? CFI_PROV_KNOWN : CFI_PROV_NONE;\n\t\tif (same) {\n",
-     "\t\ts->sp_prov = CFI_PROV_KNOWN;\n\t\tif ((same = true)) {\n"),
-    ("fast-drop-mangled-ra-bit", "src/sframe_emit/sfe_fast.c",
-     "\t*info = fre_info(dw, n, base_fp, !s390 && s->mangled);\n",
-     "\t*info = fre_info(dw, n, base_fp, 0 && !s390 && s->mangled);\n"),
-    ("fast-aarch64-ra-word-zero", "src/sframe_emit/sfe_fast.c",
-     "\t     (s->ra_off == SF_FRE_RA_OFFSET_INVALID || !fits_i32(s->ra_off))) ||\n",
-     "\t     (!fits_i32(s->ra_off))) ||\n"),
-    ("fast-fp-offset-sign", "src/sframe_emit/sfe_fast.c",
-     "\t\tdw[n++] = (int32_t)s->fp_off;\n\t}\n\t*info = fre_info(dw, n, s->cfa_reg == 6, false);\n",
-     "\t\tdw[n++] = (int32_t)-s->fp_off;\n\t}\n\t*info = fre_info(dw, n, s->cfa_reg == 6, false);\n"),
-    ("fast-cfa-base-bit-inverted", "src/sframe_emit/sfe_fast.c",
-     "\t*info = fre_info(dw, n, s->cfa_reg == 6, false);\n",
-     "\t*info = fre_info(dw, n, s->cfa_reg != 6, false);\n"),
-    ("fast-accept-any-saved-sp", "src/sframe_emit/sfe_fast.c",
-     "\t\t\t\t      (s->sp_prov != CFI_PROV_KNOWN || s->sp_k != 0)))\n",
-     "\t\t\t\t      (0 && s->sp_k != 0)))\n"),
-    ("fast-drop-pauth-key-b", "src/sframe_emit/sfe_fast.c",
-     "\tblob[2] = (uint8_t)SF_FUNC_INFO(fn->signal, fn->pauth_b, SF_FDE_PCTYPE_INC, ft);\n",
-     "\tblob[2] = (uint8_t)SF_FUNC_INFO(fn->signal, 0, SF_FDE_PCTYPE_INC, ft);\n"),
-    ("fast-drop-signal-flag", "src/sframe_emit/sfe_fast.c",
-     "\tblob[2] = (uint8_t)SF_FUNC_INFO(fn->signal, fn->pauth_b, SF_FDE_PCTYPE_INC, ft);\n",
-     "\tblob[2] = (uint8_t)SF_FUNC_INFO(0, fn->pauth_b, SF_FDE_PCTYPE_INC, ft);\n"),
-    ("fast-start-width-from-first-fre", "src/sframe_emit/sfe_fast.c",
-     "\tunsigned nw = start_bytes(x.nfres ? x.last.start : 0);\n",
-     "\tunsigned nw = start_bytes(0);\n"),
-    ("fast-merge-ignores-second-word", "src/sframe_emit/sfe_fast.c",
-     "\t    dw[0] == x->last.dw[0] && dw[1] == x->last.dw[1] &&\n",
-     "\t    dw[0] == x->last.dw[0] &&\n"),
+    # The FRE writer the projection calls once per function.
+    ("start-width-from-first-fre", "src/sframe_emit/sfe_encode.c",
+     "\tuint32_t max = fn->fre_count ? fres[fn->fre_count - 1].start : 0;\n",
+     "\tuint32_t max = fn->fre_count ? fres[0].start : 0;\n"),
+    ("merge-ignores-data-words", "src/sframe_emit/sfe_int.h",
+     "\t       memcmp(a->dw, b->dw, sizeof a->dw) == 0;\n",
+     "\t       a->dw[0] == b->dw[0];\n"),
+    ("attribute-drops-fde-type", "src/sframe_emit/sfe_encode.c",
+     "\t\t*p++ = fn->fde_type & 0x1f;\n",
+     "\t\t*p++ = 0;\n"),
 ]
 
 
@@ -145,28 +119,23 @@ def build(tree):
 
 def verdict(tree, verifier, files, scratch):
     """'clean' or the first failure seen (file: line), and the converted
-    bytes (to tell whether a mutant changed anything). Each file is
-    converted through the fast path and through the general path."""
+    bytes (to tell whether a mutant changed anything)."""
     outs = []
-    for path_env in ("0", "1"):
-        env = dict(os.environ, EH2SFRAME_GENERAL_PATH=path_env)
-        for i, f in enumerate(files):
-            out = os.path.join(scratch, "out%d" % i)
-            if os.path.exists(out):
-                os.unlink(out)
-            r = run([os.path.join(tree, "eh2sframe"), "-q", f, "-o", out], env=env)
-            if r.returncode != 0 or not os.path.exists(out):
-                outs.append(None)
-                continue
-            outs.append(open(out, "rb").read())
-            v = run([verifier, "--verify", out])
-            if v.returncode != 0:
-                lines = v.stdout.strip().splitlines()
-                why = next((l for l in lines if l.startswith("mismatch")),
-                           lines[-1] if lines else "?")
-                return "%s%s: %s" % (os.path.basename(f),
-                                     " (general path)" if path_env == "1" else "",
-                                     why[:150]), outs
+    for i, f in enumerate(files):
+        out = os.path.join(scratch, "out%d" % i)
+        if os.path.exists(out):
+            os.unlink(out)
+        r = run([os.path.join(tree, "eh2sframe"), "-q", f, "-o", out])
+        if r.returncode != 0 or not os.path.exists(out):
+            outs.append(None)
+            continue
+        outs.append(open(out, "rb").read())
+        v = run([verifier, "--verify", out])
+        if v.returncode != 0:
+            lines = v.stdout.strip().splitlines()
+            why = next((l for l in lines if l.startswith("mismatch")),
+                       lines[-1] if lines else "?")
+            return "%s: %s" % (os.path.basename(f), why[:150]), outs
     return "clean", outs
 
 

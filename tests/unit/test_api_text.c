@@ -319,7 +319,7 @@ static void test_dump_sframe(const char *obj)
 
 static void test_encode(const char *obj)
 {
-	eh2s_encode_opts eo = {0, 0, 0, 0, 0};
+	eh2s_encode_opts eo = {0, 0, 0, 0};
 	eh2s_encode_info info;
 	eh2s_error err;
 	void *data = NULL;

@@ -366,8 +366,9 @@ static void policy(void)
 	CHECK(set.funcs[0].start == 0x1000 && set.funcs[1].start == 0x2000 &&
 	      set.funcs[2].start == 0x3000);
 	CHECK_EQ(set.funcs[1].fde_type, SF_FDE_TYPE_FLEX);
-	/* flex RA in r1: ctrl 1<<3|1 = 9, offset 0 */
-	CHECK_EQ(set.fres[set.funcs[1].fre_first].dw[2], 9);
+	/* flex RA in r1: ctrl 1<<3|1 = 9, offset 0; 1-byte words after the
+	 * attribute (5), the start and the info byte: CFA pair, RA pair */
+	CHECK_EQ(set.enc[set.funcs[1].enc_off + 5 + 2 + 2], 9);
 	/* determinism: the same input gives the same bytes */
 	bw_t w2;
 	sfe_set set2;
@@ -435,13 +436,15 @@ static void split(void)
 	t.nrows = n;
 	sfe_set set;
 	e2s_diag d;
-	CHECK_EQ(sfe_project(&t, &set, &d), E2S_ERR_OK);
+	CHECK_EQ(sfe_project(&t, 0, &set, &d), E2S_ERR_OK);
 	CHECK_EQ(set.nfuncs, 2);
 	CHECK_EQ(set.funcs[0].fre_count, 65535);
 	CHECK_EQ(set.funcs[1].fre_count, n - 65535);
 	CHECK_EQ(set.funcs[1].start, 0x10000 + 4 * 65535);
 	CHECK_EQ(set.funcs[0].size + set.funcs[1].size, 4 * n);
-	CHECK_EQ(set.fres[set.funcs[1].fre_first].start, 0);
+	/* The second part's FREs start again at 0: its first FRE (after
+	 * the 5-byte attribute) has start byte 0. */
+	CHECK_EQ(set.enc[set.funcs[1].enc_off + 5], 0);
 	sfe_set_free(&set);
 	free(rows);
 }
@@ -469,7 +472,7 @@ static void share(void)
 		r->ra = rule_off(-8);
 	}
 	sfe_set set;
-	CHECK_EQ(sfe_project(&s.t, &set, &d), E2S_ERR_OK);
+	CHECK_EQ(sfe_project(&s.t, 0, &set, &d), E2S_ERR_OK);
 	sfe_encode_opts o = {.section_vaddr = 0x8000};
 	sfe_encode_stats st;
 	bw_t plain, sh, again;
@@ -560,11 +563,11 @@ static void v2_amd64(void)
 	CHECK_EQ(sfr_decode(w.data, w.len, 0x8000, &sec, &d), E2S_ERR_OK);
 	CHECK(sec.nfdes == 1 && sec.blocks[0].version == 2 && sec.fdes[0].pc == 0x1000);
 	sfr_free(&sec);
-	/* sfe_encode refuses an unrestricted set for V2 */
+	/* sfe_encode refuses a set projected for V3 as V2 */
 	sfe_set raw;
 	bw_t w2;
 	bw_init(&w2, false);
-	CHECK_EQ(sfe_project(&s.t, &raw, &d), E2S_ERR_OK);
+	CHECK_EQ(sfe_project(&s.t, 3, &raw, &d), E2S_ERR_OK);
 	CHECK_EQ(sfe_encode(&raw, &o, &w2, NULL, NULL, &d), E2S_ERR_USAGE);
 	sfe_set_free(&raw);
 	bw_free(&w2);
