@@ -2,8 +2,7 @@
 # Checksums of the .sframe bytes eh2sframe builds for a fixed set of inputs
 # (hidden EH2SFRAME_DEV_BUILD mode: the section alone, for a fixed
 # address, so ELF layout changes do not show), with the default options,
-# --share-fres and --sframe-version=2, each also through the general path
-# (",general": DWARF rows for every function). Used to show that a change to the
+# --share-fres and --sframe-version=2. Used to show that a change to the
 # converter's implementation leaves its output byte-identical:
 #   tools/sframe-checksums.sh [BIN] > before.txt; ...; diff before.txt after.txt
 # Inputs: host binaries and libraries, the Debian arm64/s390x libraries

@@ -186,6 +186,8 @@ typedef struct {
 	e2s_err status;      /* OK, or why this FDE has no rows */
 	uint64_t err_off;    /* section offset of the problem, if status */
 	uint64_t cie_off;    /* section offset of its CIE (as pointed to) */
+	bool set_loc;        /* its program has DW_CFA_set_loc: where its rows
+	                      * start depends on its address */
 } cfi_fde;
 
 /* Which section the records came from; this drives CIE id rules,
@@ -248,6 +250,14 @@ typedef struct {
 typedef e2s_err (*cfi_fde_fn)(void *ctx, const cfi_table *t, size_t fde,
 			      const cfi_row *rows, size_t nrows);
 
+/* Streaming with a look before each program runs: called for each FDE
+ * whose record is readable (CIE found and usable, addresses decoded)
+ * before its program runs. It returns 1 if it already has what the
+ * program would give (the program is not run, on_fde is not called for
+ * the FDE, whose status stays OK), 0 to run it, -1 on out of memory.
+ * The converter uses it for FDEs whose program equals an earlier one's. */
+typedef int (*cfi_fde_pre_fn)(void *ctx, const cfi_table *t, size_t fde);
+
 /* Parse all records of sec and run every FDE's program into rows.
  * Problems confined to one CIE/FDE set that record's status and the
  * parse goes on; only a problem that makes the rest of the section
@@ -261,6 +271,10 @@ e2s_err cfi_parse(const cfi_section *sec, cfi_abi abi, cfi_table *out,
 e2s_err cfi_parse_stream(const cfi_section *sec, cfi_abi abi,
 			 cfi_fde_fn on_fde, void *ctx, cfi_table *out,
 			 e2s_diag *diag);
+/* cfi_parse_stream with pre tried first for each FDE (same ctx). */
+e2s_err cfi_parse_stream_pre(const cfi_section *sec, cfi_abi abi,
+			     cfi_fde_pre_fn pre, cfi_fde_fn on_fde, void *ctx,
+			     cfi_table *out, e2s_diag *diag);
 /* Records only: CIEs and FDEs framed and their fields decoded, no
  * program run (no rows; a status reflects record-level problems only).
  * For readers that interpret the programs themselves (src/verify). */
@@ -288,6 +302,7 @@ typedef struct cfi_file cfi_file;
 typedef struct {
 	bool prefer_debug_frame; /* use .debug_frame even if .eh_frame exists */
 	bool records_only;       /* cfi_parse_records: no programs run */
+	cfi_fde_pre_fn pre_fde;  /* with on_fde: cfi_parse_stream_pre */
 } cfi_load_opts;
 
 /* Load path's CFI. The returned handle keeps the file mapped (read-only,

@@ -419,7 +419,7 @@ static e2s_err open_buf(uint8_t *buf, size_t size, int kind,
 			const cfi_load_opts *opts, cfi_fde_fn on_fde,
 			void *ctx, cfi_file **out, e2s_diag *diag)
 {
-	static const cfi_load_opts defaults = {false, false};
+	static const cfi_load_opts defaults = {false, false, NULL};
 	*out = NULL;
 	if (!opts)
 		opts = &defaults;
@@ -474,8 +474,9 @@ static e2s_err open_buf(uint8_t *buf, size_t size, int kind,
 		e = cfi_parse_records(&f->sec, cfi_abi_from_machine(f->machine),
 				      &f->table, diag);
 	else if (on_fde)
-		e = cfi_parse_stream(&f->sec, cfi_abi_from_machine(f->machine),
-				     on_fde, ctx, &f->table, diag);
+		e = cfi_parse_stream_pre(&f->sec, cfi_abi_from_machine(f->machine),
+					 opts->pre_fde, on_fde, ctx, &f->table,
+					 diag);
 	else
 		e = cfi_parse(&f->sec, cfi_abi_from_machine(f->machine),
 			      &f->table, diag);

@@ -31,7 +31,14 @@ typedef struct {
 	cfi_row cur;
 	uint64_t loc, end;
 	bool dirty; /* a rule may have changed since the last emitted row */
-	cfi_cfa grp_cfa; /* CFA rule when this location's group began */
+	/* The CFA rule when this location's group began (what identifies
+	 * it: an expression by its bytes' place). */
+	struct grp_cfa {
+		uint8_t kind;
+		uint16_t reg;
+		int64_t off;
+		uint32_t expr_off, expr_len;
+	} grp;
 	bool sp_set;     /* an SP save rule was set in this group */
 	struct sp_slot {
 		uint8_t kind;
@@ -82,12 +89,27 @@ static struct sp_slot *find_slot(run_t *x, const cfi_rule *r)
 	return NULL;
 }
 
+static void grp_set(struct grp_cfa *g, const cfi_cfa *c)
+{
+	g->kind = c->kind;
+	g->reg = c->reg;
+	g->off = c->off;
+	g->expr_off = c->expr.sec_off;
+	g->expr_len = c->expr.len;
+}
+
+static bool grp_same(const struct grp_cfa *g, const cfi_cfa *c)
+{
+	return g->kind == c->kind && g->reg == c->reg && g->off == c->off &&
+	       g->expr_off == c->expr.sec_off && g->expr_len == c->expr.len;
+}
+
 /* Settle SP provenance when a location group ends (see the top). */
 static void close_group(run_t *x)
 {
 	cfi_rule *sp = &x->cur.sp;
 	if (sp->prov == CFI_PROV_PENDING) {
-		bool same = memcmp(&x->cur.cfa, &x->grp_cfa, sizeof x->grp_cfa) == 0;
+		bool same = grp_same(&x->grp, &x->cur.cfa);
 		sp->prov = same ? CFI_PROV_KNOWN : CFI_PROV_NONE;
 		if (same) {
 			struct sp_slot *sl = find_slot(x, sp);
@@ -107,7 +129,7 @@ static void close_group(run_t *x)
 		}
 	}
 	x->sp_set = false;
-	x->grp_cfa = x->cur.cfa;
+	grp_set(&x->grp, &x->cur.cfa);
 }
 
 static bool reg_ok(const run_t *x, uint64_t reg)
@@ -225,7 +247,7 @@ static e2s_err set_rule(run_t *x, uint64_t reg, const cfi_rule *r)
 	if (col == &x->cur.sp && x->fde &&
 	    (r->kind == CFI_RULE_OFFSET || r->kind == CFI_RULE_REGISTER)) {
 		x->sp_set = true;
-		const cfi_cfa *g = &x->grp_cfa;
+		const struct grp_cfa *g = &x->grp;
 		if (g->kind == CFI_CFA_REG_OFF && g->reg == x->ar->sp &&
 		    g->off >= INT32_MIN && g->off <= INT32_MAX) {
 			col->prov = CFI_PROV_PENDING;
@@ -280,6 +302,8 @@ static e2s_err exec_one(run_t *x, const cfi_insn *in)
 	case DW_CFA_MIPS_advance_loc8:
 		return advance(x, in->a);
 	case DW_CFA_set_loc:
+		if (x->fde)
+			x->fde->set_loc = true;
 		return move_to(x, in->a);
 	case DW_CFA_offset:
 	case DW_CFA_offset_extended:
@@ -472,7 +496,8 @@ e2s_err cfi_run_fde(const cfi_table *t, const cfi_cie *cie,
 		    cfi_interp_scratch *s, uint64_t *err_off)
 {
 	run_t x;
-	memset(&x, 0, sizeof x);
+	/* Set field by field: the slots need no clearing (nslots 0), and
+	 * this runs once per FDE. */
 	x.t = t;
 	x.cie = cie;
 	x.ar = cfi_abi_info(t->abi);
@@ -480,7 +505,10 @@ e2s_err cfi_run_fde(const cfi_table *t, const cfi_cie *cie,
 	x.s = s;
 	x.fde = fde;
 	x.cur = *init;
-	x.grp_cfa = init->cfa;
+	grp_set(&x.grp, &init->cfa);
+	x.dirty = false;
+	x.sp_set = false;
+	x.nslots = 0;
 	x.loc = fde->pc_begin;
 	x.end = fde->pc_begin + fde->pc_range;
 	if (x.end < x.loc)

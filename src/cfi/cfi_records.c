@@ -23,6 +23,8 @@ typedef struct {
 	cfi_interp_scratch s;
 	cfi_fde_fn on_fde;     /* streaming: rows handed over per FDE */
 	bool records_only;     /* frame and decode records, run nothing */
+	cfi_fde_pre_fn pre;    /* streaming: asked before a program runs */
+	bool pre_done;         /* the current FDE was taken by pre */
 	void *on_fde_ctx;
 	const char *secname;
 	e2s_diag *diag;
@@ -364,6 +366,15 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde)
 
 	if (p->records_only)
 		return E2S_ERR_OK;
+	if (p->pre) {
+		int h = p->pre(p->on_fde_ctx, t, (size_t)(fde - t->fdes));
+		if (h < 0)
+			return E2S_ERR_NOMEM;
+		if (h > 0) {
+			p->pre_done = true;
+			return E2S_ERR_OK;
+		}
+	}
 	pc.func_base = fde->pc_begin;
 	cfi_dec dec;
 	cfi_dec_init(&dec, sec, cie, &pc, fde->insn_off, fde->insn_len);
@@ -383,6 +394,7 @@ static e2s_err add_fde(parse_t *p, rec_t *rec)
 	fde->cie = UINT32_MAX;
 	if (p->on_fde)
 		p->s.nrows = 0;
+	p->pre_done = false;
 	e2s_err e = parse_fde(p, rec, fde);
 	if (e == E2S_ERR_NOMEM)
 		return e;
@@ -393,7 +405,7 @@ static e2s_err add_fde(parse_t *p, rec_t *rec)
 	} else {
 		fde->err_off = 0;
 	}
-	if (p->on_fde) {
+	if (p->on_fde && !p->pre_done) {
 		e = p->on_fde(p->on_fde_ctx, t, idx,
 			      fde->row_count ? p->s.rows + fde->row_first
 					     : NULL,
@@ -427,14 +439,15 @@ static e2s_err walk(parse_t *p, int which)
 	}
 }
 
-static e2s_err parse(const cfi_section *sec, cfi_abi abi, cfi_fde_fn on_fde,
-		     void *ctx, bool records_only,
+static e2s_err parse(const cfi_section *sec, cfi_abi abi, cfi_fde_pre_fn pre,
+		     cfi_fde_fn on_fde, void *ctx, bool records_only,
 		     cfi_table *out, e2s_diag *diag)
 {
 	parse_t p;
 	memset(out, 0, sizeof *out);
 	memset(&p, 0, sizeof p);
 	p.records_only = records_only;
+	p.pre = on_fde ? pre : NULL;
 	out->abi = abi;
 	out->kind = sec->kind;
 	out->data = sec->data;
@@ -492,13 +505,13 @@ static e2s_err parse(const cfi_section *sec, cfi_abi abi, cfi_fde_fn on_fde,
 e2s_err cfi_parse(const cfi_section *sec, cfi_abi abi, cfi_table *out,
 		  e2s_diag *diag)
 {
-	return parse(sec, abi, NULL, NULL, false, out, diag);
+	return parse(sec, abi, NULL, NULL, NULL, false, out, diag);
 }
 
 e2s_err cfi_parse_records(const cfi_section *sec, cfi_abi abi,
 			  cfi_table *out, e2s_diag *diag)
 {
-	return parse(sec, abi, NULL, NULL, true, out, diag);
+	return parse(sec, abi, NULL, NULL, NULL, true, out, diag);
 }
 
 e2s_err cfi_read_fde_addr(const cfi_section *sec, const cfi_table *t,
@@ -522,7 +535,14 @@ e2s_err cfi_parse_stream(const cfi_section *sec, cfi_abi abi,
 			 cfi_fde_fn on_fde, void *ctx, cfi_table *out,
 			 e2s_diag *diag)
 {
-	return parse(sec, abi, on_fde, ctx, false, out, diag);
+	return parse(sec, abi, NULL, on_fde, ctx, false, out, diag);
+}
+
+e2s_err cfi_parse_stream_pre(const cfi_section *sec, cfi_abi abi,
+			     cfi_fde_pre_fn pre, cfi_fde_fn on_fde, void *ctx,
+			     cfi_table *out, e2s_diag *diag)
+{
+	return parse(sec, abi, pre, on_fde, ctx, false, out, diag);
 }
 
 void cfi_table_free(cfi_table *t)

@@ -48,13 +48,21 @@ static unsigned flex_ctrl_mask(const sfe_fre *f)
 static inline unsigned fre_dwsize_code(const sfe_fre *f, bool flex)
 {
 	uint32_t sg = 0, un = 0;
-	unsigned ctrl = flex ? flex_ctrl_mask(f) : 0;
-	for (unsigned i = 0; i < f->ndw; i++) {
-		int32_t v = f->dw[i];
-		if (ctrl & (1u << i))
-			un |= (uint32_t)v;
-		else
-			sg |= (uint32_t)(v ^ (v >> 31));
+	if (!flex) {
+		/* Words past ndw are 0 (sfe_fre): no count needed. */
+		const int32_t *d = f->dw;
+		sg = (uint32_t)((d[0] ^ (d[0] >> 31)) | (d[1] ^ (d[1] >> 31)) |
+				(d[2] ^ (d[2] >> 31)) | (d[3] ^ (d[3] >> 31)) |
+				(d[4] ^ (d[4] >> 31)) | (d[5] ^ (d[5] >> 31)));
+	} else {
+		unsigned ctrl = flex_ctrl_mask(f);
+		for (unsigned i = 0; i < f->ndw; i++) {
+			int32_t v = f->dw[i];
+			if (ctrl & (1u << i))
+				un |= (uint32_t)v;
+			else
+				sg |= (uint32_t)(v ^ (v >> 31));
+		}
 	}
 	if (sg > 0x7fff || un > 0xffff)
 		return SF_FRE_DATAWORD_4B;
@@ -145,9 +153,15 @@ static inline uint8_t *write_fre(uint8_t *p, const sfe_fre *f, bool flex,
 		info = SF_FRE_INFO(f->base_fp, f->ndw, code, f->mangled_ra);
 	*p++ = (uint8_t)info;
 	if (code == SF_FRE_DATAWORD_1B) {
-		for (unsigned i = 0; i < f->ndw; i++)
-			*p++ = (uint8_t)f->dw[i];
-		return p;
+		/* All six: the room is SFE_FRE_MAX_BYTES per FRE, and bytes
+		 * past ndw are overwritten or past the end. */
+		p[0] = (uint8_t)f->dw[0];
+		p[1] = (uint8_t)f->dw[1];
+		p[2] = (uint8_t)f->dw[2];
+		p[3] = (uint8_t)f->dw[3];
+		p[4] = (uint8_t)f->dw[4];
+		p[5] = (uint8_t)f->dw[5];
+		return p + f->ndw;
 	}
 	for (unsigned i = 0; i < f->ndw; i++)
 		p = put_uN(p, (uint64_t)(int64_t)f->dw[i], dw_bytes(code), be);
@@ -216,6 +230,7 @@ static bool v2_s390_fre(const sfe_fre *f, sfe_fre *out)
 	if (!SF_FLEX_CTRL_REG_P(c0) || SF_FLEX_CTRL_DEREF_P(c0) || (reg != 15 && reg != 11))
 		return false;
 	out->base_fp = reg == 11;
+	memset(out->dw, 0, sizeof out->dw); /* words past ndw stay 0 */
 	out->dw[0] = f->dw[1]; /* already scaled like a default CFA word */
 	int32_t ra = SF_FRE_RA_OFFSET_INVALID, fp;
 	unsigned fpi;

@@ -76,6 +76,15 @@ typedef struct {
 
 /* ---- Working state of one projection ---------------------------------- */
 
+/* A program converted before (sfe_project.c, "Programs seen before"). */
+#define SFE_MEMO_SLOTS 32768
+typedef struct {
+	uint64_t hash;
+	uint32_t cie, pc_range, insn_off, insn_len; /* insn_len 0: empty */
+	uint32_t enc_off, enc_len, fre_count;
+	uint8_t skip, fde_type, fre_type;
+} sfe_memo;
+
 typedef struct {
 	const cfi_table *t;
 	cfi_abi abi;
@@ -91,6 +100,11 @@ typedef struct {
 	grow_t gs; /* set->fde_skip */
 	grow_t ge; /* set->enc */
 	bool started;
+	bool memo_on;    /* streaming: remember programs (sfe_memo) */
+	sfe_memo *memo;  /* SFE_MEMO_SLOTS, direct-mapped, NULL until used */
+	size_t hash_fde; /* the FDE whose key hash_val is (SIZE_MAX: none) */
+	uint64_t hash_val;
+	bool plt_rows;   /* the FDE just projected had a PLT CFA expression */
 } sfe_pctx;
 
 /* The CFA offset word of an FRE, or why no data word can hold it. Every CFA offset from the input comes here before any arithmetic:

@@ -63,18 +63,17 @@ static bool fits_i32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
  * expression relies on that). An SFrame reader resolves a flexible rule's
  * register through its register set (Appendix A get_reg_value), for
  * topmost frames only: not the same value. Rules on it are skipped. */
-static bool pc_reg(cfi_abi abi, unsigned reg)
+static bool pc_reg(const cfi_abi_regs *regs, unsigned reg)
 {
-	unsigned pc = cfi_abi_info(abi)->pc;
-	return pc != CFI_NO_REG && reg == pc;
+	return regs->pc != CFI_NO_REG && reg == regs->pc;
 }
 
 /* The value of (or at) register reg + off as a location: the column's own
  * register unmodified is "unchanged". */
-static sfe_skip reg_loc(cfi_abi abi, unsigned own, unsigned reg, int64_t off,
+static sfe_skip reg_loc(const cfi_abi_regs *regs, unsigned own, unsigned reg, int64_t off,
 			bool deref, ploc *out)
 {
-	if (pc_reg(abi, reg))
+	if (pc_reg(regs, reg))
 		return SFE_SKIP_PC_RELATIVE;
 	if (reg == own && off == 0 && !deref) {
 		out->kind = PL_NONE;
@@ -87,12 +86,12 @@ static sfe_skip reg_loc(cfi_abi abi, unsigned own, unsigned reg, int64_t off,
 }
 
 /* An RA/FP rule that is an expression of the BREG shape. */
-static sfe_skip loc_from_expr(cfi_abi abi, unsigned own, const cfi_rule *r,
+static sfe_skip loc_from_expr(const cfi_abi_regs *regs, unsigned own, const cfi_rule *r,
 			      bool val, ploc *out, sfe_skip why)
 {
 	if (r->expr.shape != CFI_EXPR_BREG)
 		return why;
-	return reg_loc(abi, own, r->expr.reg, r->expr.off, !val, out);
+	return reg_loc(regs, own, r->expr.reg, r->expr.off, !val, out);
 }
 
 /* The caller's PC is the value of the CIE's return-address column
@@ -111,7 +110,7 @@ static inline sfe_skip project_ra(cfi_abi abi, const cfi_abi_regs *regs,
 		/* AMD64's RA is never in a register SFrame can name. */
 		if (abi == CFI_ABI_AMD64 && retcol == regs->ra)
 			return SFE_SKIP_RA_RULE;
-		return reg_loc(abi, regs->ra, retcol, 0, false, &p->ra);
+		return reg_loc(regs, regs->ra, retcol, 0, false, &p->ra);
 	case CFI_RULE_OFFSET:
 		if (abi == CFI_ABI_AMD64 && r->off == SF_AMD64_CFA_FIXED_RA_OFFSET)
 			return SFE_SKIP_NONE;
@@ -121,11 +120,11 @@ static inline sfe_skip project_ra(cfi_abi abi, const cfi_abi_regs *regs,
 	case CFI_RULE_REGISTER:
 		if (abi == CFI_ABI_AMD64 && r->reg == regs->ra)
 			return SFE_SKIP_RA_RULE;
-		return reg_loc(abi, regs->ra, r->reg, 0, false, &p->ra);
+		return reg_loc(regs, regs->ra, r->reg, 0, false, &p->ra);
 	case CFI_RULE_EXPR:
-		return loc_from_expr(abi, regs->ra, r, false, &p->ra, SFE_SKIP_RA_RULE);
+		return loc_from_expr(regs, regs->ra, r, false, &p->ra, SFE_SKIP_RA_RULE);
 	case CFI_RULE_VAL_EXPR:
-		return loc_from_expr(abi, regs->ra, r, true, &p->ra, SFE_SKIP_RA_RULE);
+		return loc_from_expr(regs, regs->ra, r, true, &p->ra, SFE_SKIP_RA_RULE);
 	default:
 		/* VAL_OFFSET: RA = CFA + n would need control word 0, which
 		 * is the padding word (spec 3.2). */
@@ -133,7 +132,7 @@ static inline sfe_skip project_ra(cfi_abi abi, const cfi_abi_regs *regs,
 	}
 }
 
-static inline sfe_skip project_fp(cfi_abi abi, const cfi_abi_regs *regs,
+static inline sfe_skip project_fp(const cfi_abi_regs *regs,
 				  const cfi_rule *r, prow *p)
 {
 	switch (r->kind) {
@@ -145,12 +144,12 @@ static inline sfe_skip project_fp(cfi_abi abi, const cfi_abi_regs *regs,
 		p->fp.off = r->off;
 		return SFE_SKIP_NONE;
 	case CFI_RULE_REGISTER:
-		return reg_loc(abi, regs->fp, r->reg, 0, false, &p->fp);
+		return reg_loc(regs, regs->fp, r->reg, 0, false, &p->fp);
 	case CFI_RULE_EXPR:
 		/* "saved at the address expr": FP = *(reg + k). */
-		return loc_from_expr(abi, regs->fp, r, false, &p->fp, SFE_SKIP_FP_RULE);
+		return loc_from_expr(regs, regs->fp, r, false, &p->fp, SFE_SKIP_FP_RULE);
 	case CFI_RULE_VAL_EXPR:
-		return loc_from_expr(abi, regs->fp, r, true, &p->fp, SFE_SKIP_FP_RULE);
+		return loc_from_expr(regs, regs->fp, r, true, &p->fp, SFE_SKIP_FP_RULE);
 	default: /* UNDEFINED, VAL_OFFSET */
 		return SFE_SKIP_FP_RULE;
 	}
@@ -206,14 +205,17 @@ static inline sfe_skip project_row(cfi_abi abi, const cfi_abi_regs *regs,
 				   unsigned retcol, const cfi_row *row, prow *p)
 {
 	sfe_skip s;
-	memset(p, 0, sizeof *p);
+	/* Field by field (no padding to clear): this runs for every row. */
+	p->ra_undef = p->cfa_deref = p->mangled = false;
+	p->cfa_reg = 0;
+	p->cfa_off = 0;
+	p->ra = p->fp = (ploc){PL_NONE, 0, 0};
 	s = project_ra(abi, regs, retcol, &row->ra, p);
 	if (s)
 		return s;
 	if (p->ra_undef) {
 		/* Outermost frame: nothing else is recovered. */
-		memset(p, 0, sizeof *p);
-		p->ra_undef = true;
+		p->ra.kind = PL_NONE;
 		return SFE_SKIP_NONE;
 	}
 	switch (row->cfa.kind) {
@@ -237,9 +239,9 @@ static inline sfe_skip project_row(cfi_abi abi, const cfi_abi_regs *regs,
 	default:
 		return SFE_SKIP_CFA_EXPR;
 	}
-	if (pc_reg(abi, p->cfa_reg))
+	if (pc_reg(regs, p->cfa_reg))
 		return SFE_SKIP_PC_RELATIVE;
-	s = project_fp(abi, regs, &row->fp, p);
+	s = project_fp(regs, &row->fp, p);
 	if (s)
 		return s;
 	s = check_sp(abi, regs, &row->sp, p);
@@ -571,7 +573,7 @@ static sfe_skip convert_plt(sfe_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 		if (p.ra_undef || p.ra.kind != PL_NONE)
 			return SFE_SKIP_PLT_SHAPE;
 		/* SP: no rule only (the CFA offset changes inside a block). */
-		if (project_fp(c->abi, c->regs, &r->fp, &p) || p.fp.kind != PL_NONE ||
+		if (project_fp(c->regs, &r->fp, &p) || p.fp.kind != PL_NONE ||
 		    r->sp.kind != CFI_RULE_UNSPEC)
 			return SFE_SKIP_PLT_SHAPE;
 	}
@@ -651,6 +653,174 @@ static sfe_skip finish_fde(sfe_pctx *c, size_t first, bool *oom)
 
 static bool note(sfe_pctx *c, size_t i, sfe_skip s);
 
+/* Why FDE fde cannot be converted whatever its rows, if so. */
+static sfe_skip fde_precheck(const sfe_pctx *c, const cfi_fde *fde)
+{
+	const cfi_table *t = c->t;
+	if (c->abi != CFI_ABI_AMD64 && c->abi != CFI_ABI_AARCH64 &&
+	    c->abi != CFI_ABI_S390X)
+		return SFE_SKIP_UNSUPPORTED_ABI;
+	if (fde->status != E2S_ERR_OK || fde->cie >= t->ncies ||
+	    t->cies[fde->cie].status != E2S_ERR_OK)
+		return SFE_SKIP_BAD_CFI;
+	if (fde->pc_range == 0)
+		return SFE_SKIP_EMPTY;
+	if (fde->pc_range > UINT32_MAX ||
+	    fde->pc_begin + fde->pc_range < fde->pc_begin)
+		return SFE_SKIP_TOO_LARGE;
+	return SFE_SKIP_NONE;
+}
+
+/* Claim fde's range: 1 done, 0 an earlier FDE has it, -1 OOM. */
+static int claim(sfe_pctx *c, const cfi_fde *fde)
+{
+	uint32_t shndx = fde->reloc.present ? fde->reloc.shndx : 0;
+	return sfe_claim(&c->claims, shndx, fde->pc_begin,
+			 fde->pc_begin + fde->pc_range);
+}
+
+/* ---- Programs seen before --------------------------------------------
+ * An FDE whose program bytes, CIE and size equal an earlier FDE's gets
+ * the same FRE data or the same skip reason: interpretation and
+ * projection depend on nothing else, except where a row's place depends
+ * on the FDE's address (DW_CFA_set_loc, the PLT mask's 16-byte blocks);
+ * those, functions split in parts and FDEs with bad programs are not
+ * remembered. The streaming projection asks before the program runs
+ * (cfi_fde_pre_fn) and copies the earlier result. Over half the FDEs of
+ * a large C++ library repeat an earlier program (libLLVM-14: 58%), most
+ * of them one of a few hundred: a small direct-mapped table keeps a
+ * lookup within cache (the key's bytes are compared in the section only
+ * when all else matches). */
+
+static bool memo_key_ok(const cfi_fde *fde)
+{
+	return fde->insn_len > 0 && fde->pc_range <= UINT32_MAX;
+}
+
+static uint64_t memo_hash(sfe_pctx *c, size_t i)
+{
+	if (c->hash_fde == i)
+		return c->hash_val;
+	const cfi_fde *fde = &c->t->fdes[i];
+	const uint8_t *p = c->t->data + fde->insn_off;
+	uint32_t n = fde->insn_len, k = 0;
+	uint64_t h = fde->pc_range * 0x9e3779b97f4a7c15ull ^ (uint64_t)fde->cie << 40 ^ n;
+	/* Eight bytes a step (the key's bytes are compared on a match, so
+	 * the hash only needs to spread). */
+	for (; k + 8 <= n; k += 8) {
+		uint64_t w;
+		memcpy(&w, p + k, 8);
+		h = (h ^ w) * 0xd6e8feb86659fd93ull;
+		h ^= h >> 32;
+	}
+	if (k < n) {
+		uint64_t w = 0;
+		memcpy(&w, p + k, n - k);
+		h = (h ^ w) * 0xd6e8feb86659fd93ull;
+	}
+	h ^= h >> 31;
+	h *= 0x9e3779b97f4a7c15ull;
+	h ^= h >> 32;
+	c->hash_fde = i;
+	c->hash_val = h;
+	return h;
+}
+
+static sfe_memo *memo_slot(sfe_pctx *c, uint64_t h)
+{
+	return &c->memo[(size_t)h & (SFE_MEMO_SLOTS - 1)];
+}
+
+static bool memo_same(const sfe_pctx *c, const sfe_memo *m, const cfi_fde *fde,
+		      uint64_t h)
+{
+	return m->insn_len && m->hash == h && m->insn_len == fde->insn_len &&
+	       m->cie == fde->cie && m->pc_range == fde->pc_range &&
+	       memcmp(c->t->data + m->insn_off, c->t->data + fde->insn_off,
+		      m->insn_len) == 0;
+}
+
+/* Remember FDE i's outcome s (its function, if any, from funcs[first]).
+ * false on OOM. */
+static bool memo_put(sfe_pctx *c, size_t i, sfe_skip s, size_t first)
+{
+	const cfi_fde *fde = &c->t->fdes[i];
+	if (fde->status != E2S_ERR_OK || fde->set_loc || c->plt_rows ||
+	    !memo_key_ok(fde))
+		return true;
+	switch (s) {
+	case SFE_SKIP_NONE:
+		if (c->gf.n != first + 1 ||
+		    c->set->funcs[first].pc_type != SF_FDE_PCTYPE_INC)
+			return true;
+		break;
+	case SFE_SKIP_BAD_CFI:
+	case SFE_SKIP_EMPTY:
+	case SFE_SKIP_TOO_LARGE:
+	case SFE_SKIP_DUPLICATE:
+	case SFE_SKIP_UNSUPPORTED_ABI:
+	case SFE_SKIP_PLT_SHAPE:
+		return true; /* not from the program, or not remembered */
+	default:
+		break;
+	}
+	if (!c->memo && !(c->memo = calloc(SFE_MEMO_SLOTS, sizeof *c->memo)))
+		return false;
+	uint64_t h = memo_hash(c, i);
+	sfe_memo *m = memo_slot(c, h);
+	m->hash = h;
+	m->cie = fde->cie;
+	m->pc_range = (uint32_t)fde->pc_range;
+	m->insn_off = fde->insn_off;
+	m->insn_len = fde->insn_len;
+	m->skip = (uint8_t)s;
+	if (!s) {
+		const sfe_func *fn = &c->set->funcs[first];
+		m->enc_off = fn->enc_off;
+		m->enc_len = fn->enc_len;
+		m->fre_count = fn->fre_count;
+		m->fde_type = fn->fde_type;
+		m->fre_type = fn->fre_type;
+	}
+	return true;
+}
+
+/* FDE i's program was seen before: its outcome, without running it.
+ * 1 done, 0 not seen (run it), -1 OOM. */
+static int memo_take(sfe_pctx *c, size_t i)
+{
+	const cfi_fde *fde = &c->t->fdes[i];
+	if (!c->memo || !memo_key_ok(fde) || fde_precheck(c, fde) != SFE_SKIP_NONE)
+		return 0;
+	uint64_t h = memo_hash(c, i);
+	sfe_memo *m = memo_slot(c, h);
+	if (!memo_same(c, m, fde, h))
+		return 0;
+	int cl = claim(c, fde);
+	if (cl < 0)
+		return -1;
+	sfe_skip s = cl == 0 ? SFE_SKIP_DUPLICATE : (sfe_skip)m->skip;
+	if (!s) {
+		/* Copied, not shared: the set is the same as without this. */
+		if (c->ge.n > UINT32_MAX ||
+		    !sfe_grow((void **)&c->set->enc, &c->ge, 1, c->ge.n + m->enc_len))
+			return -1;
+		sfe_func *fn = new_func(c, fde, (uint32_t)i, fde->pc_begin,
+					fde->pc_range);
+		if (!fn)
+			return -1;
+		memcpy(c->set->enc + c->ge.n, c->set->enc + m->enc_off, m->enc_len);
+		fn->enc_off = (uint32_t)c->ge.n;
+		fn->enc_len = m->enc_len;
+		fn->fre_count = m->fre_count;
+		fn->fde_type = m->fde_type;
+		fn->fre_type = m->fre_type;
+		c->ge.n += m->enc_len;
+		c->set->nfres += m->fre_count;
+	}
+	return note(c, i, s) ? 1 : -1;
+}
+
 /* Project FDE i of t with its rows (rows_ok false: the table's row
  * range is broken). Only allocation failures are errors. */
 static e2s_err project_fde(sfe_pctx *c, size_t i, const cfi_row *rows, size_t n,
@@ -663,21 +833,12 @@ static e2s_err project_fde(sfe_pctx *c, size_t i, const cfi_row *rows, size_t n,
 	bool oom = false;
 
 	c->gr.n = 0;
-	if (c->abi != CFI_ABI_AMD64 && c->abi != CFI_ABI_AARCH64 &&
-	    c->abi != CFI_ABI_S390X)
-		s = SFE_SKIP_UNSUPPORTED_ABI;
-	else if (fde->status != E2S_ERR_OK || fde->cie >= t->ncies ||
-		 t->cies[fde->cie].status != E2S_ERR_OK || !rows_ok)
+	c->plt_rows = false;
+	s = fde_precheck(c, fde);
+	if (!s && !rows_ok)
 		s = SFE_SKIP_BAD_CFI;
-	else if (fde->pc_range == 0)
-		s = SFE_SKIP_EMPTY;
-	else if (fde->pc_range > UINT32_MAX ||
-		 fde->pc_begin + fde->pc_range < fde->pc_begin)
-		s = SFE_SKIP_TOO_LARGE;
 	if (!s) {
-		uint32_t shndx = fde->reloc.present ? fde->reloc.shndx : 0;
-		int cl = sfe_claim(&c->claims, shndx, fde->pc_begin,
-				   fde->pc_begin + fde->pc_range);
+		int cl = claim(c, fde);
 		if (cl < 0)
 			return E2S_ERR_NOMEM;
 		if (cl == 0)
@@ -690,6 +851,7 @@ static e2s_err project_fde(sfe_pctx *c, size_t i, const cfi_row *rows, size_t n,
 			if (rows[k].cfa.kind == CFI_CFA_EXPR &&
 			    rows[k].cfa.expr.shape == CFI_EXPR_PLT) {
 				plt = k;
+				c->plt_rows = true;
 				break;
 			}
 		}
@@ -709,6 +871,8 @@ static e2s_err project_fde(sfe_pctx *c, size_t i, const cfi_row *rows, size_t n,
 		c->ge.n = save_e;
 		c->set->nfres = save_n;
 	}
+	if (c->memo_on && !memo_put(c, i, s, save_f))
+		return E2S_ERR_NOMEM;
 	return note(c, i, s) ? E2S_ERR_OK : E2S_ERR_NOMEM;
 }
 
@@ -730,6 +894,7 @@ static void pctx_init(sfe_pctx *c, sfe_set *out, unsigned version)
 	c->set = out;
 	c->v2 = version == SF_VERSION_2;
 	out->version = c->v2 ? SF_VERSION_2 : SF_VERSION_3;
+	c->hash_fde = SIZE_MAX;
 	sfe_claims_init(&c->claims);
 }
 
@@ -738,6 +903,8 @@ static void pctx_scratch_free(sfe_pctx *c)
 {
 	free(c->fres);
 	c->fres = NULL;
+	free(c->memo);
+	c->memo = NULL;
 	sfe_claims_free(&c->claims);
 }
 
@@ -882,6 +1049,7 @@ e2s_err sfe_stream_new(sfe_stream **out, unsigned version)
 	if (!s)
 		return E2S_ERR_NOMEM;
 	pctx_init(&s->c, &s->set, version);
+	s->c.memo_on = true;
 	return E2S_ERR_OK;
 }
 
@@ -895,6 +1063,17 @@ e2s_err sfe_stream_fde(void *ctx, const cfi_table *t, size_t fde,
 	if (fde + 1 > s->nfdes)
 		s->nfdes = fde + 1;
 	return project_fde(&s->c, fde, rows, nrows, true);
+}
+
+int sfe_stream_pre(void *ctx, const cfi_table *t, size_t fde)
+{
+	sfe_stream *s = ctx;
+	if (!s->c.started && pctx_start(&s->c, t))
+		return -1;
+	s->c.t = t;
+	if (fde + 1 > s->nfdes)
+		s->nfdes = fde + 1;
+	return memo_take(&s->c, fde);
 }
 
 e2s_err sfe_stream_finish(sfe_stream *s, const cfi_table *t, sfe_set *out,
@@ -936,7 +1115,11 @@ e2s_err sfe_project_view(const void *img, size_t size,
 	memset(set, 0, sizeof *set);
 	if (sfe_stream_new(&s, version))
 		return e2s_fail(diag, E2S_ERR_NOMEM, NULL, 0, NULL);
-	e = cfi_file_open_view(img, size, lo, sfe_stream_fde, s, cf, diag);
+	cfi_load_opts o = {false, false, NULL};
+	if (lo)
+		o = *lo;
+	o.pre_fde = sfe_stream_pre;
+	e = cfi_file_open_view(img, size, &o, sfe_stream_fde, s, cf, diag);
 	if (!e)
 		e = sfe_stream_finish(s, cfi_file_table(*cf), set, diag);
 	sfe_stream_free(s);
