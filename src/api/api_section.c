@@ -118,7 +118,8 @@ eh2s_status eh2s_convert_section(const eh2s_cfi_input *in,
 		e2s_fail(&d, e, NULL, 0, NULL);
 		goto out;
 	}
-	e = cfi_parse_stream(&sec, abi, sfe_stream_fde, ps, &t, &d);
+	e = cfi_parse_stream_pre(&sec, abi, sfe_stream_pre, sfe_stream_fde, ps, &t,
+				 &d);
 	if (!e)
 		e = sfe_stream_finish(ps, &t, &set, &d);
 	if (e)

@@ -319,6 +319,52 @@ static void test_skip(void)
 	CHECK(err.message[0] != '\0');
 }
 
+/* ---- programs that repeat -------------------------------------------- */
+
+/* The converter takes an FDE whose program bytes, CIE and size equal an
+ * earlier FDE's from that FDE, unless a row's place depends on the FDE's
+ * address. Here FDEs 1 and 2 share a DW_CFA_set_loc program whose
+ * (pc-relative) operand lands 4 bytes into FDE 1's function but 12 into
+ * FDE 2's; FDEs 3 and 4 share a plain program. Every FRE is checked by
+ * the verifier's own reading of the CFI. */
+static void test_repeats(void)
+{
+	ebuf e;
+	memset(&e, 0, sizeof e);
+	cie(&e, 1, 0x78, 16, x86_cie_init, sizeof x86_cie_init);
+	size_t f1 = e.n;
+	/* FDE: 17 bytes of header, set_loc at +17, its operand at +18. */
+	uint64_t target = X86_FUNC + 4, operand = X86_SEC + f1 + 18;
+	uint32_t y = (uint32_t)(target - operand);
+	uint8_t prog[] = {0x01, 0, 0, 0, 0, 0x0e, 16}; /* set_loc; cfa_off 16 */
+	memcpy(prog + 1, &y, 4); /* little-endian sdata4 */
+	fde(&e, X86_SEC, X86_FUNC, 0x10, prog, sizeof prog);
+	CHECK_EQ(e.n - f1, 24); /* so FDE 2's operand is 24 bytes on */
+	fde(&e, X86_SEC, X86_FUNC + 0x10, 0x10, prog, sizeof prog);
+	fde(&e, X86_SEC, X86_FUNC + 0x20, 0x20, x86_fde_insn, sizeof x86_fde_insn);
+	fde(&e, X86_SEC, X86_FUNC + 0x40, 0x20, x86_fde_insn, sizeof x86_fde_insn);
+	put(&e, 0, 4);
+	eh2s_cfi_input in = input(&e, EM_X86_64, X86_SEC);
+	for (int v = 2; v <= 3; v++) {
+		eh2s_section_opts o;
+		eh2s_section_opts_init(&o);
+		o.sframe_version = v;
+		void *out = NULL;
+		size_t n = 0;
+		eh2s_summary sum;
+		eh2s_error err;
+		CHECK_EQ(eh2s_convert_section(&in, X86_SFRAME, &o, &out, &n, &sum,
+					      &err), EH2S_OK);
+		CHECK_EQ(sum.converted, 4);
+		eh2s_verify_result vr;
+		CHECK_EQ(eh2s_verify_section(&in, out, n, X86_SFRAME, NULL, NULL,
+					     0, &vr, &err), EH2S_OK);
+		CHECK_EQ(vr.match, 4);
+		CHECK_EQ(vr.mismatch, 0);
+		eh2s_free(out);
+	}
+}
+
 /* ---- errors ----------------------------------------------------------- */
 
 static void test_errors(void)
@@ -484,6 +530,7 @@ int main(void)
 	test_aarch64(0);
 	test_aarch64(1);
 	test_skip();
+	test_repeats();
 	test_errors();
 	test_file("/bin/ls", 0);
 	/* s390x, big-endian, PLT; made by gas 2.47 with its own .sframe. */
