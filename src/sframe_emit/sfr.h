@@ -186,6 +186,11 @@ typedef struct {
 	size_t bad_relocs;    /* relocations of a type other than PC64 */
 } sfr_elf;
 
+/* The same from an ELF image in memory, borrowed for the call only (out
+ * keeps copies): in-memory callers need no temporary file. */
+e2s_err sfr_elf_read_mem(const void *img, size_t size, sfr_elf *out,
+			 e2s_diag *diag);
+/* The file at path, mapped (or read) and passed to sfr_elf_read_mem. */
 e2s_err sfr_elf_read(const char *path, sfr_elf *out, e2s_diag *diag);
 /* sfr_decode / sfr_decode_rel of what sfr_elf_read found; blocks get
  * their part. */

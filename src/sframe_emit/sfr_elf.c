@@ -1,8 +1,11 @@
 /* Find and read the .sframe bytes of an ELF file (libelf). */
 #include <fcntl.h>
 #include <gelf.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../cfi/cfi_gelf.h"
@@ -133,11 +136,13 @@ static e2s_err add_part(sfr_elf *out, e2s_vec *vp, const void *bytes,
 	return E2S_ERR_OK;
 }
 
-e2s_err sfr_elf_read(const char *path, sfr_elf *out, e2s_diag *diag)
+/* The image is only read during the call: what the result keeps (the
+ * section bytes, the relocated fields) is copied out of it. */
+e2s_err sfr_elf_read_mem(const void *img, size_t size, sfr_elf *out,
+			 e2s_diag *diag)
 {
 	e2s_err err = E2S_ERR_OK;
 	Elf *e = NULL;
-	int fd;
 	size_t shstr = 0, nph = 0;
 	GElf_Ehdr eh;
 	e2s_vec vp = {0, 0}, vf = {0, 0};
@@ -145,10 +150,10 @@ e2s_err sfr_elf_read(const char *path, sfr_elf *out, e2s_diag *diag)
 	memset(out, 0, sizeof *out);
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return e2s_fail(diag, E2S_ERR_LIBELF, NULL, 0, "%s", elf_errmsg(-1));
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return e2s_fail(diag, E2S_ERR_IO, NULL, 0, "cannot open");
-	e = elf_begin(fd, ELF_C_READ, NULL);
+	/* elf_memory takes a non-const image but only reads it
+	 * (ELF_C_READ_MMAP_PRIVATE; conversions go to libelf's buffers). */
+	if (img && size)
+		e = elf_memory((char *)(uintptr_t)img, size);
 	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh)) {
 		err = e2s_fail(diag, E2S_ERR_NOT_ELF, NULL, 0, NULL);
 		goto out;
@@ -196,17 +201,16 @@ e2s_err sfr_elf_read(const char *path, sfr_elf *out, e2s_diag *diag)
 	if (elf_getphdrnum(e, &nph) == 0) {
 		for (size_t i = 0; i < nph; i++) {
 			GElf_Phdr ph;
-			size_t fsize = 0;
 			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_GNU_SFRAME)
 				continue;
-			char *img = elf_rawfile(e, &fsize);
-			if (!img || ph.p_offset > fsize || ph.p_filesz > fsize - ph.p_offset ||
+			if (ph.p_offset > size || ph.p_filesz > size - ph.p_offset ||
 			    ph.p_filesz == 0) {
 				err = e2s_fail(diag, E2S_ERR_BAD_ELF, NULL, 0,
 					       "PT_GNU_SFRAME outside the file");
 				goto out;
 			}
-			err = add_part(out, &vp, img + ph.p_offset, ph.p_filesz, 0, 0, diag);
+			err = add_part(out, &vp, (const uint8_t *)img + ph.p_offset,
+				       ph.p_filesz, 0, 0, diag);
 			out->vaddr = ph.p_vaddr;
 			goto out;
 		}
@@ -217,7 +221,44 @@ out:
 		sfr_elf_free(out);
 	if (e)
 		elf_end(e);
+	return err;
+}
+
+e2s_err sfr_elf_read(const char *path, sfr_elf *out, e2s_diag *diag)
+{
+	struct stat st;
+	uint8_t *buf = NULL;
+	void *map = MAP_FAILED;
+	size_t size = 0;
+	e2s_err err;
+
+	memset(out, 0, sizeof *out);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return e2s_fail(diag, E2S_ERR_IO, NULL, 0, "cannot open");
+	/* Anything but a non-empty regular file is not an ELF file to
+	 * libelf either (directories, empty files). */
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (uint64_t)st.st_size > SIZE_MAX / 2) {
+		close(fd);
+		return e2s_fail(diag, E2S_ERR_NOT_ELF, NULL, 0, NULL);
+	}
+	size = (size_t)st.st_size;
+	/* Mapped, so only the pages of the headers and sections read are
+	 * touched; read into memory where mapping fails. */
+	map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED) {
+		err = e2s_read_whole(fd, size, &buf, diag);
+		close(fd);
+		if (err)
+			return err;
+		err = sfr_elf_read_mem(buf, size, out, diag);
+		free(buf);
+		return err;
+	}
 	close(fd);
+	err = sfr_elf_read_mem(map, size, out, diag);
+	munmap(map, size);
 	return err;
 }
 

@@ -7,6 +7,7 @@
 #include "sframe_emit/sfr.h"
 #include "sframe_emit/sframe_fmt.h"
 #include "t.h"
+#include "t_files.h"
 
 static void encode(synth *s, uint64_t vaddr, bw_t *w)
 {
@@ -352,9 +353,93 @@ static void relocatable(void)
 	bw_free(&w);
 }
 
+/* sfr_elf_read_mem finds what sfr_elf_read finds, from the bytes alone:
+ * a relocatable object (start fields from .rela.sframe), a linked
+ * little-endian and a big-endian file. TMPDIR names no directory, so a
+ * temporary file could not be made. Cut and foreign images fail cleanly
+ * with the path version's codes. */
+static void same_elf(const sfr_elf *a, const sfr_elf *b)
+{
+	CHECK_EQ(a->size, b->size);
+	CHECK(a->size == b->size && memcmp(a->data, b->data, a->size) == 0);
+	CHECK_EQ(a->vaddr, b->vaddr);
+	CHECK_EQ(a->relocatable, b->relocatable);
+	CHECK_EQ(a->nparts, b->nparts);
+	CHECK(a->nparts == b->nparts &&
+	      memcmp(a->parts, b->parts, a->nparts * sizeof *a->parts) == 0);
+	CHECK_EQ(a->nfields, b->nfields);
+	CHECK(a->nfields == b->nfields &&
+	      (!a->nfields ||
+	       memcmp(a->fields, b->fields, a->nfields * sizeof *a->fields) == 0));
+	CHECK_EQ(a->bad_relocs, b->bad_relocs);
+}
+
+static void elf_mem(void)
+{
+	static const char *const files[] = {"tests/data/gas/x86_prog.obj",
+					    "tests/data/gas/x86_plt.dso",
+					    "tests/data/gas/s390x_plt.dso"};
+	const char *old = getenv("TMPDIR");
+	char *saved = old ? strdup(old) : NULL;
+	sfr_elf a, b;
+	sfr_section sec;
+	e2s_diag d;
+
+	setenv("TMPDIR", "/nonexistent-eh2sframe-tmpdir", 1);
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		size_t n = 0;
+		unsigned char *img = slurp(files[i], &n);
+		CHECK(img != NULL);
+		if (!img)
+			continue;
+		CHECK_EQ(sfr_elf_read(files[i], &a, &d), E2S_ERR_OK);
+		CHECK_EQ(sfr_elf_read_mem(img, n, &b, &d), E2S_ERR_OK);
+		same_elf(&a, &b);
+		CHECK_EQ(b.relocatable, i == 0);
+		CHECK(b.nparts > 0);
+		CHECK(i != 0 || b.nfields > 0);
+		/* The result keeps no pointer into the image. */
+		memset(img, 0xa5, n);
+		CHECK_EQ(sfr_elf_decode(&b, &sec, &d), E2S_ERR_OK);
+		CHECK(sec.nfdes > 0);
+		sfr_free(&sec);
+		sfr_elf_free(&a);
+		sfr_elf_free(&b);
+		/* Cut inside the section headers (at the end of these files):
+		 * an error, never a read past the image (ASan). */
+		CHECK(sfr_elf_read_mem(img, n - 8, &b, &d) != E2S_ERR_OK);
+		free(img);
+	}
+	if (saved)
+		setenv("TMPDIR", saved, 1);
+	else
+		unsetenv("TMPDIR");
+	free(saved);
+
+	static const char text[] = "#!/bin/sh\n";
+	memset(&d, 0, sizeof d);
+	CHECK_EQ(sfr_elf_read_mem(text, sizeof text, &a, &d), E2S_ERR_NOT_ELF);
+	CHECK_EQ(sfr_elf_read_mem(NULL, 0, &a, &d), E2S_ERR_NOT_ELF);
+	CHECK(a.data == NULL && a.nparts == 0);
+	/* The path version: its own open error, else the image's. */
+	CHECK_EQ(sfr_elf_read("/nonexistent/file", &a, &d), E2S_ERR_IO);
+	CHECK_STR(d.detail, "cannot open");
+	CHECK_EQ(sfr_elf_read("/tmp", &a, &d), E2S_ERR_NOT_ELF);
+	CHECK_EQ(sfr_elf_read("/dev/null", &a, &d), E2S_ERR_NOT_ELF);
+	/* An ELF file without SFrame: the same message both ways. */
+	size_t n = 0;
+	unsigned char *img = slurp("/bin/true", &n);
+	if (img) {
+		CHECK_EQ(sfr_elf_read_mem(img, n, &a, &d), E2S_ERR_BAD_SFRAME);
+		CHECK_STR(d.detail, "no .sframe section");
+		free(img);
+	}
+}
+
 int main(void)
 {
 	relocatable();
+	elf_mem();
 	roundtrip_amd64();
 	roundtrip_s390x();
 	roundtrip_aarch64();
