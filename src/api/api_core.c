@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,32 +175,6 @@ e2s_err api_write_file(const char *path, const void *data, size_t size,
 		return e;
 	}
 	return e2s_atomic_commit(&a, (mode_t)mode, NULL, true, d);
-}
-
-e2s_err api_tmpdir(char *dir, size_t len, e2s_diag *d)
-{
-	const char *base = getenv("TMPDIR");
-	if (!base || !*base)
-		base = "/tmp";
-	if ((size_t)snprintf(dir, len, "%s/eh2sframe.XXXXXX", base) >= len)
-		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "TMPDIR too long");
-	if (!mkdtemp(dir))
-		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "mkdtemp %s: %s", dir,
-				strerror(errno));
-	return E2S_ERR_OK;
-}
-
-/* Remove the files the API puts in its temporary directories (elfpatch's
- * own temporary files are renamed or removed by it). */
-void api_tmpdir_remove(const char *dir)
-{
-	static const char *const names[] = {"cur"};
-	char p[PATH_MAX];
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-		snprintf(p, sizeof p, "%s/%s", dir, names[i]);
-		unlink(p);
-	}
-	rmdir(dir);
 }
 
 /* ---- Handles --------------------------------------------------------- */

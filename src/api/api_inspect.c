@@ -13,7 +13,6 @@ e2s_err api_decode(const eh2s_file *f, sfr_section *s, e2s_diag *d)
 {
 	size_t size;
 	const uint8_t *img = api_cur(f, &size);
-	char dir[4096], path[4200];
 	sfr_elf el;
 	e2s_err e;
 
@@ -23,21 +22,13 @@ e2s_err api_decode(const eh2s_file *f, sfr_section *s, e2s_diag *d)
 	if (!f->rel)
 		return sfr_decode(img + f->secs[0].off, f->secs[0].size,
 				  f->secs[0].addr, s, d);
-	/* Relocatable: the start fields need .rela.sframe, which only
-	 * sfr_elf_read resolves (it reads files). */
-	e = api_tmpdir(dir, sizeof dir, d);
+	/* Relocatable: the start fields need .rela.sframe, which
+	 * sfr_elf_read_mem resolves from the image itself. */
+	e = sfr_elf_read_mem(img, size, &el, d);
 	if (e)
 		return e;
-	snprintf(path, sizeof path, "%s/cur", dir);
-	e = api_write_file(path, img, size, 0600, d);
-	if (!e) {
-		e = sfr_elf_read(path, &el, d);
-		if (!e) {
-			e = sfr_elf_decode(&el, s, d);
-			sfr_elf_free(&el);
-		}
-	}
-	api_tmpdir_remove(dir);
+	e = sfr_elf_decode(&el, s, d);
+	sfr_elf_free(&el);
 	return e;
 }
 

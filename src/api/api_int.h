@@ -54,19 +54,18 @@ eh2s_status api_status(e2s_err e);
 eh2s_status api_verified(const vf_counts *n, eh2s_verify_result *out,
 			 eh2s_error *err);
 
-/* Whole-file I/O and a private temporary directory. */
+/* Whole-file I/O. */
 e2s_err api_read_file(const char *path, uint8_t **data, size_t *size,
 		      int *mode, e2s_diag *d);
 e2s_err api_write_file(const char *path, const void *data, size_t size,
 		       int mode, e2s_diag *d);
-e2s_err api_tmpdir(char *dir, size_t len, e2s_diag *d);
-void api_tmpdir_remove(const char *dir);
 
 /* Find the .sframe sections of image (f->secs). */
 e2s_err api_scan(eh2s_file *f, e2s_diag *d);
 
-/* Decode the current image's .sframe: linked files from memory, ET_REL
- * through a temporary file (sfr_elf_read resolves the relocations). */
+/* Decode the current image's .sframe from memory: linked files from
+ * the section bytes, ET_REL through sfr_elf_read_mem (it resolves the
+ * relocations). */
 e2s_err api_decode(const eh2s_file *f, sfr_section *s, e2s_diag *d);
 
 /* Drop the per-function results. */

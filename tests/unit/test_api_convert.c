@@ -263,9 +263,75 @@ static void test_rel(void)
 	rmdir(dir);
 }
 
+/* Nothing in-memory writes a file: with TMPDIR naming a directory that
+ * does not exist, and then an empty one, a relocatable object (whose
+ * .sframe starts come from .rela.sframe) opens, converts, verifies and
+ * gives its statistics from memory, and the empty directory stays
+ * empty. gas's object has .sframe already; the converted one is ours. */
+static void mem_rel(const unsigned char *img, size_t n, int convert)
+{
+	eh2s_file *f = NULL;
+	eh2s_error err;
+	eh2s_verify_result vr;
+	eh2s_stats st;
+
+	memset(&vr, 0, sizeof vr);
+	memset(&st, 0, sizeof st);
+	CHECK_EQ(eh2s_open_mem(img, n, &f, &err), EH2S_OK);
+	if (!f)
+		return;
+	CHECK_EQ(eh2s_is_relocatable(f), 1);
+	if (convert) {
+		eh2s_convert_opts o;
+		eh2s_convert_opts_init(&o);
+		o.force = 1;
+		CHECK_EQ(eh2s_convert(f, &o, &err), EH2S_OK);
+	}
+	CHECK_EQ(eh2s_verify(f, &vr, &err), EH2S_OK);
+	CHECK(vr.match > 0);
+	CHECK_EQ(vr.mismatch, 0);
+	CHECK_EQ(vr.extra, 0);
+	CHECK_EQ(eh2s_get_stats(f, &st, &err), EH2S_OK);
+	CHECK(st.sframe_fdes > 0);
+	CHECK_EQ(st.sframe_version, 3);
+	eh2s_close(f);
+}
+
+static void test_no_tmpdir(void)
+{
+	const char *gas = "tests/data/gas/x86_prog.obj";
+	const char *old = getenv("TMPDIR");
+	char *saved = old ? strdup(old) : NULL;
+	char dir[] = "/tmp/test_api_tmpdir_XXXXXX";
+	size_t n = 0;
+	unsigned char *img = slurp(gas, &n);
+
+	CHECK(img != NULL);
+	if (!img) {
+		free(saved);
+		return;
+	}
+	CHECK(mkdtemp(dir) != NULL);
+	setenv("TMPDIR", "/nonexistent-eh2sframe-tmpdir/sub", 1);
+	mem_rel(img, n, 0);
+	mem_rel(img, n, 1);
+	setenv("TMPDIR", dir, 1);
+	mem_rel(img, n, 0);
+	mem_rel(img, n, 1);
+	if (saved)
+		setenv("TMPDIR", saved, 1);
+	else
+		unsetenv("TMPDIR");
+	/* rmdir fails on a directory something was left in. */
+	CHECK_EQ(rmdir(dir), 0);
+	free(saved);
+	free(img);
+}
+
 int main(void)
 {
 	test_errors();
+	test_no_tmpdir();
 	test_rel();
 	test_ls();
 	return t_done("test_api_convert");
