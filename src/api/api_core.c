@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "../elfpatch/elfpatch.h"
-#include "../sframe_emit/sframe_fmt.h"
 #include "../common/atomic.h"
 #include "../common/mem.h"
 #include "api_int.h"

@@ -1,8 +1,9 @@
 /* SFrame reader: decodes .sframe bytes (untrusted) into plain tables and
  * recovers symbolic unwind rules exactly as spec Appendix A describes.
- * Deliberately independent of the encoder (sfe.h): it shares only the
- * on-disk constants of sframe_fmt.h, so --verify checks the encoder
- * against the spec rather than against itself. */
+ * Deliberately independent of the encoder (sfe.h): not even the on-disk
+ * constants are shared (the reader's are in sfr_spec.h, the writer's in
+ * sframe_fmt.h), so --verify checks the encoder against the spec rather
+ * than against itself. */
 #ifndef E2S_SFR_H
 #define E2S_SFR_H
 

@@ -9,13 +9,13 @@
 #include "../common/reader.h"
 #include "../common/mem.h"
 #include "sfr.h"
-#include "sframe_fmt.h"
+#include "sfr_spec.h"
 
 #define SEC ".sframe"
 
 unsigned sfr_block_abi(const sfr_block *b)
 {
-	return b->abi >= SF_ABI_AARCH64_ENDIAN_BIG && b->abi <= SF_ABI_S390X_ENDIAN_BIG
+	return b->abi >= SFR_ABI_AARCH64_BE && b->abi <= SFR_ABI_S390X_BE
 		       ? b->abi : 0;
 }
 
@@ -23,7 +23,7 @@ sfr_sec_kind sfr_section_kind(uint32_t type, const char *name,
 			      const uint8_t *data, size_t size)
 {
 	bool named = name && strcmp(name, ".sframe") == 0;
-	if (type == SHT_GNU_SFRAME)
+	if (type == SFR_SHT_GNU_SFRAME)
 		return SFR_SEC_SFRAME;
 	if (!named)
 		return SFR_SEC_NONE;
@@ -32,10 +32,10 @@ sfr_sec_kind sfr_section_kind(uint32_t type, const char *name,
 	/* Version 1 (binutils 2.40) is not decoded, but it is SFrame: a
 	 * rebuild replaces it and a dump says which version it is. Either
 	 * byte order of the magic, as the decoder accepts. */
-	if (type == SHT_PROGBITS && data && size >= SF_HEADER_SIZE &&
-	    ((data[0] == (SF_MAGIC >> 8) && data[1] == (SF_MAGIC & 0xff)) ||
-	     (data[0] == (SF_MAGIC & 0xff) && data[1] == (SF_MAGIC >> 8))) &&
-	    data[2] >= 1 && data[2] <= SF_VERSION_3)
+	if (type == SHT_PROGBITS && data && size >= SFR_HEADER_LEN &&
+	    ((data[0] == SFR_MAGIC_HI && data[1] == SFR_MAGIC_LO) ||
+	     (data[0] == SFR_MAGIC_LO && data[1] == SFR_MAGIC_HI)) &&
+	    data[2] >= 1 && data[2] <= SFR_VERSION_3)
 		return SFR_SEC_SFRAME;
 	return SFR_SEC_FOREIGN;
 }
@@ -43,10 +43,10 @@ sfr_sec_kind sfr_section_kind(uint32_t type, const char *name,
 bool sfr_abi_regs(unsigned abi, uint16_t *sp, uint16_t *fp)
 {
 	switch (abi) {
-	case SF_ABI_AMD64_ENDIAN_LITTLE: *sp = 7; *fp = 6; return true;
-	case SF_ABI_AARCH64_ENDIAN_BIG:
-	case SF_ABI_AARCH64_ENDIAN_LITTLE: *sp = 31; *fp = 29; return true;
-	case SF_ABI_S390X_ENDIAN_BIG: *sp = 15; *fp = 11; return true;
+	case SFR_ABI_AMD64_LE: *sp = 7; *fp = 6; return true;
+	case SFR_ABI_AARCH64_BE:
+	case SFR_ABI_AARCH64_LE: *sp = 31; *fp = 29; return true;
+	case SFR_ABI_S390X_BE: *sp = 15; *fp = 11; return true;
 	default: return false;
 	}
 }
@@ -67,7 +67,7 @@ static bool count_ok(unsigned abi, unsigned fde_type, const sfr_fre *f)
 	unsigned n = f->ndw;
 	if (n == 0)
 		return true; /* RA undefined */
-	if (fde_type == SF_FDE_TYPE_FLEX) {
+	if (fde_type == SFR_FDETYPE_FLEX) {
 		/* CFA pair; RA pair or padding 0; FP pair (spec 3.2). */
 		if (n == 2)
 			return true;
@@ -80,10 +80,10 @@ static bool count_ok(unsigned abi, unsigned fde_type, const sfr_fre *f)
 		return false;
 	}
 	switch (abi) {
-	case SF_ABI_AMD64_ENDIAN_LITTLE: return n <= 2;
-	case SF_ABI_AARCH64_ENDIAN_BIG:
-	case SF_ABI_AARCH64_ENDIAN_LITTLE: return n <= 3;
-	case SF_ABI_S390X_ENDIAN_BIG: return n <= 3;
+	case SFR_ABI_AMD64_LE: return n <= 2;
+	case SFR_ABI_AARCH64_BE:
+	case SFR_ABI_AARCH64_LE: return n <= 3;
+	case SFR_ABI_S390X_BE: return n <= 3;
 	default: return false;
 	}
 }
@@ -120,7 +120,7 @@ static e2s_err decode_fres(dctx *c, const uint8_t *data, const sfr_block *b,
 static e2s_err read_fres(dctx *c, const uint8_t *data, const sfr_block *b,
 			 sfr_fde *fd, uint64_t lo, uint64_t hi)
 {
-	bool v2 = b->version == SF_VERSION_2;
+	bool v2 = b->version == SFR_VERSION_2;
 	size_t i = 0;
 	e2s_err e;
 	if (c->seen_cap) {
@@ -140,11 +140,11 @@ static e2s_err read_fres(dctx *c, const uint8_t *data, const sfr_block *b,
 		fd->info = sn->info;
 		fd->info2 = sn->info2;
 		fd->rep_size = sn->rep;
-		fd->fre_type = SF_FUNC_INFO_FRETYPE(fd->info);
-		fd->pc_type = SF_FUNC_INFO_PCTYPE(fd->info);
-		fd->fde_type = SF_FUNC_INFO2_FDETYPE(fd->info2);
-		fd->signal = !v2 && SF_FUNC_INFO_SIGNAL_P(fd->info);
-		fd->pauth_b = SF_FUNC_INFO_PAUTH_B_P(fd->info);
+		fd->fre_type = sfr_info_fretype(fd->info);
+		fd->pc_type = sfr_info_pctype(fd->info);
+		fd->fde_type = sfr_info2_fdetype(fd->info2);
+		fd->signal = !v2 && sfr_info_signal_p(fd->info);
+		fd->pauth_b = sfr_info_pauth_b_p(fd->info);
 		fd->fre_first = sn->first;
 	} else {
 		e = decode_fres(c, data, b, fd, lo, hi);
@@ -155,14 +155,14 @@ static e2s_err read_fres(dctx *c, const uint8_t *data, const sfr_block *b,
 						   fd->info, fd->info2, fd->rep_size, 1};
 	}
 	/* Starts increase, so the last one bounds them all. */
-	uint64_t limit = fd->pc_type == SF_FDE_PCTYPE_MASK ? fd->rep_size : fd->size;
+	uint64_t limit = fd->pc_type == SFR_PCTYPE_MASK ? fd->rep_size : fd->size;
 	if (fd->nfres) {
 		const sfr_fre *last = &c->s->fres[fd->fre_first + fd->nfres - 1];
 		if (last->start >= limit && !(limit == 0 && last->start == 0))
 			return bad(c, last->sec_off, "FRE start outside the function");
 		/* MASK rows repeat per block, but a start past the function's
 		 * end is never reached; libsframe rejects it too. */
-		if (fd->pc_type == SF_FDE_PCTYPE_MASK && last->start > fd->size)
+		if (fd->pc_type == SFR_PCTYPE_MASK && last->start > fd->size)
 			return bad(c, last->sec_off,
 				   "MASK FRE start past the function end");
 	}
@@ -174,8 +174,8 @@ static e2s_err decode_fres(dctx *c, const uint8_t *data, const sfr_block *b,
 {
 	br_t r;
 	uint64_t at = lo + fd->fre_off;
-	bool v2 = b->version == SF_VERSION_2;
-	if (fd->fre_off > hi - lo || (!v2 && hi - at < SF_FDE_ATTR_SIZE))
+	bool v2 = b->version == SFR_VERSION_2;
+	if (fd->fre_off > hi - lo || (!v2 && hi - at < SFR_FDE_ATTR_LEN))
 		return bad(c, fd->field_off, "FDE's FRE offset out of bounds");
 	br_init(&r, data, (size_t)hi, b->big_endian);
 	br_seek(&r, (size_t)at);
@@ -184,17 +184,17 @@ static e2s_err decode_fres(dctx *c, const uint8_t *data, const sfr_block *b,
 		fd->info = br_u8(&r);
 		fd->info2 = br_u8(&r);
 		fd->rep_size = br_u8(&r);
-		fd->signal = SF_FUNC_INFO_SIGNAL_P(fd->info);
+		fd->signal = sfr_info_signal_p(fd->info);
 	}
-	fd->fre_type = SF_FUNC_INFO_FRETYPE(fd->info);
-	fd->pc_type = SF_FUNC_INFO_PCTYPE(fd->info);
-	fd->fde_type = SF_FUNC_INFO2_FDETYPE(fd->info2);
-	fd->pauth_b = SF_FUNC_INFO_PAUTH_B_P(fd->info);
-	if (fd->fre_type > SF_FRE_TYPE_ADDR4)
+	fd->fre_type = sfr_info_fretype(fd->info);
+	fd->pc_type = sfr_info_pctype(fd->info);
+	fd->fde_type = sfr_info2_fdetype(fd->info2);
+	fd->pauth_b = sfr_info_pauth_b_p(fd->info);
+	if (fd->fre_type > SFR_FRETYPE_ADDR4)
 		return bad(c, v2 ? fd->field_off + 16 : at + 2, "unknown FRE type");
-	if (fd->fde_type > SF_FDE_TYPE_FLEX)
+	if (fd->fde_type > SFR_FDETYPE_FLEX)
 		return bad(c, at + 3, "unknown FDE type");
-	if (fd->pc_type == SF_FDE_PCTYPE_MASK && fd->rep_size == 0)
+	if (fd->pc_type == SFR_PCTYPE_MASK && fd->rep_size == 0)
 		return bad(c, v2 ? fd->field_off + 17 : at + 4,
 			   "MASK FDE with repetition size 0");
 	/* Each FRE takes at least 2 bytes, and each stored FRE is decoded
@@ -204,8 +204,8 @@ static e2s_err decode_fres(dctx *c, const uint8_t *data, const sfr_block *b,
 	c->decoded += fd->nfres;
 	if (c->decoded * 2 > hi - lo)
 		return bad(c, fd->field_off, "FDEs' FRE data overlaps");
-	unsigned ab = fd->fre_type == SF_FRE_TYPE_ADDR1 ? 1
-		      : fd->fre_type == SF_FRE_TYPE_ADDR2 ? 2 : 4;
+	unsigned ab = fd->fre_type == SFR_FRETYPE_ADDR1 ? 1
+		      : fd->fre_type == SFR_FRETYPE_ADDR2 ? 2 : 4;
 	fd->fre_first = (uint32_t)c->vr.n;
 	for (uint32_t i = 0; i < fd->nfres; i++) {
 		sfr_fre f;
@@ -215,9 +215,9 @@ static e2s_err decode_fres(dctx *c, const uint8_t *data, const sfr_block *b,
 		f.info = br_u8(&r);
 		if (!br_ok(&r))
 			return bad(c, f.sec_off, "FRE runs past the FRE sub-section");
-		f.ndw = SF_FRE_INFO_COUNT(f.info);
-		unsigned code = SF_FRE_INFO_DWSIZE(f.info);
-		if (code > SF_FRE_DATAWORD_4B)
+		f.ndw = sfr_fre_dwcount(f.info);
+		unsigned code = sfr_fre_dwsize(f.info);
+		if (code > SFR_DW_4B)
 			return bad(c, f.sec_off, "invalid data word size");
 		f.dwbytes = (uint8_t)(1u << code);
 		if (f.ndw > SFR_MAX_DW)
@@ -258,12 +258,12 @@ static e2s_err read_block(dctx *c, const uint8_t *data, size_t size,
 	br_t r;
 	memset(&b, 0, sizeof b);
 	b.off = off;
-	if (size - off < SF_HEADER_SIZE)
+	if (size - off < SFR_HEADER_LEN)
 		return bad(c, off, "truncated SFrame header");
 	/* Byte order from the magic (spec 2.1.1). */
-	if (data[off] == (SF_MAGIC >> 8) && data[off + 1] == (SF_MAGIC & 0xff))
+	if (data[off] == SFR_MAGIC_HI && data[off + 1] == SFR_MAGIC_LO)
 		b.big_endian = true;
-	else if (data[off] == (SF_MAGIC & 0xff) && data[off + 1] == (SF_MAGIC >> 8))
+	else if (data[off] == SFR_MAGIC_LO && data[off + 1] == SFR_MAGIC_HI)
 		b.big_endian = false;
 	else
 		return bad(c, off, "bad SFrame magic");
@@ -282,20 +282,20 @@ static e2s_err read_block(dctx *c, const uint8_t *data, size_t size,
 	b.freoff = br_u32(&r);
 	/* The V2 header is laid out like V3's (spec 1.2 lists no header
 	 * change); its FDEs are 20-byte entries holding the attributes. */
-	bool v2 = b.version == SF_VERSION_2;
-	if (b.version != SF_VERSION_3 && !v2)
+	bool v2 = b.version == SFR_VERSION_2;
+	if (b.version != SFR_VERSION_3 && !v2)
 		return e2s_fail(c->diag, E2S_ERR_SFRAME_VERSION, SEC, off + 2,
 				"version %u", b.version);
-	if (b.flags & ~(SF_F_FDE_SORTED | SF_F_FDE_FUNC_START_PCREL |
-			(v2 ? SF_F_FRAME_POINTER : 0)))
+	if (b.flags & ~(SFR_FLAG_FDE_SORTED | SFR_FLAG_START_PCREL |
+			(v2 ? SFR_FLAG_FRAME_POINTER : 0)))
 		return bad(c, off + 3, "unknown flags");
 	if (!sfr_block_abi(&b))
 		return bad(c, off + 4, "unknown ABI/arch");
-	if ((b.abi == SF_ABI_AARCH64_ENDIAN_BIG || b.abi == SF_ABI_S390X_ENDIAN_BIG) !=
+	if ((b.abi == SFR_ABI_AARCH64_BE || b.abi == SFR_ABI_S390X_BE) !=
 	    b.big_endian)
 		return bad(c, off + 4, "ABI/arch does not match byte order");
-	uint64_t esz = v2 ? SF_V2_FDE_SIZE : SF_FDE_IDX_SIZE;
-	uint64_t hdr = SF_HEADER_SIZE + (uint64_t)b.auxhdr_len;
+	uint64_t esz = v2 ? SFR_V2_FDE_LEN : SFR_FDE_INDEX_LEN;
+	uint64_t hdr = SFR_HEADER_LEN + (uint64_t)b.auxhdr_len;
 	uint64_t avail = size - off;
 	if (hdr > avail)
 		return bad(c, off + 7, "auxiliary header past the end");
@@ -357,7 +357,7 @@ static e2s_err read_block(dctx *c, const uint8_t *data, size_t size,
 			fd.pc = rf->value;
 			fd.shndx = rf->shndx;
 		} else {
-			uint64_t base = b.flags & SF_F_FDE_FUNC_START_PCREL
+			uint64_t base = b.flags & SFR_FLAG_START_PCREL
 						? c->s->vaddr + fd.field_off
 						: c->s->vaddr + off;
 			fd.pc = base + (uint64_t)fd.start_field;
@@ -370,7 +370,7 @@ static e2s_err read_block(dctx *c, const uint8_t *data, size_t size,
 		if (total_fres > b.nfres)
 			return bad(c, off + 12, "FRE count does not match the FDEs");
 		r.pos = save;
-		if (b.flags & SF_F_FDE_SORTED && i > 0) {
+		if (b.flags & SFR_FLAG_FDE_SORTED && i > 0) {
 			const sfr_fde *p = &c->s->fdes[c->vf.n - 1];
 			if (fd.shndx < p->shndx || (fd.shndx == p->shndx && fd.pc < p->pc))
 				return bad(c, fd.field_off, "FDEs flagged sorted are not");
@@ -501,7 +501,7 @@ bool sfr_find_fre_sec(const sfr_section *s, uint32_t shndx, uint64_t pc,
 	if (fd->shndx != shndx || pc - fd->pc >= fd->size)
 		return false;
 	uint64_t rel = pc - fd->pc;
-	if (fd->pc_type == SF_FDE_PCTYPE_MASK)
+	if (fd->pc_type == SFR_PCTYPE_MASK)
 		rel %= fd->rep_size;
 	/* last FRE with start <= rel */
 	size_t found = SIZE_MAX;
@@ -527,9 +527,9 @@ static void flex_loc(uint32_t ctrl, int64_t off, sfr_loc *l)
 {
 	memset(l, 0, sizeof *l);
 	l->kind = SFR_LOC_RULE;
-	l->base_cfa = !SF_FLEX_CTRL_REG_P(ctrl);
-	l->reg = l->base_cfa ? 0 : (uint16_t)SF_FLEX_CTRL_REGNUM(ctrl);
-	l->deref = SF_FLEX_CTRL_DEREF_P(ctrl);
+	l->base_cfa = !sfr_ctl_reg_p(ctrl);
+	l->reg = l->base_cfa ? 0 : (uint16_t)sfr_ctl_regnum(ctrl);
+	l->deref = sfr_ctl_deref_p(ctrl);
 	l->off = off;
 }
 
@@ -547,10 +547,10 @@ static void stack_loc(int64_t off, bool fixed, sfr_loc *l)
  * register it was copied to. */
 static void s390_loc(bool v2_s390, int64_t w, sfr_loc *l)
 {
-	if (v2_s390 && SF_V2_S390X_OFFSET_IS_REGNUM(w)) {
+	if (v2_s390 && sfr_v2_s390x_reg_p(w)) {
 		memset(l, 0, sizeof *l);
 		l->kind = SFR_LOC_RULE;
-		l->reg = (uint16_t)SF_V2_S390X_OFFSET_DECODE_REGNUM(w);
+		l->reg = (uint16_t)sfr_v2_s390x_regnum(w);
 		return;
 	}
 	stack_loc(w, false, l);
@@ -561,32 +561,31 @@ e2s_err sfr_recover(const sfr_section *s, const sfr_fde *fde,
 {
 	const sfr_block *b = &s->blocks[fde->block];
 	uint16_t sp, fp;
-	bool s390 = b->abi == SF_ABI_S390X_ENDIAN_BIG;
-	bool amd64 = b->abi == SF_ABI_AMD64_ENDIAN_LITTLE;
+	bool s390 = b->abi == SFR_ABI_S390X_BE;
+	bool amd64 = b->abi == SFR_ABI_AMD64_LE;
 	memset(out, 0, sizeof *out);
 	if (!sfr_abi_regs(b->abi, &sp, &fp))
 		return e2s_fail(diag, E2S_ERR_BAD_SFRAME, SEC, fre->sec_off,
 				"unknown ABI/arch");
-	out->sp_off = s390 ? SF_S390X_SP_VAL_OFFSET : 0;
-	out->flex = fde->fde_type == SF_FDE_TYPE_FLEX;
+	out->sp_off = s390 ? SFR_S390X_SP_FROM_CFA : 0;
+	out->flex = fde->fde_type == SFR_FDETYPE_FLEX;
 	if (fre->ndw == 0) {
 		out->outermost = true;
 		return E2S_ERR_OK;
 	}
-	out->mangled = SF_FRE_INFO_MANGLED_P(fre->info);
+	out->mangled = sfr_fre_mangled_p(fre->info);
 	int64_t cfa_w = out->flex ? sfr_dw(fre, 1) : sfr_dw(fre, 0);
 	if (s390) /* also for flex FDEs: interop with libsframe 2.47 */
-		cfa_w = cfa_w * SF_S390X_CFA_OFFSET_ALIGNMENT_FACTOR +
-			SF_S390X_CFA_OFFSET_ADJUSTMENT;
+		cfa_w = sfr_s390x_cfa_off(cfa_w);
 	out->cfa_off = cfa_w;
 
 	if (out->flex) {
 		uint32_t c0 = fre->raw[0];
-		if (!SF_FLEX_CTRL_REG_P(c0))
+		if (!sfr_ctl_reg_p(c0))
 			return e2s_fail(diag, E2S_ERR_BAD_SFRAME, SEC, fre->sec_off,
 					"flexible CFA rule without a base register");
-		out->cfa_reg = (uint16_t)SF_FLEX_CTRL_REGNUM(c0);
-		out->cfa_deref = SF_FLEX_CTRL_DEREF_P(c0);
+		out->cfa_reg = (uint16_t)sfr_ctl_regnum(c0);
+		out->cfa_deref = sfr_ctl_deref_p(c0);
 		unsigned fpi = 0;
 		if (fre->ndw >= 3 && fre->raw[2] != 0) {
 			flex_loc(fre->raw[2], sfr_dw(fre, 3), &out->ra);
@@ -601,16 +600,16 @@ e2s_err sfr_recover(const sfr_section *s, const sfr_fde *fde,
 		return E2S_ERR_OK;
 	}
 
-	out->cfa_reg = SF_FRE_INFO_BASE_FP_P(fre->info) ? fp : sp;
+	out->cfa_reg = sfr_fre_cfa_fp_p(fre->info) ? fp : sp;
 	if (amd64) {
 		/* RA at the header's fixed offset; word 2 is FP. */
 		stack_loc(b->fixed_ra, true, &out->ra);
 		if (fre->ndw >= 2)
 			stack_loc(sfr_dw(fre, 1), false, &out->fp);
 	} else {
-		bool v2 = b->version == SF_VERSION_2;
+		bool v2 = b->version == SFR_VERSION_2;
 		if (fre->ndw >= 2 &&
-		    !(s390 && sfr_dw(fre, 1) == SF_FRE_RA_OFFSET_INVALID))
+		    !(s390 && sfr_dw(fre, 1) == SFR_RA_OFFSET_INVALID))
 			s390_loc(s390 && v2, sfr_dw(fre, 1), &out->ra);
 		if (fre->ndw >= 3)
 			s390_loc(s390 && v2, sfr_dw(fre, 2), &out->fp);

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "sfr.h"
-#include "sframe_fmt.h"
+#include "sfr_spec.h"
 
 static void reg_name(unsigned abi, uint16_t reg, char *buf, size_t len)
 {
@@ -50,7 +50,7 @@ void sfr_loc_str(const sfr_loc *l, char *buf, size_t len)
 static void dump_header(FILE *out, const sfr_block *b)
 {
 	fprintf(out, "  Header :\n\n");
-	if (b->version == SF_VERSION_3 || b->version == SF_VERSION_2)
+	if (b->version == SFR_VERSION_3 || b->version == SFR_VERSION_2)
 		fprintf(out, "    Version: SFRAME_VERSION_%u\n", b->version);
 	else
 		fprintf(out, "    Version: %u\n", b->version);
@@ -58,15 +58,15 @@ static void dump_header(FILE *out, const sfr_block *b)
 		fprintf(out, "    Flags: NONE\n");
 	} else {
 		const char *sep = "    Flags: ";
-		if (b->flags & SF_F_FDE_SORTED) {
+		if (b->flags & SFR_FLAG_FDE_SORTED) {
 			fprintf(out, "%sSFRAME_F_FDE_SORTED", sep);
 			sep = ",\n           ";
 		}
-		if (b->flags & SF_F_FRAME_POINTER) {
+		if (b->flags & SFR_FLAG_FRAME_POINTER) {
 			fprintf(out, "%sSFRAME_F_FRAME_POINTER", sep);
 			sep = ",\n           ";
 		}
-		if (b->flags & SF_F_FDE_FUNC_START_PCREL)
+		if (b->flags & SFR_FLAG_START_PCREL)
 			fprintf(out, "%sSFRAME_F_FDE_FUNC_START_PCREL", sep);
 		fprintf(out, "\n");
 	}
@@ -82,7 +82,7 @@ static void dump_fre(FILE *out, const sfr_section *s, const sfr_fde *fd,
 		     const sfr_fre *f)
 {
 	const sfr_block *b = &s->blocks[fd->block];
-	bool mask = fd->pc_type == SF_FDE_PCTYPE_MASK;
+	bool mask = fd->pc_type == SFR_PCTYPE_MASK;
 	uint64_t pc = mask ? f->start : fd->pc + f->start;
 	char cfa[48], fp[48], ra[48], r[16];
 	sfr_rules ru;
@@ -103,12 +103,12 @@ static void dump_fre(FILE *out, const sfr_section *s, const sfr_fde *fd,
 		snprintf(cfa, sizeof cfa, "%s%+" PRId64, r, ru.cfa_off);
 	rule_str(b->abi, &ru.fp, fp, sizeof fp);
 	/* V2 s390x register numbers (odd words) print bare, like objdump. */
-	bool v2reg = b->version == SF_VERSION_2 && !ru.flex;
+	bool v2reg = b->version == SFR_VERSION_2 && !ru.flex;
 	if (v2reg && ru.fp.kind == SFR_LOC_RULE && !ru.fp.base_cfa)
 		snprintf(fp, sizeof fp, "r%u", ru.fp.reg);
 	/* A padding RA word (s390x word 2 = 0; flex word 2 = 0) reads "U". */
 	bool ra_pad = ru.flex ? f->ndw >= 3 && f->raw[2] == 0
-			      : b->abi == SF_ABI_S390X_ENDIAN_BIG && f->ndw >= 2 &&
+			      : b->abi == SFR_ABI_S390X_BE && f->ndw >= 2 &&
 				        f->raw[1] == 0;
 	if (ra_pad)
 		snprintf(ra, sizeof ra, "U");
@@ -150,18 +150,18 @@ void sfr_dump(FILE *out, const sfr_section *s)
 			size_t na = 0;
 			fprintf(out, "\n    func idx [%u]: pc = 0x%" PRIx64 ", size = %u bytes",
 				i, fd->pc, fd->size);
-			if ((b->abi == SF_ABI_AARCH64_ENDIAN_BIG ||
-			     b->abi == SF_ABI_AARCH64_ENDIAN_LITTLE) && fd->pauth_b)
+			if ((b->abi == SFR_ABI_AARCH64_BE ||
+			     b->abi == SFR_ABI_AARCH64_LE) && fd->pauth_b)
 				fprintf(out, ", pauth = B key");
 			if (fd->signal)
 				attr[na++] = 'S';
-			if (fd->fde_type == SF_FDE_TYPE_FLEX)
+			if (fd->fde_type == SFR_FDETYPE_FLEX)
 				attr[na++] = 'F';
 			attr[na] = '\0';
 			if (na)
 				fprintf(out, ", attr = \"%s\"", attr);
 			fprintf(out, "\n    %-7s%-8s %-10s%-10s%-13s", "STARTPC",
-				fd->pc_type == SF_FDE_PCTYPE_MASK ? "[m]" : "   ",
+				fd->pc_type == SFR_PCTYPE_MASK ? "[m]" : "   ",
 				"CFA", "FP", "RA");
 			for (uint32_t k = 0; k < fd->nfres; k++)
 				dump_fre(out, s, fd, &s->fres[fd->fre_first + k]);

@@ -11,7 +11,7 @@
 #include "../cfi/cfi_gelf.h"
 #include "../common/mem.h"
 #include "sfr.h"
-#include "sframe_fmt.h"
+#include "sfr_spec.h"
 
 #ifndef R_390_PC64
 #define R_390_PC64 23
@@ -106,7 +106,7 @@ static uint32_t group_of(Elf *e, size_t idx)
 static bool is_sframe(Elf *e, size_t shstr, Elf_Scn *scn, const GElf_Shdr *sh)
 {
 	const char *name;
-	if (sh->sh_type == SHT_GNU_SFRAME)
+	if (sh->sh_type == SFR_SHT_GNU_SFRAME)
 		return true;
 	if (sh->sh_type != SHT_PROGBITS)
 		return false;
@@ -201,12 +201,12 @@ e2s_err sfr_elf_read_mem(const void *img, size_t size, sfr_elf *out,
 	if (elf_getphdrnum(e, &nph) == 0) {
 		for (size_t i = 0; i < nph; i++) {
 			GElf_Phdr ph;
-			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_GNU_SFRAME)
+			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != SFR_PT_GNU_SFRAME)
 				continue;
 			if (ph.p_offset > size || ph.p_filesz > size - ph.p_offset ||
 			    ph.p_filesz == 0) {
 				err = e2s_fail(diag, E2S_ERR_BAD_ELF, NULL, 0,
-					       "PT_GNU_SFRAME outside the file");
+					       "SFR_PT_GNU_SFRAME outside the file");
 				goto out;
 			}
 			err = add_part(out, &vp, (const uint8_t *)img + ph.p_offset,

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sframe_emit/sframe_fmt.h"
+#include "../sframe_emit/sfr_spec.h"
 #include "vf_int.h"
 
 /* Check points per DWARF function; beyond this a MASK FDE or a
@@ -180,7 +180,7 @@ static bool gather(ck_t *c, const cfi_fde *fde, uint64_t b, uint64_t e,
 		uint64_t hi = sf->pc + sf->size > e ? e : sf->pc + sf->size;
 		if (!add_pt(c, lo) || (hi < e && !add_pt(c, hi)))
 			return false;
-		if (SF_FUNC_INFO_PCTYPE(sf->info) == SF_FDE_PCTYPE_MASK) {
+		if (sfr_info_pctype(sf->info) == SFR_PCTYPE_MASK) {
 			if (hi - lo > VF_MAX_POINTS) {
 				*big = true;
 				return true;
@@ -375,7 +375,7 @@ e2s_err vf_verify(const cfi_section *sec, const cfi_table *t,
 	c.cb = cb;
 	c.ctx = ctx;
 	c.out = out;
-	c.version = SF_VERSION_3;
+	c.version = SFR_VERSION_3;
 	for (size_t k = 0; k < s->nblocks; k++)
 		if (s->blocks[k].version < c.version)
 			c.version = s->blocks[k].version;

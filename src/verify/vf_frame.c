@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../sframe_emit/sframe_fmt.h"
+#include "../sframe_emit/sfr_spec.h"
 #include "vf_int.h"
 
 bool vf_abi_init(int abi, vf_abi *out)
@@ -231,7 +231,7 @@ bool vf_expressible(const vf_abi *a, unsigned version, const vf_frame *f,
 	bool ra_dflt, ra_flex = flex_loc_ok(&f->pc, cfa);
 	switch (a->abi) {
 	case CFI_ABI_AMD64:
-		ra_dflt = ra_slot && rk == SF_AMD64_CFA_FIXED_RA_OFFSET;
+		ra_dflt = ra_slot && rk == SFR_AMD64_FIXED_RA;
 		ra_flex = ra_flex || ra_dflt;
 		break;
 	case CFI_ABI_S390X:

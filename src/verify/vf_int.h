@@ -2,7 +2,9 @@
  * shared with the converter: the verifier reads CIE/FDE records through
  * cfi_parse_records and .sframe bytes through sfr_decode (byte reading
  * and record framing), and does its own CFI walk, expression evaluation,
- * SFrame interpretation (spec Appendix A) and comparison. */
+ * SFrame interpretation (spec Appendix A) and comparison. The SFrame
+ * layout it reads by is the reader's own (sfr_spec.h), never the
+ * writer's sframe_fmt.h. */
 #ifndef E2S_VF_INT_H
 #define E2S_VF_INT_H
 

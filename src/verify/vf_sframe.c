@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sframe_emit/sframe_fmt.h"
+#include "../sframe_emit/sfr_spec.h"
 #include "vf_int.h"
 
 static int key_cmp(const sfr_section *s, uint32_t x, uint32_t y)
@@ -88,7 +88,7 @@ long vf_find_fde(const vf_index *ix, uint32_t shndx, uint64_t pc)
 
 static bool mask_p(const sfr_fde *fde)
 {
-	return SF_FUNC_INFO_PCTYPE(fde->info) == SF_FDE_PCTYPE_MASK;
+	return sfr_info_pctype(fde->info) == SFR_PCTYPE_MASK;
 }
 
 long vf_find_fre(const sfr_section *s, const sfr_fde *fde, uint64_t pc)
@@ -117,10 +117,10 @@ bool vf_fde_sane(const sfr_section *s, const sfr_fde *fde, char *why,
 		snprintf(why, len, "MASK FDE with block size 0");
 		return false;
 	}
-	if (b->version >= SF_VERSION_3 &&
-	    SF_FUNC_INFO2_FDETYPE(fde->info2) > SF_FDE_TYPE_FLEX) {
+	if (b->version >= SFR_VERSION_3 &&
+	    sfr_info2_fdetype(fde->info2) > SFR_FDETYPE_FLEX) {
 		snprintf(why, len, "unknown FDE type %u",
-			 SF_FUNC_INFO2_FDETYPE(fde->info2));
+			 sfr_info2_fdetype(fde->info2));
 		return false;
 	}
 	for (uint32_t i = 0; i < fde->nfres; i++) {
@@ -159,11 +159,11 @@ static bool bad(char *why, size_t len, const char *msg, unsigned n)
 static bool apply_rule(uint32_t c, int64_t off, const vf_val *cfa,
 		       vf_val *out, char *why, size_t len)
 {
-	if (c & 4)
+	if (sfr_ctl_unused_p(c))
 		return bad(why, len, "control word 0x%x uses the unused bit", c);
-	vf_val base = SF_FLEX_CTRL_REG_P(c) ? vf_reg(SF_FLEX_CTRL_REGNUM(c)) : *cfa;
+	vf_val base = sfr_ctl_reg_p(c) ? vf_reg(sfr_ctl_regnum(c)) : *cfa;
 	vf_val loc = vf_add(base, off);
-	*out = SF_FLEX_CTRL_DEREF_P(c) ? vf_deref(loc) : loc;
+	*out = sfr_ctl_deref_p(c) ? vf_deref(loc) : loc;
 	return true;
 }
 
@@ -180,10 +180,10 @@ static vf_val ra_default(const vf_abi *a, const sfr_block *b, const vf_val *cfa)
 static bool abi_matches(const vf_abi *a, unsigned sabi)
 {
 	switch (sabi) {
-	case SF_ABI_AMD64_ENDIAN_LITTLE: return a->abi == CFI_ABI_AMD64;
-	case SF_ABI_AARCH64_ENDIAN_BIG:
-	case SF_ABI_AARCH64_ENDIAN_LITTLE: return a->abi == CFI_ABI_AARCH64;
-	case SF_ABI_S390X_ENDIAN_BIG: return a->abi == CFI_ABI_S390X;
+	case SFR_ABI_AMD64_LE: return a->abi == CFI_ABI_AMD64;
+	case SFR_ABI_AARCH64_BE:
+	case SFR_ABI_AARCH64_LE: return a->abi == CFI_ABI_AARCH64;
+	case SFR_ABI_S390X_BE: return a->abi == CFI_ABI_S390X;
 	default: return false;
 	}
 }
@@ -197,27 +197,26 @@ static bool default_frame(const vf_abi *a, const sfr_block *b,
 {
 	bool s390 = a->abi == CFI_ABI_S390X;
 	unsigned n = fre->ndw, i = 1;
-	bool base_fp = SF_FRE_INFO_BASE_ID(fre->info) == SF_BASE_REG_FP;
+	bool base_fp = sfr_fre_cfa_fp_p(fre->info);
 	int64_t off = sword(fre, 0);
 	if (s390)
-		off = off * SF_S390X_CFA_OFFSET_ALIGNMENT_FACTOR +
-		      SF_S390X_CFA_OFFSET_ADJUSTMENT;
+		off = sfr_s390x_cfa_off(off);
 	f->cfa = vf_add(vf_reg(base_fp ? a->fp : a->sp), off);
 	f->sp = vf_add(f->cfa, a->sp_val_off);
 	f->pc = ra_default(a, b, &f->cfa);
 	f->fp = vf_reg(a->fp);
-	bool v2 = b->version == SF_VERSION_2;
+	bool v2 = b->version == SFR_VERSION_2;
 	if (b->fixed_ra == 0 && i < n) {
 		int64_t w = sword(fre, i++);
-		if (w == SF_FRE_RA_OFFSET_INVALID) {
+		if (w == SFR_RA_OFFSET_INVALID) {
 			/* s390x: "RA not saved"; other readers (binutils 2.47
 			 * objdump) take 0 as invalid as well: no defined
 			 * value on AArch64. */
 			if (!s390)
 				return bad(why, len, "RA data word %u is 0 "
 					   "(SFRAME_FRE_RA_OFFSET_INVALID)", 1);
-		} else if (s390 && v2 && SF_V2_S390X_OFFSET_IS_REGNUM(w)) {
-			f->pc = vf_reg((unsigned)SF_V2_S390X_OFFSET_DECODE_REGNUM(w));
+		} else if (s390 && v2 && sfr_v2_s390x_reg_p(w)) {
+			f->pc = vf_reg((unsigned)sfr_v2_s390x_regnum(w));
 		} else {
 			f->pc = vf_deref(vf_add(f->cfa, w));
 		}
@@ -226,8 +225,8 @@ static bool default_frame(const vf_abi *a, const sfr_block *b,
 		f->fp = vf_deref(vf_add(f->cfa, b->fixed_fp));
 	} else if (i < n) {
 		int64_t w = sword(fre, i++);
-		if (s390 && v2 && SF_V2_S390X_OFFSET_IS_REGNUM(w))
-			f->fp = vf_reg((unsigned)SF_V2_S390X_OFFSET_DECODE_REGNUM(w));
+		if (s390 && v2 && sfr_v2_s390x_reg_p(w))
+			f->fp = vf_reg((unsigned)sfr_v2_s390x_regnum(w));
 		else
 			f->fp = vf_deref(vf_add(f->cfa, w));
 	}
@@ -244,14 +243,13 @@ static bool flex_frame(const vf_abi *a, const sfr_block *b,
 	if (n < 2)
 		return bad(why, len, "flexible FRE with %u data words", n);
 	uint32_t c = fre->raw[0];
-	if (!SF_FLEX_CTRL_REG_P(c) || (c & 4))
+	if (!sfr_ctl_reg_p(c) || sfr_ctl_unused_p(c))
 		return bad(why, len, "CFA control word 0x%x without a base register", c);
 	int64_t off = sword(fre, 1);
 	if (a->abi == CFI_ABI_S390X) /* stored like default FDEs (interop) */
-		off = off * SF_S390X_CFA_OFFSET_ALIGNMENT_FACTOR +
-		      SF_S390X_CFA_OFFSET_ADJUSTMENT;
-	vf_val cfa = vf_add(vf_reg(SF_FLEX_CTRL_REGNUM(c)), off);
-	f->cfa = SF_FLEX_CTRL_DEREF_P(c) ? vf_deref(cfa) : cfa;
+		off = sfr_s390x_cfa_off(off);
+	vf_val cfa = vf_add(vf_reg(sfr_ctl_regnum(c)), off);
+	f->cfa = sfr_ctl_deref_p(c) ? vf_deref(cfa) : cfa;
 	/* next_frame->sp: the ABI's SP-from-CFA relation (section 3.1.3
 	 * gives s390x's as an ABI fact; AMD64's is 0). */
 	f->sp = vf_add(f->cfa, a->sp_val_off);
@@ -292,19 +290,19 @@ bool vf_sframe_frame(const vf_abi *a, const sfr_section *s,
 	memset(f, 0, sizeof *f);
 	if (!abi_matches(a, b->abi))
 		return bad(why, len, "SFrame ABI/arch %u does not match the file", b->abi);
-	bool v3 = b->version >= SF_VERSION_3;
-	f->signal = v3 && SF_FUNC_INFO_SIGNAL_P(fde->info);
+	bool v3 = b->version >= SFR_VERSION_3;
+	f->signal = v3 && sfr_info_signal_p(fde->info);
 	if (fre->ndw == 0) {
 		f->outermost = true; /* RA undefined (spec 2.4.1) */
 		return true;
 	}
-	if (SF_FRE_INFO_MANGLED_P(fre->info))
+	if (sfr_fre_mangled_p(fre->info))
 		f->sign = a->abi != CFI_ABI_AARCH64 ? SIGN_UNKNOWN
-			  : SF_FUNC_INFO_PAUTH_B_P(fde->info) ? SIGN_B : SIGN_A;
-	unsigned type = v3 ? SF_FUNC_INFO2_FDETYPE(fde->info2) : SF_FDE_TYPE_DEFAULT;
-	if (type == SF_FDE_TYPE_FLEX)
+			  : sfr_info_pauth_b_p(fde->info) ? SIGN_B : SIGN_A;
+	unsigned type = v3 ? sfr_info2_fdetype(fde->info2) : SFR_FDETYPE_DEFAULT;
+	if (type == SFR_FDETYPE_FLEX)
 		return flex_frame(a, b, fre, f, why, len);
-	if (type != SF_FDE_TYPE_DEFAULT)
+	if (type != SFR_FDETYPE_DEFAULT)
 		return bad(why, len, "unknown FDE type %u", type);
 	return default_frame(a, b, fre, f, why, len);
 }

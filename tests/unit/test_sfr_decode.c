@@ -5,6 +5,7 @@
 #include "test_sfe_synth.h"
 #include "sframe_emit/sfe.h"
 #include "sframe_emit/sfr.h"
+#include "sframe_emit/sfr_spec.h"
 #include "sframe_emit/sframe_fmt.h"
 #include "t.h"
 #include "t_files.h"
@@ -436,8 +437,46 @@ static void elf_mem(void)
 	}
 }
 
+/* The reader's own layout (sfr_spec.h) on bytes written from the spec's
+ * text and examples, not from the writer's header. */
+static void spec_fields(void)
+{
+	/* 2.4.1: gas writes 0x05 for CFA = sp+16 with FP saved (two 1-byte
+	 * words, SP base) and 0x04 for fp+16 (FP base). */
+	CHECK(!sfr_fre_cfa_fp_p(0x05));
+	CHECK_EQ(sfr_fre_dwcount(0x05), 2);
+	CHECK_EQ(sfr_fre_dwsize(0x05), SFR_DW_1B);
+	CHECK(sfr_fre_cfa_fp_p(0x04));
+	/* mangled RA, 4-byte words, 15 of them, FP base */
+	CHECK(sfr_fre_mangled_p(0xc0 | 15 << 1));
+	CHECK_EQ(sfr_fre_dwsize(0xc0 | 15 << 1), SFR_DW_4B);
+	CHECK_EQ(sfr_fre_dwcount(0xc0 | 15 << 1), 15);
+	CHECK(!sfr_fre_mangled_p(0x7f));
+	/* 2.3.3: signal (7), unused (6), pauth key B (5), MASK (4), ADDR4 */
+	CHECK(sfr_info_signal_p(0x80) && !sfr_info_signal_p(0x40));
+	CHECK(sfr_info_pauth_b_p(0x20) && !sfr_info_pauth_b_p(0x40));
+	CHECK_EQ(sfr_info_pctype(0x10), SFR_PCTYPE_MASK);
+	CHECK_EQ(sfr_info_pctype(0xef), SFR_PCTYPE_INC);
+	CHECK_EQ(sfr_info_fretype(0xf2), SFR_FRETYPE_ADDR4);
+	CHECK_EQ(sfr_info2_fdetype(0xe1), SFR_FDETYPE_FLEX);
+	/* 3.2 examples: CFA = *(RBP - 8) is (6 << 3) | (1 << 1) | 1;
+	 * RA = *(CFA - 8) is (0 << 3) | (1 << 1) | 0. */
+	CHECK(sfr_ctl_reg_p(0x33) && sfr_ctl_deref_p(0x33));
+	CHECK_EQ(sfr_ctl_regnum(0x33), 6);
+	CHECK(!sfr_ctl_unused_p(0x33));
+	CHECK(!sfr_ctl_reg_p(0x02) && sfr_ctl_deref_p(0x02));
+	CHECK(sfr_ctl_unused_p(0x04));
+	/* 2.2 and 2.3: sizes from the field tables */
+	CHECK_EQ(SFR_HEADER_LEN, 0x18 + 4);
+	CHECK_EQ(SFR_FDE_INDEX_LEN, 0x0c + 4);
+	CHECK_EQ(SFR_FDE_ATTR_LEN, 0x04 + 1);
+	CHECK_EQ(sfr_s390x_cfa_off(-20), 0);
+	CHECK_EQ(sfr_s390x_cfa_off(0) + SFR_S390X_SP_FROM_CFA, 0);
+}
+
 int main(void)
 {
+	spec_fields();
 	relocatable();
 	elf_mem();
 	roundtrip_amd64();
