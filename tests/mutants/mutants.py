@@ -1,20 +1,31 @@
 #!/usr/bin/env python3
 """Mutation test of --verify (issue #10): seed deliberate bugs into the
-converter (interpreter, projector, FRE writer, section encoder), rebuild,
-convert a corpus with the mutant and require the (unmutated) verifier to report a mismatch for every mutant. Prints one line per mutant
-and "mutants=N killed=N".
+converter (interpreter, projector, FRE writer, section encoder, and the
+writer's format header sframe_fmt.h), rebuild, convert a corpus with the
+mutant and require the mutant's own --verify to report a failure. The
+judge is built from the mutated tree on purpose: whatever it shares with
+the converter carries the bug too, so only a judge with its own reading
+of the format (the verifier, and sfr_spec.h for the .sframe layout) can
+kill a mutant of shared code. Prints one line per mutant and
+"mutants=N killed=N".
 
 Usage: mutants.py BUILD_DIR VERIFIER FILE...
   BUILD_DIR  scratch directory (a copy of src/, include/ and Makefile is
-             built there once per mutant; only the mutated file recompiles)
-  VERIFIER   the eh2sframe binary whose --verify judges (built from the
-             unmodified tree)
+             built there once per mutant; only what includes the mutated
+             file recompiles)
+  VERIFIER   an eh2sframe built from the unmodified tree: it judges the
+             unmutated copy's output too (the corpus must verify clean)
   FILE       inputs to convert (objects, shared objects, programs)
 
-A mutant counts as killed when --verify exits with a failure on some file
-(a mismatch, an extra function, or a section it refuses to read). Each
-mutation must apply exactly once, and the unmutated copy must verify clean
-on every file, or the run fails (exit 1)."""
+A mutant counts as killed when its --verify exits with a failure on some
+file (a mismatch, an extra function, or a section it refuses to read) and
+still accepts the unmutated converter's output of that file (else the
+mutation changed the judge, not just the converter: NOT KILLED). Failing
+that, a mutant whose converter refuses a file the unmutated one converts
+(its own output checks) is killed as "refused": it writes nothing wrong.
+Each mutation must apply exactly once, and the unmutated copy must verify
+clean on every file, or the run fails (exit 1). MUTANTS_ONLY=NAME[,NAME]
+runs only those mutants."""
 import os
 import shutil
 import subprocess
@@ -103,6 +114,81 @@ MUTANTS = [
     ("attribute-drops-fde-type", "src/sframe_emit/sfe_encode.c",
      "\t\t*p++ = fn->fde_type & 0x1f;\n",
      "\t\t*p++ = 0;\n"),
+    # The writer's format header (sframe_fmt.h): a misreading of the
+    # spec's layout, in the encoding macro and its decoding twin alike.
+    # The judge reads by its own sfr_spec.h, so it must notice.
+    ("fmt-fre-info-mangled-base-swapped", "src/sframe_emit/sframe_fmt.h",
+     "\t((unsigned)(((mangled) ? 0x80 : 0) | (((dwsize) & 3) << 5) |       \\\n"
+     "\t\t    (((count) & 0xf) << 1) | ((base_fp) ? 0 : 1)))\n"
+     "/* Raw bit-0 value; flexible FDEs carry 0 here and ignore it. */\n"
+     "#define SF_FRE_INFO_BASE_ID(i) ((i) & 1)\n"
+     "#define SF_FRE_INFO_BASE_FP_P(i) (((i) & 1) == SF_BASE_REG_FP)\n"
+     "#define SF_FRE_INFO_COUNT(i) (((i) >> 1) & 0xf)\n"
+     "#define SF_FRE_INFO_DWSIZE(i) (((i) >> 5) & 3)\n"
+     "#define SF_FRE_INFO_MANGLED_P(i) (((i) >> 7) & 1)\n",
+     "\t((unsigned)(((mangled) ? 1 : 0) | (((dwsize) & 3) << 5) |       \\\n"
+     "\t\t    (((count) & 0xf) << 1) | ((base_fp) ? 0 : 0x80)))\n"
+     "#define SF_FRE_INFO_BASE_ID(i) (((i) >> 7) & 1)\n"
+     "#define SF_FRE_INFO_BASE_FP_P(i) ((((i) >> 7) & 1) == SF_BASE_REG_FP)\n"
+     "#define SF_FRE_INFO_COUNT(i) (((i) >> 1) & 0xf)\n"
+     "#define SF_FRE_INFO_DWSIZE(i) (((i) >> 5) & 3)\n"
+     "#define SF_FRE_INFO_MANGLED_P(i) ((i) & 1)\n"),
+    ("fmt-fre-dataword-size-shift", "src/sframe_emit/sframe_fmt.h",
+     "(((dwsize) & 3) << 5) |       \\\n"
+     "\t\t    (((count) & 0xf) << 1) | ((base_fp) ? 0 : 1)))\n"
+     "/* Raw bit-0 value; flexible FDEs carry 0 here and ignore it. */\n"
+     "#define SF_FRE_INFO_BASE_ID(i) ((i) & 1)\n"
+     "#define SF_FRE_INFO_BASE_FP_P(i) (((i) & 1) == SF_BASE_REG_FP)\n"
+     "#define SF_FRE_INFO_COUNT(i) (((i) >> 1) & 0xf)\n"
+     "#define SF_FRE_INFO_DWSIZE(i) (((i) >> 5) & 3)\n",
+     "(((dwsize) & 3) << 6) |       \\\n"
+     "\t\t    (((count) & 0xf) << 1) | ((base_fp) ? 0 : 1)))\n"
+     "#define SF_FRE_INFO_BASE_ID(i) ((i) & 1)\n"
+     "#define SF_FRE_INFO_BASE_FP_P(i) (((i) & 1) == SF_BASE_REG_FP)\n"
+     "#define SF_FRE_INFO_COUNT(i) (((i) >> 1) & 0xf)\n"
+     "#define SF_FRE_INFO_DWSIZE(i) (((i) >> 6) & 3)\n"),
+    ("fmt-flex-ctrl-regnum-shift", "src/sframe_emit/sframe_fmt.h",
+     "\t((((unsigned)(regnum)) << 3) | ((deref) ? 2u : 0u) | ((reg) ? 1u : 0u))\n"
+     "#define SF_FLEX_CTRL_REGNUM(w) ((unsigned)(w) >> 3)\n",
+     "\t((((unsigned)(regnum)) << 4) | ((deref) ? 2u : 0u) | ((reg) ? 1u : 0u))\n"
+     "#define SF_FLEX_CTRL_REGNUM(w) ((unsigned)(w) >> 4)\n"),
+    ("fmt-flex-ctrl-deref-bit", "src/sframe_emit/sframe_fmt.h",
+     "((deref) ? 2u : 0u) | ((reg) ? 1u : 0u))\n"
+     "#define SF_FLEX_CTRL_REGNUM(w) ((unsigned)(w) >> 3)\n"
+     "#define SF_FLEX_CTRL_DEREF_P(w) (((w) >> 1) & 1)\n",
+     "((deref) ? 4u : 0u) | ((reg) ? 1u : 0u))\n"
+     "#define SF_FLEX_CTRL_REGNUM(w) ((unsigned)(w) >> 3)\n"
+     "#define SF_FLEX_CTRL_DEREF_P(w) (((w) >> 2) & 1)\n"),
+    ("fmt-fde-index-entry-size", "src/sframe_emit/sframe_fmt.h",
+     "#define SF_FDE_IDX_SIZE 16 ", "#define SF_FDE_IDX_SIZE 20 "),
+    ("fmt-header-size", "src/sframe_emit/sframe_fmt.h",
+     "#define SF_HEADER_SIZE 28 ", "#define SF_HEADER_SIZE 32 "),
+    ("fmt-func-info-fre-type-bits", "src/sframe_emit/sframe_fmt.h",
+     "((pctype) ? 0x10 : 0) | ((fretype) & 0xf)))",
+     "((pctype) ? 0x10 : 0) | (((fretype) & 0x7) << 1)))"),
+    ("fmt-func-info-pctype-pauth-swapped", "src/sframe_emit/sframe_fmt.h",
+     "((pauth_b) ? 0x20 : 0) |      \\\n\t\t    ((pctype) ? 0x10 : 0)",
+     "((pauth_b) ? 0x10 : 0) |      \\\n\t\t    ((pctype) ? 0x20 : 0)"),
+    ("fmt-func-info-signal-bit", "src/sframe_emit/sframe_fmt.h",
+     "((signal) ? 0x80 : 0)", "((signal) ? 0x40 : 0)"),
+    ("fmt-fre-type-addr1-addr2-swapped", "src/sframe_emit/sframe_fmt.h",
+     "#define SF_FRE_TYPE_ADDR1 0\n#define SF_FRE_TYPE_ADDR2 1\n",
+     "#define SF_FRE_TYPE_ADDR1 1\n#define SF_FRE_TYPE_ADDR2 0\n"),
+    ("fmt-magic-byte-swapped", "src/sframe_emit/sframe_fmt.h",
+     "#define SF_MAGIC 0xdee2\n", "#define SF_MAGIC 0xe2de\n"),
+    ("fmt-version-3-written-as-2", "src/sframe_emit/sframe_fmt.h",
+     "#define SF_VERSION_3 3\n", "#define SF_VERSION_3 2\n"),
+    ("fmt-pcrel-flag-value", "src/sframe_emit/sframe_fmt.h",
+     "#define SF_F_FDE_FUNC_START_PCREL 0x4\n",
+     "#define SF_F_FDE_FUNC_START_PCREL 0x2\n"),
+    ("fmt-abi-amd64-aarch64le-swapped", "src/sframe_emit/sframe_fmt.h",
+     "#define SF_ABI_AARCH64_ENDIAN_LITTLE 2\n#define SF_ABI_AMD64_ENDIAN_LITTLE 3\n",
+     "#define SF_ABI_AARCH64_ENDIAN_LITTLE 3\n#define SF_ABI_AMD64_ENDIAN_LITTLE 2\n"),
+    ("fmt-s390x-cfa-adjustment", "src/sframe_emit/sframe_fmt.h",
+     "#define SF_S390X_CFA_OFFSET_ADJUSTMENT 160\n",
+     "#define SF_S390X_CFA_OFFSET_ADJUSTMENT 168\n"),
+    ("fmt-sht-gnu-sframe", "src/sframe_emit/sframe_fmt.h",
+     "#define SHT_GNU_SFRAME 0x6ffffff4\n", "#define SHT_GNU_SFRAME 0x6ffffff5\n"),
 ]
 
 
@@ -117,26 +203,46 @@ def build(tree):
     return r.returncode == 0, r.stdout
 
 
-def verdict(tree, verifier, files, scratch):
-    """'clean' or the first failure seen (file: line), and the converted
-    bytes (to tell whether a mutant changed anything)."""
+def judge(verifier, out):
+    """None when verifier --verify accepts out, else the reason."""
+    v = run([verifier, "--verify", out])
+    if v.returncode == 0:
+        return None
+    lines = v.stdout.strip().splitlines()
+    why = next((l for l in lines if l.startswith("mismatch")),
+               lines[-1] if lines else "?")
+    return why[:150]
+
+
+def verdict(tree, verifiers, files, scratch, base_outs=None):
+    """(kind, what, k, outs): kind "clean", "failed" (what: the first
+    --verify failure, file: line; k: its index in outs) or "refused"
+    (what: the first file the converter failed on where the unmutated
+    one, base_outs, did not; k its index); outs are the converted bytes
+    (None where nothing was written), to tell whether a mutant changed
+    anything."""
     outs = []
+    refused = None
     for i, f in enumerate(files):
         out = os.path.join(scratch, "out%d" % i)
         if os.path.exists(out):
             os.unlink(out)
         r = run([os.path.join(tree, "eh2sframe"), "-q", f, "-o", out])
         if r.returncode != 0 or not os.path.exists(out):
+            if refused is None and base_outs is not None and base_outs[i] is not None:
+                lines = r.stdout.strip().splitlines()
+                refused = ("%s: %s" % (os.path.basename(f),
+                                       (lines[-1] if lines else "?")[:150]), i)
             outs.append(None)
             continue
         outs.append(open(out, "rb").read())
-        v = run([verifier, "--verify", out])
-        if v.returncode != 0:
-            lines = v.stdout.strip().splitlines()
-            why = next((l for l in lines if l.startswith("mismatch")),
-                       lines[-1] if lines else "?")
-            return "%s: %s" % (os.path.basename(f), why[:150]), outs
-    return "clean", outs
+        for verifier in verifiers:
+            why = judge(verifier, out)
+            if why:
+                return ("failed", "%s: %s" % (os.path.basename(f), why), i, outs)
+    if refused:
+        return ("refused",) + refused + (outs,)
+    return "clean", "", None, outs
 
 
 def main():
@@ -144,9 +250,11 @@ def main():
         sys.exit(__doc__)
     work, verifier = sys.argv[1], os.path.abspath(sys.argv[2])
     files = [os.path.abspath(f) for f in sys.argv[3:]]
+    only = [n for n in os.environ.get("MUTANTS_ONLY", "").split(",") if n]
     repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     tree = os.path.join(work, "tree")
     scratch = os.path.join(work, "scratch")
+    own = os.path.join(tree, "eh2sframe")
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(scratch)
     for d in ("src", "include"):
@@ -158,11 +266,13 @@ def main():
     if not ok:
         print(log)
         sys.exit("mutants: the unmutated copy does not build")
-    base, base_outs = verdict(tree, verifier, files, scratch)
-    if base != "clean":
-        sys.exit("mutants: the unmutated converter does not verify clean: " + base)
+    base, what, _, base_outs = verdict(tree, [verifier, own], files, scratch)
+    if base != "clean" or None in base_outs:
+        what = what or "a file does not convert"
+        sys.exit("mutants: the unmutated converter does not verify clean: " + what)
+    mutants = [m for m in MUTANTS if not only or m[0] in only]
     killed = 0
-    for name, path, old, new in MUTANTS:
+    for name, path, old, new in mutants:
         src = os.path.join(tree, path)
         text = open(src).read()
         if text.count(old) != 1:
@@ -175,10 +285,23 @@ def main():
             if not ok:
                 print("mutant %-38s DOES NOT BUILD\n%s" % (name, log[-2000:]))
                 continue
-            v, outs = verdict(tree, verifier, files, scratch)
-            if v != "clean":
+            kind, what, k, outs = verdict(tree, [own], files, scratch,
+                                          base_outs)
+            if kind == "failed":
+                # The mutant's judge on the unmutated converter's bytes.
+                ref = os.path.join(scratch, "base")
+                with open(ref, "wb") as fp:
+                    fp.write(base_outs[k])
+                why = judge(own, ref)
+                if why:
+                    print("mutant %-38s NOT KILLED (the mutation changed the "
+                          "judge: it rejects the unmutated output: %s)" % (name, why))
+                    continue
                 killed += 1
-                print("mutant %-38s killed   %s" % (name, v))
+                print("mutant %-38s killed   %s" % (name, what))
+            elif kind == "refused":
+                killed += 1
+                print("mutant %-38s killed   refused: %s" % (name, what))
             elif outs == base_outs:
                 print("mutant %-38s survived (output unchanged: no input "
                       "exercises it)" % name)
@@ -187,8 +310,8 @@ def main():
         finally:
             open(src, "w").write(text)
     build(tree)
-    print("mutants=%d killed=%d" % (len(MUTANTS), killed))
-    sys.exit(0 if killed == len(MUTANTS) else 1)
+    print("mutants=%d killed=%d" % (len(mutants), killed))
+    sys.exit(0 if killed == len(mutants) else 1)
 
 
 if __name__ == "__main__":
