@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Mutation test of --verify (tests/mutants/mutants.py): every deliberate
-# converter bug must make the independent verifier report a failure on
-# this corpus: the unwind-truth classes (corpus/truth) and the CFI shapes
+# converter bug, built into the whole tool, must make that tool's own
+# (independent) verifier report a failure on this corpus: the unwind-truth classes (corpus/truth) and the CFI shapes
 # of corpus/asm for the three ABIs, as objects and shared objects; a
 # linked x86-64 program with a PLT; the host's libc; Debian's s390x libc6
 # when cached. Prints one line per mutant and "mutants=N killed=N".
