@@ -12,7 +12,7 @@ BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -g $(WARN) -Iinclude -Isrc
 CFLAGS ?= -O2
 LDLIBS := -lelf
 
-MODULES := common cfi sframe_emit verify elfpatch api
+MODULES := common dwarf sframe elf elfpatch convert verify api
 LIB_SRCS := $(foreach m,$(MODULES),$(sort $(wildcard src/$(m)/*.c)))
 CLI_SRCS := $(sort $(wildcard src/cli/*.c))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))

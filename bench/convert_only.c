@@ -24,10 +24,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cfi/cfi.h"
+#include "elf/cfi_file.h"
 #include "common/buf.h"
 #include "common/err.h"
-#include "sframe_emit/sfe.h"
+#include "convert/convert.h"
 
 static double cpu_now(void)
 {

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cfi/cfi.h"
+#include "../elf/cfi_file.h"
 #include "../elfpatch/elfpatch.h"
-#include "../sframe_emit/sfe.h"
+#include "../convert/convert.h"
 #include "api_int.h"
 
 /* The public reason numbers are the encoder's; these never move (its

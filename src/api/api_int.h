@@ -1,6 +1,6 @@
 /* Internals of the public API (include/eh2sframe.h): the handle and the
  * helpers its three files share. Everything goes through the module
- * headers of src/elfpatch, src/cfi and src/sframe_emit. */
+ * headers of src/convert, src/elfpatch, src/elf, src/sframe and src/verify. */
 #ifndef E2S_API_INT_H
 #define E2S_API_INT_H
 
@@ -10,7 +10,7 @@
 #include <sys/types.h>
 
 #include "../common/err.h"
-#include "../sframe_emit/sfr.h"
+#include "../elf/sfr_file.h"
 #include "../verify/vf.h"
 #include "eh2sframe.h"
 

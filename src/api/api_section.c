@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cfi/cfi.h"
-#include "../sframe_emit/sfe.h"
+#include "../elf/cfi_file.h"
+#include "../convert/convert.h"
 #include "../verify/vf.h"
-#include "../sframe_emit/sframe_fmt.h"
+#include "../sframe/sframe_fmt.h"
 #include "api_int.h"
 
 void eh2s_section_opts_init(eh2s_section_opts *o)

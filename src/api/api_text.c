@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cfi/cfi.h"
+#include "../elf/cfi_file.h"
 #include "../common/buf.h"
 #include "../elfpatch/elfpatch.h"
-#include "../sframe_emit/sfe.h"
-#include "../sframe_emit/sfr.h"
+#include "../convert/convert.h"
+#include "../elf/sfr_file.h"
 #include "../verify/vf.h"
 #include "api_int.h"
 

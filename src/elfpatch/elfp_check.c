@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cfi/cfi.h"
+#include "../elf/cfi_file.h"
 #include "../common/reader.h"
 #include "elfp_internal.h"
 

@@ -1,7 +1,7 @@
 /* elfpatch: add sections (and the segments mapping them) to a 64-bit ELF
- * file without moving or changing any existing byte of code or data, and
- * the conversion driver that adds an SFrame section built from the file's
- * DWARF CFI.
+ * file without moving or changing any existing byte of code or data
+ * (the conversion driver, src/convert/convert_file.c, uses it to add an
+ * SFrame section built from the file's DWARF CFI).
  *
  * Editing model: the input file is mapped (never written). Existing section
  * contents keep their offsets (except: when the program header table
@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #include "../common/err.h"
-#include "../sframe_emit/sfr.h"
+#include "../sframe/sfr.h"
 
 /* Host-order copies of the ELF64 headers. */
 typedef struct {
@@ -223,61 +223,6 @@ typedef struct {
  * unit higher with lead_gap), at or after file_end (8-aligned), offset
  * congruent to vaddr modulo align. */
 void elfp_place_segment(const elfp_seg_in *in, elfp_seg_out *out);
-
-/* ---- Conversion driver (elfp_convert.c) ------------------------------ */
-
-typedef struct {
-	bool force;       /* rebuild an existing .sframe */
-	bool debug_frame; /* read .debug_frame even when .eh_frame exists */
-	bool in_place;    /* out_path names the input: keep its owner too */
-	bool want_skipped; /* fill elfp_result.fns with the skipped FDEs */
-	bool want_all;    /* ... with every FDE */
-	bool share_fres;  /* identical FRE runs stored once (sfe_encode_opts) */
-	uint8_t sframe_version; /* 0 or 3: V3; 2: V2 */
-	const char *symbols_from; /* the file's separate debug file, or NULL:
-	                           * its symbols count for what the layout
-	                           * may move (elfp_set_extra_symbols) */
-} elfp_opts;
-
-typedef struct {
-	const char *name; /* symbol name or NULL (owned by the result) */
-	uint64_t pc;      /* pc_begin of the FDE */
-	uint64_t size;    /* pc_range of the FDE */
-	uint32_t shndx;   /* ET_REL: section of its start */
-	uint8_t reason;   /* sfe_skip */
-	bool unrelocated; /* ET_REL: converted but left out of .sframe (no
-	                   * relocation gives its start) */
-} elfp_fn;
-
-typedef struct {
-	size_t nfdes;      /* FDEs in the CFI section */
-	size_t converted;
-	size_t counts[32]; /* per sfe_skip value (index 0 = converted) */
-	size_t ncounts;    /* valid entries in counts */
-	size_t unrelocated; /* ET_REL functions without an FDE relocation
-	                     * (left out of .sframe) */
-	elfp_fn *fns;      /* opts want_skipped / want_all, in FDE order */
-	size_t nfns;
-	size_t sframe_size; /* bytes of .sframe written (sum over sections) */
-	size_t nsections;   /* .sframe sections written */
-	elfp_layout_info layout;
-} elfp_result;
-
-void elfp_result_free(elfp_result *r);
-
-/* Read in_path, convert its CFI, write out_path (atomically through a
- * temporary file in out_path's directory; out_path may equal in_path)
- * once the written file passes elfp_check_output.
- * E2S_ERR_EXISTS: the file already has .sframe and !o->force; nothing is
- * written. E2S_ERR_SFRAME_NAME: a section that is not SFrame is named
- * .sframe and the conversion would add one; nothing is written. */
-e2s_err elfp_convert(const char *in_path, const char *out_path,
-		     const elfp_opts *o, elfp_result *res, e2s_diag *d);
-/* The conversion of an open file, up to elfp_write: afterwards f holds
- * the converted output (elfp_write / elfp_write_mem) and res->layout is
- * filled. Errors as elfp_convert. */
-e2s_err elfp_convert_file(elfp_file *f, const elfp_opts *o,
-			  elfp_result *res, e2s_diag *d);
 
 /* ---- Output check (elfp_check.c) ------------------------------------ */
 

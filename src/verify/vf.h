@@ -20,8 +20,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../cfi/cfi.h"
-#include "../sframe_emit/sfr.h"
+#include "../elf/cfi_file.h"
+#include "../elf/sfr_file.h"
 
 typedef struct {
 	size_t functions; /* DWARF FDEs */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sframe_emit/sfr_spec.h"
+#include "../sframe/sfr_spec.h"
 #include "vf_int.h"
 
 /* Check points per DWARF function; beyond this a MASK FDE or a

@@ -1,5 +1,5 @@
 /* The verifier's own walk of CIE and FDE programs (DWARF 5 section
- * 6.4.2), written apart from src/cfi's interpreter: it decodes the
+ * 6.4.2), written apart from src/dwarf's interpreter: it decodes the
  * instruction bytes itself and keeps, per row, the rules of the columns
  * that change what SFrame recovers (CFA, SP, FP, the CIE's return
  * column, the ABI's RA register, AArch64's RA_SIGN_STATE) plus where each

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../sframe_emit/sfr_spec.h"
+#include "../sframe/sfr_spec.h"
 #include "vf_int.h"
 
 bool vf_abi_init(int abi, vf_abi *out)

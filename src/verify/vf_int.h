@@ -8,9 +8,9 @@
 #ifndef E2S_VF_INT_H
 #define E2S_VF_INT_H
 
-#include "../cfi/cfi.h"
+#include "../elf/cfi_file.h"
 #include "../common/mem.h"
-#include "../sframe_emit/sfr.h"
+#include "../elf/sfr_file.h"
 #include "vf.h"
 #include "vf_val.h"
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sframe_emit/sfr_spec.h"
+#include "../sframe/sfr_spec.h"
 #include "vf_int.h"
 
 static int key_cmp(const sfr_section *s, uint32_t x, uint32_t y)

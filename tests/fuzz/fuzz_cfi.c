@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "fuzz_check.h"
-#include "cfi/cfi.h"
-#include "sframe_emit/sfe.h"
-#include "sframe_emit/sfr.h"
+#include "elf/cfi_file.h"
+#include "convert/convert.h"
+#include "elf/sfr_file.h"
 #include "verify/vf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

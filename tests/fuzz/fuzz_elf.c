@@ -19,10 +19,11 @@
 #include <unistd.h>
 
 #include "fuzz_check.h"
-#include "cfi/cfi.h"
+#include "elf/cfi_file.h"
+#include "convert/convert.h"
 #include "elfpatch/elfpatch.h"
 #include "verify/vf.h"
-#include "sframe_emit/sfr.h"
+#include "elf/sfr_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "fuzz_check.h"
-#include "sframe_emit/sfr.h"
+#include "elf/sfr_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfi/cfi.h"
+#include "elf/cfi_file.h"
 #include "common/buf.h"
 #include "t.h"
 

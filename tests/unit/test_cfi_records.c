@@ -7,7 +7,7 @@
 
 #include <elf.h>
 
-#include "cfi/cfi.h"
+#include "elf/cfi_file.h"
 #include "common/buf.h"
 #include "t.h"
 

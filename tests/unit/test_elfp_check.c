@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "convert/convert.h"
 #include "elfpatch/elfpatch.h"
 #include "t.h"
 #include "t_files.h"

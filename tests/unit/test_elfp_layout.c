@@ -9,8 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "convert/convert.h"
 #include "elfpatch/elfpatch.h"
-#include "sframe_emit/sframe_fmt.h"
+#include "sframe/sframe_fmt.h"
 #include "t.h"
 
 static void place(uint64_t file_end, uint64_t bias, uint64_t max_end,

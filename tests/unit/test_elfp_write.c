@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "convert/convert.h"
 #include "elfpatch/elfpatch.h"
 #include "t.h"
 

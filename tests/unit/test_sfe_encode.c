@@ -2,8 +2,8 @@
  * from the V3 spec (sections 2.2-2.4, 3.1-3.2) and binutils sframe.h
  * (SFRAME_BASE_REG_SP = 1, FP = 0). */
 #include "test_sfe_synth.h"
-#include "sframe_emit/sfe.h"
-#include "sframe_emit/sframe_fmt.h"
+#include "convert/convert.h"
+#include "sframe/sframe_fmt.h"
 #include "t.h"
 
 static int build(synth *s, uint64_t vaddr, bw_t *w, sfe_set *set)
@@ -449,7 +449,7 @@ static void split(void)
 	free(rows);
 }
 
-#include "sframe_emit/sfr.h"
+#include "elf/sfr_file.h"
 
 static uint32_t rd32le(const uint8_t *p)
 {

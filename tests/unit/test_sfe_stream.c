@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "test_sfe_synth.h"
-#include "sframe_emit/sfe.h"
+#include "convert/convert.h"
 #include "t.h"
 
 /* Rows handed to the callback, copied out for comparison. */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfi/cfi.h"
+#include "elf/cfi_file.h"
 
 typedef struct {
 	cfi_table t;

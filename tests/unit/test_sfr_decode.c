@@ -3,10 +3,10 @@
  * encoder), hostile inputs, concatenated blocks. (The verifier has its
  * own tests, from CFI bytes: test_vf.c.) */
 #include "test_sfe_synth.h"
-#include "sframe_emit/sfe.h"
-#include "sframe_emit/sfr.h"
-#include "sframe_emit/sfr_spec.h"
-#include "sframe_emit/sframe_fmt.h"
+#include "convert/convert.h"
+#include "elf/sfr_file.h"
+#include "sframe/sfr_spec.h"
+#include "sframe/sframe_fmt.h"
 #include "t.h"
 #include "t_files.h"
 

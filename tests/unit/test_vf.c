@@ -4,10 +4,10 @@
  * .eh_frame bytes: against our encoder's output, a flipped byte, and
  * hand-built sections as another producer might write them. Expected
  * values are written from the DWARF and spec meaning. */
-#include "cfi/cfi.h"
-#include "sframe_emit/sfe.h"
-#include "sframe_emit/sfr.h"
-#include "sframe_emit/sframe_fmt.h"
+#include "elf/cfi_file.h"
+#include "convert/convert.h"
+#include "elf/sfr_file.h"
+#include "sframe/sframe_fmt.h"
 #include "t.h"
 #include "t_cfi.h"
 #include "verify/vf_int.h"

@@ -1,7 +1,7 @@
 /* sfwalk: independent in-process SFrame V3 walker (see sfwalk.h).
  * Written from the spec text (sections 2, 3, Appendix A) and the facts in
  * shared/seeds/README.md only; it deliberately does not include
- * src/sframe_emit/sframe_fmt.h, so every constant below is a second
+ * src/sframe/sframe_fmt.h, so every constant below is a second
  * transcription of the spec. */
 #define _GNU_SOURCE
 #include "sfwalk.h"

@@ -1,6 +1,6 @@
 /* sfwalk: a small in-process SFrame V3 stack walker for tests.
  * It is a second, independent reading of the format (it shares no code
- * with src/sframe_emit/sfr_*.c, not even sframe_fmt.h), so a misreading
+ * with src/sframe/sfr_*.c, not even sframe_fmt.h), so a misreading
  * in one of them shows up as a disagreement between the two.
  *
  * Use: sfw_init() once, outside signal handlers (it calls

@@ -18,7 +18,8 @@
 
 #include "../common/mem.h"
 #include "cfi_gelf.h"
-#include "cfi_int.h"
+#include "../dwarf/cfi_int.h"
+#include "cfi_file.h"
 
 typedef struct {
 	uint64_t vaddr, offset, filesz;

@@ -8,10 +8,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../cfi/cfi_gelf.h"
+#include "cfi_gelf.h"
 #include "../common/mem.h"
-#include "sfr.h"
-#include "sfr_spec.h"
+#include "../sframe/sfr_spec.h"
+#include "sfr_file.h"
 
 #ifndef R_390_PC64
 #define R_390_PC64 23

@@ -12,19 +12,8 @@
 
 #include "../common/mem.h"
 #include "sfe_int.h"
-#include "sframe_fmt.h"
+#include "../sframe/sframe_fmt.h"
 
-const char *sfe_skip_name(sfe_skip s)
-{
-	static const char *const names[] = {
-#define SFE_X(name, text) text,
-		SFE_SKIPS(SFE_X)
-#undef SFE_X
-	};
-	if ((unsigned)s >= SFE_SKIP_COUNT_)
-		return "?";
-	return names[s];
-}
 
 /* Where RA or FP is found, as far as SFrame can say. */
 enum {
@@ -1130,10 +1119,18 @@ e2s_err sfe_project_view(const void *img, size_t size,
 	return e;
 }
 
-void sfe_set_free(sfe_set *s)
+e2s_err sfe_build(const cfi_table *t, const sfe_encode_opts *o, bw_t *out,
+		  sfe_set *set_out, sfe_reloc **relocs, size_t *nrelocs,
+		  e2s_diag *diag)
 {
-	free(s->funcs);
-	free(s->enc);
-	free(s->fde_skip);
-	memset(s, 0, sizeof *s);
+	sfe_set s;
+	e2s_err e = sfe_project(t, o ? o->sframe_version : 0, &s, diag);
+	if (e)
+		return e;
+	e = sfe_encode(&s, o, out, relocs, nrelocs, diag);
+	if (set_out)
+		*set_out = s;
+	else
+		sfe_set_free(&s);
+	return e;
 }

@@ -143,7 +143,7 @@ void sfr_dump(FILE *out, const sfr_section *s);
 /* Format a location like objdump: "c-16", "u", "f", "*(r10-8)". */
 void sfr_loc_str(const sfr_loc *l, char *buf, size_t len);
 
-/* ---- ELF access (sfr_elf.c) ----------------------------------------- */
+/* ---- Sections (sfr_decode.c) ------------------------------------------ */
 
 /* What an ELF section is to SFrame readers and writers. Consumers find
  * .sframe by name in relocatable objects, so a name alone must not make
@@ -163,39 +163,5 @@ typedef enum {
  * name may be NULL, data may be NULL when size is 0. */
 sfr_sec_kind sfr_section_kind(uint32_t type, const char *name,
 			      const uint8_t *data, size_t size);
-
-/* The .sframe bytes of an ELF file. Linked files: the first SFrame
- * section (SFR_SEC_SFRAME), else the PT_GNU_SFRAME segment.
- * ET_REL: every such section (one per COMDAT group is common), each
- * padded to 8 bytes and concatenated (one "part" each), with the
- * function start fields resolved from their .rela sections. */
-typedef struct {
-	uint64_t off, size;   /* in data */
-	uint32_t shndx;       /* the .sframe section's index (0: segment) */
-	uint32_t group;       /* ET_REL: SHT_GROUP section holding it, or 0 */
-} sfr_part;
-
-typedef struct {
-	uint8_t *data;
-	size_t size;
-	uint64_t vaddr;
-	bool relocatable;
-	sfr_part *parts;
-	size_t nparts;
-	sfr_relfield *fields; /* sorted by off */
-	size_t nfields;
-	size_t bad_relocs;    /* relocations of a type other than PC64 */
-} sfr_elf;
-
-/* The same from an ELF image in memory, borrowed for the call only (out
- * keeps copies): in-memory callers need no temporary file. */
-e2s_err sfr_elf_read_mem(const void *img, size_t size, sfr_elf *out,
-			 e2s_diag *diag);
-/* The file at path, mapped (or read) and passed to sfr_elf_read_mem. */
-e2s_err sfr_elf_read(const char *path, sfr_elf *out, e2s_diag *diag);
-/* sfr_decode / sfr_decode_rel of what sfr_elf_read found; blocks get
- * their part. */
-e2s_err sfr_elf_decode(const sfr_elf *e, sfr_section *out, e2s_diag *diag);
-void sfr_elf_free(sfr_elf *e);
 
 #endif

@@ -1,4 +1,4 @@
-/* Internal interfaces between the files of src/cfi (not installed):
+/* Internal interfaces between the files of src/dwarf (not installed):
  * pointer encodings, the opcode table, decoded instructions and the
  * interpreter. */
 #ifndef E2S_CFI_INT_H

@@ -1,4 +1,4 @@
-/* CFI data model: what src/cfi produces and src/sframe_emit consumes.
+/* CFI data model: what src/dwarf produces and src/convert consumes.
  *
  * Pipeline: section bytes --cfi_parse--> CIEs + FDEs (with decoded
  * instruction programs) --cfi_interp--> one row table per FDE.
@@ -292,49 +292,6 @@ void cfi_table_free(cfi_table *t);
 void cfi_fde_diag(const cfi_table *t, const cfi_fde *fde, e2s_diag *diag);
 /* ".eh_frame" or ".debug_frame". */
 const char *cfi_sec_name(cfi_sec_kind kind);
-
-/* ---- ELF front end (cfi_elf.c) --------------------------------------- */
-
-/* CFI of one ELF file, loaded with libelf: .eh_frame if present, else
- * .debug_frame (or both, see cfi_elf_load). */
-typedef struct cfi_file cfi_file;
-
-typedef struct {
-	bool prefer_debug_frame; /* use .debug_frame even if .eh_frame exists */
-	bool records_only;       /* cfi_parse_records: no programs run */
-	cfi_fde_pre_fn pre_fde;  /* with on_fde: cfi_parse_stream_pre */
-} cfi_load_opts;
-
-/* Load path's CFI. The returned handle keeps the file mapped (read-only,
- * private mapping; a plain read where mapping fails).
- * Errors: NOT_ELF, BAD_ELF, NO_CFI, ... with *diag filled. */
-e2s_err cfi_file_open(const char *path, const cfi_load_opts *opts,
-		      cfi_file **out, e2s_diag *diag);
-/* From an image in memory (a copy is made). */
-e2s_err cfi_file_open_mem(const void *data, size_t size,
-			  const cfi_load_opts *opts, cfi_file **out,
-			  e2s_diag *diag);
-/* The same without copying: data is borrowed (never written) and must
- * stay valid and unchanged until cfi_file_close. With on_fde non-NULL the
- * rows are streamed to it (see cfi_parse_stream) instead of being kept:
- * the table then has CIEs and FDEs but no rows. */
-e2s_err cfi_file_open_view(const void *data, size_t size,
-			   const cfi_load_opts *opts, cfi_fde_fn on_fde,
-			   void *ctx, cfi_file **out, e2s_diag *diag);
-/* cfi_file_open with on_fde as for cfi_file_open_view. */
-e2s_err cfi_file_open_stream(const char *path, const cfi_load_opts *opts,
-			     cfi_fde_fn on_fde, void *ctx, cfi_file **out,
-			     e2s_diag *diag);
-void cfi_file_close(cfi_file *f);
-const cfi_table *cfi_file_table(const cfi_file *f);
-unsigned cfi_file_machine(const cfi_file *f);   /* e_machine */
-bool cfi_file_is_rel(const cfi_file *f);        /* ET_REL */
-const char *cfi_file_section_name(const cfi_file *f); /* ".eh_frame" ... */
-const cfi_section *cfi_file_section(const cfi_file *f);
-/* Name of the function starting at pc_begin (symbol table), or NULL.
- * The first call reads the symbol table into the handle: do not call it
- * from two threads at once on one handle. */
-const char *cfi_file_func_name(const cfi_file *f, const cfi_fde *fde);
 
 /* ---- Printing (cfi_dump.c) ------------------------------------------- */
 

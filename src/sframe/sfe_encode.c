@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sfe_int.h"
+#include "sfe.h"
 #include "sframe_fmt.h"
 
 /* Which data words of an FRE are flexible-FDE control words (unsigned):
@@ -580,18 +580,22 @@ e2s_err sfe_encode(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 	return sfe_encode_ex(s, o, out, relocs, nrelocs, NULL, diag);
 }
 
-e2s_err sfe_build(const cfi_table *t, const sfe_encode_opts *o, bw_t *out,
-		  sfe_set *set_out, sfe_reloc **relocs, size_t *nrelocs,
-		  e2s_diag *diag)
+const char *sfe_skip_name(sfe_skip s)
 {
-	sfe_set s;
-	e2s_err e = sfe_project(t, o ? o->sframe_version : 0, &s, diag);
-	if (e)
-		return e;
-	e = sfe_encode(&s, o, out, relocs, nrelocs, diag);
-	if (set_out)
-		*set_out = s;
-	else
-		sfe_set_free(&s);
-	return e;
+	static const char *const names[] = {
+#define SFE_X(name, text) text,
+		SFE_SKIPS(SFE_X)
+#undef SFE_X
+	};
+	if ((unsigned)s >= SFE_SKIP_COUNT_)
+		return "?";
+	return names[s];
+}
+
+void sfe_set_free(sfe_set *s)
+{
+	free(s->funcs);
+	free(s->enc);
+	free(s->fde_skip);
+	memset(s, 0, sizeof *s);
 }

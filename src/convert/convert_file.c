@@ -11,12 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../cfi/cfi.h"
 #include "../common/mem.h"
 #include "../common/reader.h"
-#include "../sframe_emit/sfe.h"
-#include "../sframe_emit/sframe_fmt.h"
-#include "elfpatch.h"
+#include "../sframe/sframe_fmt.h"
+#include "convert.h"
 
 _Static_assert(SFE_SKIP_COUNT_ <= 32, "elfp_result.counts too small");
 

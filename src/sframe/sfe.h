@@ -1,6 +1,7 @@
-/* SFrame model: CFI rows projected onto what SFrame tracks, and the
- * encoder that writes them as a V3 section. Consumed by src/elfpatch and
- * the CLI. The reader/verifier (sfr_*.h) does not use these structs. */
+/* SFrame model: the functions a conversion keeps, each with its FRE data
+ * written once (sfe_put_fres), and the encoder that lays them out as a
+ * V3 (or V2) section. Produced by src/convert; the reader and the
+ * verifier (sfr.h) do not use these structs. */
 #ifndef E2S_SFE_H
 #define E2S_SFE_H
 
@@ -8,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../cfi/cfi.h"
+#include "../dwarf/cfi.h"
 #include "../common/buf.h"
 #include "../common/err.h"
 
@@ -78,38 +79,38 @@ typedef struct {
 	size_t counts[SFE_SKIP_COUNT_]; /* FDEs per outcome (NONE = converted) */
 } sfe_set;
 
-/* The one conversion path: every FDE's rows (cfi_interp.c) are projected
- * onto what SFrame tracks, restricted to what the SFrame version can say
- * (version 2: no flexible FDEs except s390x's V2-expressible ones, no
- * signal frames; others are skipped as SFE_SKIP_V2) and written once as
- * that version's FRE bytes (sfe_set.enc). version: 0 or 3 for V3, 2. */
-e2s_err sfe_project(const cfi_table *t, unsigned version, sfe_set *out,
-		    e2s_diag *diag);
 void sfe_set_free(sfe_set *s);
 
-/* Streaming projection: the same result as sfe_project, built one FDE at
- * a time from cfi_parse_stream / cfi_file_open_view / _stream, so no row
- * table is ever held. sfe_stream_fde is a cfi_fde_fn (ctx = the stream). */
-typedef struct sfe_stream sfe_stream;
-e2s_err sfe_stream_new(sfe_stream **out, unsigned version); /* NOMEM only */
-e2s_err sfe_stream_fde(void *ctx, const cfi_table *t, size_t fde,
-		       const cfi_row *rows, size_t nrows);
-/* A cfi_fde_pre_fn for the same stream: an FDE whose program, CIE and
- * size equal an earlier FDE's takes its outcome without running. */
-int sfe_stream_pre(void *ctx, const cfi_table *t, size_t fde);
-/* After the parse: *out receives the set (sfe_set_free). t is the
- * parsed table (its FDE count must match what the stream saw). */
-e2s_err sfe_stream_finish(sfe_stream *s, const cfi_table *t, sfe_set *out,
-			  e2s_diag *diag);
-void sfe_stream_free(sfe_stream *s);
+/* One frame row entry of the function being converted, before width
+ * selection (the projection's scratch; never kept past its FDE). */
+typedef struct {
+	uint32_t start;     /* PC offset from the function start (MASK: inside
+	                     * the repeated block) */
+	uint8_t ndw;        /* data words; 0 = RA undefined (outermost) */
+	uint8_t base_fp;    /* default FDEs: CFA base is FP, not SP */
+	uint8_t mangled_ra; /* AArch64: RA signed */
+	uint8_t pad_;
+	int32_t dw[6];         /* data words as stored (s390x CFA scaled;
+	                         * flex: control/offset pairs: at most
+	                         * CFA, RA, FP = 6) */
+} sfe_fre;
 
-/* The pipeline's entry point: cfi_file_open_view + the streaming
- * projection in one pass over the CFI. img is borrowed: it must stay
- * valid and unchanged until cfi_file_close(*cf). *cf's table has CIEs
- * and FDEs (status, pc range, relocation) but no rows. lo may be NULL. */
-e2s_err sfe_project_view(const void *img, size_t size,
-			 const cfi_load_opts *lo, unsigned version,
-			 cfi_file **cf, sfe_set *set, e2s_diag *diag);
+/* Most bytes one FRE takes: 4-byte start, info, 6 4-byte words. */
+#define SFE_FRE_MAX_BYTES (4 + 1 + 6 * 4)
+/* Bytes of the V3 function attribute before the FREs. */
+#define SFE_ATTR_BYTES 5
+
+/* Write fn's FRE data for the set's version at p (room: SFE_ATTR_BYTES
+ * + SFE_FRE_MAX_BYTES per FRE), each FRE with the narrowest start type
+ * of its function (fn->fre_type, set here) and the narrowest data-word
+ * width holding its words; returns the end. (sfe_encode.c) */
+/* SFrame V2: can fn, whose FREs are fres, be written? s390x flexible
+ * FREs are rewritten in place as V2 default ones (V2's encoded register
+ * words). (sfe_encode.c) */
+bool sfe_v2_fit(cfi_abi abi, sfe_func *fn, sfe_fre *fres);
+
+uint8_t *sfe_put_fres(uint8_t *p, const sfe_fre *fres, sfe_func *fn, bool v2,
+		      bool be);
 
 /* A relocation the ELF layer must emit for a relocatable output: the
  * 64-bit PC-relative field at `offset` in the section refers to the
@@ -155,12 +156,5 @@ e2s_err sfe_encode(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 e2s_err sfe_encode_ex(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 		      sfe_reloc **relocs, size_t *nrelocs,
 		      sfe_encode_stats *st, e2s_diag *diag);
-
-/* sfe_project (version o->sframe_version) + sfe_encode in one call. *set_out (may be NULL) receives
- * the projected set (free with sfe_set_free); relocs as for sfe_encode.
- * out must be bw_init'ed with t's byte order. */
-e2s_err sfe_build(const cfi_table *t, const sfe_encode_opts *o, bw_t *out,
-		  sfe_set *set_out, sfe_reloc **relocs, size_t *nrelocs,
-		  e2s_diag *diag);
 
 #endif

@@ -1,4 +1,4 @@
-/* Internal interfaces of the conversion (src/sframe_emit, not installed):
+/* Internal interfaces of the conversion (src/convert, not installed):
  * the projection's working state (sfe_project.c: DWARF rows -> FREs),
  * the FRE writer it calls once per function (sfe_encode.c) and the
  * claimed-range set for duplicate FDEs (sfe_claim.c). */
@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "../common/mem.h"
-#include "sfe.h"
-#include "sframe_fmt.h"
+#include "../sframe/sframe_fmt.h"
+#include "convert.h"
 
 typedef struct {
 	size_t n, cap;
@@ -59,20 +59,6 @@ bool sfe_claims_reserve(sfe_claims *c, size_t n);
 /* Claim [start, end) of section shndx: 1 done, 0 it overlaps an earlier
  * claim (first in section order wins), -1 out of memory. */
 int sfe_claim(sfe_claims *c, uint32_t shndx, uint64_t start, uint64_t end);
-
-/* One frame row entry of the function being converted, before width
- * selection (the projection's scratch; never kept past its FDE). */
-typedef struct {
-	uint32_t start;     /* PC offset from the function start (MASK: inside
-	                     * the repeated block) */
-	uint8_t ndw;        /* data words; 0 = RA undefined (outermost) */
-	uint8_t base_fp;    /* default FDEs: CFA base is FP, not SP */
-	uint8_t mangled_ra; /* AArch64: RA signed */
-	uint8_t pad_;
-	int32_t dw[6];         /* data words as stored (s390x CFA scaled;
-	                         * flex: control/offset pairs: at most
-	                         * CFA, RA, FP = 6) */
-} sfe_fre;
 
 /* ---- Working state of one projection ---------------------------------- */
 
@@ -139,22 +125,5 @@ static inline bool sfe_fre_same(const sfe_fre *a, const sfe_fre *b)
 	       a->mangled_ra == b->mangled_ra &&
 	       memcmp(a->dw, b->dw, sizeof a->dw) == 0;
 }
-
-/* Most bytes one FRE takes: 4-byte start, info, 6 4-byte words. */
-#define SFE_FRE_MAX_BYTES (4 + 1 + 6 * 4)
-/* Bytes of the V3 function attribute before the FREs. */
-#define SFE_ATTR_BYTES 5
-
-/* Write fn's FRE data for the set's version at p (room: SFE_ATTR_BYTES
- * + SFE_FRE_MAX_BYTES per FRE), each FRE with the narrowest start type
- * of its function (fn->fre_type, set here) and the narrowest data-word
- * width holding its words; returns the end. (sfe_encode.c) */
-/* SFrame V2: can fn, whose FREs are fres, be written? s390x flexible
- * FREs are rewritten in place as V2 default ones (V2's encoded register
- * words). (sfe_encode.c) */
-bool sfe_v2_fit(cfi_abi abi, sfe_func *fn, sfe_fre *fres);
-
-uint8_t *sfe_put_fres(uint8_t *p, const sfe_fre *fres, sfe_func *fn, bool v2,
-		      bool be);
 
 #endif

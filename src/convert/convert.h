@@ -1,0 +1,105 @@
+/* The conversion: CFI rows projected onto SFrame (sfe_project.c), one
+ * path for every caller, and the driver that converts whole ELF files
+ * (convert_file.c). */
+#ifndef E2S_CONVERT_H
+#define E2S_CONVERT_H
+
+#include "../elf/cfi_file.h"
+#include "../elfpatch/elfpatch.h"
+#include "../sframe/sfe.h"
+
+/* The one conversion path: every FDE's rows (cfi_interp.c) are projected
+ * onto what SFrame tracks, restricted to what the SFrame version can say
+ * (version 2: no flexible FDEs except s390x's V2-expressible ones, no
+ * signal frames; others are skipped as SFE_SKIP_V2) and written once as
+ * that version's FRE bytes (sfe_set.enc). version: 0 or 3 for V3, 2. */
+e2s_err sfe_project(const cfi_table *t, unsigned version, sfe_set *out,
+		    e2s_diag *diag);
+
+/* Streaming projection: the same result as sfe_project, built one FDE at
+ * a time from cfi_parse_stream / cfi_file_open_view / _stream, so no row
+ * table is ever held. sfe_stream_fde is a cfi_fde_fn (ctx = the stream). */
+typedef struct sfe_stream sfe_stream;
+e2s_err sfe_stream_new(sfe_stream **out, unsigned version); /* NOMEM only */
+e2s_err sfe_stream_fde(void *ctx, const cfi_table *t, size_t fde,
+		       const cfi_row *rows, size_t nrows);
+/* A cfi_fde_pre_fn for the same stream: an FDE whose program, CIE and
+ * size equal an earlier FDE's takes its outcome without running. */
+int sfe_stream_pre(void *ctx, const cfi_table *t, size_t fde);
+/* After the parse: *out receives the set (sfe_set_free). t is the
+ * parsed table (its FDE count must match what the stream saw). */
+e2s_err sfe_stream_finish(sfe_stream *s, const cfi_table *t, sfe_set *out,
+			  e2s_diag *diag);
+void sfe_stream_free(sfe_stream *s);
+
+/* The pipeline's entry point: cfi_file_open_view + the streaming
+ * projection in one pass over the CFI. img is borrowed: it must stay
+ * valid and unchanged until cfi_file_close(*cf). *cf's table has CIEs
+ * and FDEs (status, pc range, relocation) but no rows. lo may be NULL. */
+e2s_err sfe_project_view(const void *img, size_t size,
+			 const cfi_load_opts *lo, unsigned version,
+			 cfi_file **cf, sfe_set *set, e2s_diag *diag);
+
+/* sfe_project (version o->sframe_version) + sfe_encode in one call. *set_out (may be NULL) receives
+ * the projected set (free with sfe_set_free); relocs as for sfe_encode.
+ * out must be bw_init'ed with t's byte order. */
+e2s_err sfe_build(const cfi_table *t, const sfe_encode_opts *o, bw_t *out,
+		  sfe_set *set_out, sfe_reloc **relocs, size_t *nrelocs,
+		  e2s_diag *diag);
+
+/* ---- Conversion of ELF files (convert_file.c) ----------------------- */
+
+typedef struct {
+	bool force;       /* rebuild an existing .sframe */
+	bool debug_frame; /* read .debug_frame even when .eh_frame exists */
+	bool in_place;    /* out_path names the input: keep its owner too */
+	bool want_skipped; /* fill elfp_result.fns with the skipped FDEs */
+	bool want_all;    /* ... with every FDE */
+	bool share_fres;  /* identical FRE runs stored once (sfe_encode_opts) */
+	uint8_t sframe_version; /* 0 or 3: V3; 2: V2 */
+	const char *symbols_from; /* the file's separate debug file, or NULL:
+	                           * its symbols count for what the layout
+	                           * may move (elfp_set_extra_symbols) */
+} elfp_opts;
+
+typedef struct {
+	const char *name; /* symbol name or NULL (owned by the result) */
+	uint64_t pc;      /* pc_begin of the FDE */
+	uint64_t size;    /* pc_range of the FDE */
+	uint32_t shndx;   /* ET_REL: section of its start */
+	uint8_t reason;   /* sfe_skip */
+	bool unrelocated; /* ET_REL: converted but left out of .sframe (no
+	                   * relocation gives its start) */
+} elfp_fn;
+
+typedef struct {
+	size_t nfdes;      /* FDEs in the CFI section */
+	size_t converted;
+	size_t counts[32]; /* per sfe_skip value (index 0 = converted) */
+	size_t ncounts;    /* valid entries in counts */
+	size_t unrelocated; /* ET_REL functions without an FDE relocation
+	                     * (left out of .sframe) */
+	elfp_fn *fns;      /* opts want_skipped / want_all, in FDE order */
+	size_t nfns;
+	size_t sframe_size; /* bytes of .sframe written (sum over sections) */
+	size_t nsections;   /* .sframe sections written */
+	elfp_layout_info layout;
+} elfp_result;
+
+void elfp_result_free(elfp_result *r);
+
+/* Read in_path, convert its CFI, write out_path (atomically through a
+ * temporary file in out_path's directory; out_path may equal in_path)
+ * once the written file passes elfp_check_output.
+ * E2S_ERR_EXISTS: the file already has .sframe and !o->force; nothing is
+ * written. E2S_ERR_SFRAME_NAME: a section that is not SFrame is named
+ * .sframe and the conversion would add one; nothing is written. */
+e2s_err elfp_convert(const char *in_path, const char *out_path,
+		     const elfp_opts *o, elfp_result *res, e2s_diag *d);
+/* The conversion of an open file, up to elfp_write: afterwards f holds
+ * the converted output (elfp_write / elfp_write_mem) and res->layout is
+ * filled. Errors as elfp_convert. */
+e2s_err elfp_convert_file(elfp_file *f, const elfp_opts *o,
+			  elfp_result *res, e2s_diag *d);
+
+#endif
