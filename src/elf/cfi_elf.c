@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "../common/mem.h"
+#include "../common/reader.h"
 #include "cfi_gelf.h"
-#include "../dwarf/cfi_int.h"
 #include "cfi_file.h"
 
 typedef struct {
