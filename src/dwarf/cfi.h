@@ -275,6 +275,10 @@ e2s_err cfi_parse_stream(const cfi_section *sec, cfi_abi abi,
 e2s_err cfi_parse_stream_pre(const cfi_section *sec, cfi_abi abi,
 			     cfi_fde_pre_fn pre, cfi_fde_fn on_fde, void *ctx,
 			     cfi_table *out, e2s_diag *diag);
+/* One DW_EH_PE_* pointer at sec->data + *off (pc-relative ones from
+ * sec->vaddr + *off), for readers of .eh_frame_hdr; *off moves past it. */
+e2s_err cfi_read_eh_pointer(const cfi_section *sec, uint8_t enc, size_t *off,
+			    uint64_t *out);
 /* Records only: CIEs and FDEs framed and their fields decoded, no
  * program run (no rows; a status reflects record-level problems only).
  * For readers that interpret the programs themselves (src/verify). */

@@ -149,3 +149,16 @@ e2s_err cfi_read_pointer(br_t *r, const cfi_ptr_ctx *c, uint8_t enc,
 	*out = v;
 	return E2S_ERR_OK;
 }
+
+e2s_err cfi_read_eh_pointer(const cfi_section *sec, uint8_t enc, size_t *off,
+			    uint64_t *out)
+{
+	br_t r;
+	br_init(&r, sec->data, sec->size, sec->big_endian);
+	br_seek(&r, *off);
+	cfi_ptr_ctx pc = {sec, CFI_ABI_UNKNOWN, sec->addr_size, 0};
+	e2s_err e = cfi_read_pointer(&r, &pc, enc, true, out, NULL);
+	if (e == E2S_ERR_OK)
+		*off = r.pos;
+	return e;
+}

@@ -132,9 +132,9 @@ static e2s_err eh_frame_from_hdr(cfi_file *f, const GElf_Phdr *ph,
 	if (!br_ok(&r) || version != 1)
 		return e2s_fail(diag, E2S_ERR_NO_CFI, ".eh_frame_hdr", 0,
 				"unreadable .eh_frame_hdr");
-	cfi_ptr_ctx pc = {&hs, CFI_ABI_UNKNOWN, hs.addr_size, 0};
 	uint64_t v;
-	if (cfi_read_pointer(&r, &pc, enc, true, &v, NULL) != E2S_ERR_OK)
+	size_t at = 4;
+	if (cfi_read_eh_pointer(&hs, enc, &at, &v) != E2S_ERR_OK)
 		return e2s_fail(diag, E2S_ERR_BAD_POINTER_ENCODING,
 				".eh_frame_hdr", 4, "eh_frame_ptr");
 	for (size_t i = 0; i < f->nsegs; i++) {
