@@ -151,7 +151,8 @@ typedef struct {
  * express, rewriting the rest as needed. A no-op for V3. For V2: flexible
  * FDEs and signal frames cannot be written, except s390x flexible FDEs
  * whose CFA is SP/FP-based and whose RA/FP are in registers or on the
- * stack (V2's encoded-register-number words). Must be called between
+ * stack (V2's encoded-register-number words). Outermost rows (RA
+ * undefined) get no FRE in V2 (see v2_outermost). Must be called between
  * sfe_project and sfe_encode* for V2 (sfe_build does it); sfe_encode
  * refuses a function V2 cannot express. */
 void sfe_restrict(sfe_set *s, const sfe_encode_opts *o);

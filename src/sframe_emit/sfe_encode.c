@@ -471,13 +471,45 @@ static bool v2_s390_fre(const sfe_fre *f, sfe_fre *out)
 	return true;
 }
 
+/* V2 outermost frames (RA undefined) as the absence of an FRE, not as an
+ * FRE without data words (V2 erratum 2): glibc's V2 walker (2.42+,
+ * backtrace()) reads the CFA offset of every FRE it finds, fails on such
+ * an FRE and discards the whole trace for the DWARF unwinder; where it
+ * finds no FRE it ends the trace if the frame pointer is 0, as _start and
+ * the clone child set it. So: a wholly outermost function keeps its FDE
+ * with no FREs (V3's outermost marker), a leading outermost run becomes
+ * a later first FRE, a trailing one a shorter FDE. An outermost FRE
+ * between two others would need a hole V2 cannot make: false (skip). */
+static bool v2_outermost(const sfe_set *s, sfe_func *fn)
+{
+	const sfe_fre *f = s->fres + fn->fre_first;
+	uint32_t a = 0, b = fn->fre_count;
+	while (a < b && f[a].ndw == 0)
+		a++;
+	while (b > a && f[b - 1].ndw == 0)
+		b--;
+	for (uint32_t k = a; k < b; k++)
+		if (f[k].ndw == 0)
+			return false;
+	if (a == 0 && b == fn->fre_count)
+		return true;
+	if (fn->pc_type == SF_FDE_PCTYPE_MASK)
+		return false; /* FRE starts repeat per block: no trimming */
+	if (b > a && b < fn->fre_count)
+		fn->size = f[b].start;
+	fn->fre_first += a;
+	fn->fre_count = b - a;
+	return true;
+}
+
 /* Can fn be written as V2, rewriting its FREs into tmp when it is an
  * s390x flex function? */
 static bool v2_ok(const sfe_set *s, const sfe_func *fn)
 {
+	sfe_func trimmed = *fn;
 	if (fn->enc_len)
 		return true; /* pre-encoded V3: sfe_encode refuses the set */
-	if (fn->signal)
+	if (fn->signal || !v2_outermost(s, &trimmed))
 		return false;
 	for (uint32_t k = 0; k < fn->fre_count; k++) {
 		const sfe_fre *f = &s->fres[fn->fre_first + k];
@@ -523,6 +555,7 @@ void sfe_restrict(sfe_set *s, const sfe_encode_opts *o)
 			}
 			fn.fde_type = SF_FDE_TYPE_DEFAULT;
 		}
+		v2_outermost(s, &fn);
 		s->funcs[kept++] = fn;
 	}
 	s->nfuncs = kept;
