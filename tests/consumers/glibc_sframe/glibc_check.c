@@ -313,6 +313,13 @@ static uintptr_t S, F;   /* the callee's SP and FP */
 
 /* Every stack word holds this value of its own address. */
 static uint64_t tag(uintptr_t a) { return (uint64_t)a ^ 0x5a5a000000000000ull; }
+/* The word at a (a slot DWARF names may be unaligned: CFA = SP+12). */
+static uint64_t load(uintptr_t a)
+{
+	uint64_t v;
+	memcpy(&v, (const void *)a, 8);
+	return v;
+}
 static bool on_stack(uintptr_t a) { return a >= (uintptr_t)stack && a + 8 <= (uintptr_t)stack + STACK_SIZE; }
 
 static struct {
@@ -456,8 +463,8 @@ static void check(uint64_t pc)
 		report("RANGE", pc, "offsets beyond the harness's stack");
 		return;
 	}
-	uint64_t want_pc = tag(dcfa + (intptr_t)r->ra_off);
-	uint64_t want_fp = r->fp == 'c' ? tag(dcfa + (intptr_t)r->fp_off) : F;
+	uint64_t want_pc = load(dcfa + (intptr_t)r->ra_off);
+	uint64_t want_fp = r->fp == 'c' ? load(dcfa + (intptr_t)r->fp_off) : F;
 	int w = walk(pc, S, F, &fr, ra, &ended);
 	if (w == 1 && (uint64_t)(uintptr_t)ra[0] == want_pc && fr.pc == want_pc &&
 	    fr.sp == dcfa && (r->fp == 'x' || fr.fp == want_fp)) {
