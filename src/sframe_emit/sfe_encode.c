@@ -328,6 +328,8 @@ static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
 			p->fre_len += len;
 			continue;
 		}
+		if (len == 0) /* V2 outermost: no FREs, nothing to store */
+			continue;
 		if (!bw_reserve(&p->fre, len))
 			goto oom;
 		write_func_fres(p->fre.data + start, s, fn, ft, v2);
@@ -699,7 +701,7 @@ e2s_err sfe_encode_ex(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 		return e;
 	}
 	/* Direct: the FREs are already in place after the index. */
-	if (p.bytes)
+	if (p.bytes && p.fre_len) /* all V2-outermost: data may be NULL */
 		memcpy(w, p.fre.data, p.fre.len);
 	w += p.fre_len;
 	out->len = (size_t)(w - out->data);

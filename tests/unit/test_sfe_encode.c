@@ -617,10 +617,24 @@ static void v2_outermost(void)
 		0, 0x03, 8,
 	};
 	CHECK(bytes_eq(&w, want, sizeof want));
-	sfe_set_free(&set);
 	bw_free(&w);
+	/* With share_fres (the first run is empty), and the outermost
+	 * function alone: no FRE bytes at all. */
+	o.share_fres = true;
+	bw_init(&w, false);
+	CHECK_EQ(sfe_encode(&set, &o, &w, NULL, NULL, &d), E2S_ERR_OK);
+	CHECK(bytes_eq(&w, want, sizeof want));
+	bw_free(&w);
+	uint32_t only = 0;
+	o.only = &only;
+	o.nonly = 1;
+	bw_init(&w, false);
+	CHECK_EQ(sfe_encode(&set, &o, &w, NULL, NULL, &d), E2S_ERR_OK);
+	CHECK(w.len == 28 + 20 && w.data[12] == 0 && w.data[16] == 0);
+	bw_free(&w);
+	o = (sfe_encode_opts){.section_vaddr = 0x8000};
+	sfe_set_free(&set);
 	/* V3: the outermost rows stay FREs with 0 data words */
-	o.sframe_version = 3;
 	bw_init(&w, false);
 	CHECK_EQ(sfe_build(&s.t, &o, &w, &set, NULL, NULL, &d), E2S_ERR_OK);
 	CHECK_EQ(set.nfuncs, 4);
