@@ -481,7 +481,8 @@ static bool v2_s390_fre(const sfe_fre *f, sfe_fre *out)
  * the clone child set it. So: a wholly outermost function keeps its FDE
  * with no FREs (V3's outermost marker), a leading outermost run becomes
  * a later first FRE, a trailing one a shorter FDE. An outermost FRE
- * between two others would need a hole V2 cannot make: false (skip). */
+ * between two others would need the function split in two FDEs; not
+ * done (never seen): false, the function is skipped. */
 static bool v2_outermost(const sfe_set *s, sfe_func *fn)
 {
 	const sfe_fre *f = s->fres + fn->fre_first;
