@@ -739,8 +739,10 @@ static bool memo_put(sfe_pctx *c, size_t i, sfe_skip s, size_t first)
 		return true;
 	switch (s) {
 	case SFE_SKIP_NONE:
+		/* One function over the whole FDE (V2 may shorten it). */
 		if (c->gf.n != first + 1 ||
-		    c->set->funcs[first].pc_type != SF_FDE_PCTYPE_INC)
+		    c->set->funcs[first].pc_type != SF_FDE_PCTYPE_INC ||
+		    c->set->funcs[first].size != fde->pc_range)
 			return true;
 		break;
 	case SFE_SKIP_BAD_CFI:

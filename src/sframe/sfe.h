@@ -106,7 +106,8 @@ typedef struct {
  * width holding its words; returns the end. (sfe_encode.c) */
 /* SFrame V2: can fn, whose FREs are fres, be written? s390x flexible
  * FREs are rewritten in place as V2 default ones (V2's encoded register
- * words). (sfe_encode.c) */
+ * words); outermost FREs are dropped (a function may end earlier, see
+ * sfe_encode.c). (sfe_encode.c) */
 bool sfe_v2_fit(cfi_abi abi, sfe_func *fn, sfe_fre *fres);
 
 uint8_t *sfe_put_fres(uint8_t *p, const sfe_fre *fres, sfe_func *fn, bool v2,

@@ -253,9 +253,40 @@ static bool v2_s390_fre(const sfe_fre *f, sfe_fre *out)
 	return true;
 }
 
+/* V2 outermost frames (RA undefined) as the absence of an FRE, not as an
+ * FRE without data words (V2 erratum 2): glibc's V2 walker (2.42+,
+ * backtrace()) reads the CFA offset of every FRE it finds, fails on such
+ * an FRE and discards the whole trace for the DWARF unwinder; where it
+ * finds no FRE it ends the trace if the frame pointer is 0, as _start and
+ * the clone child set it. So a wholly outermost function keeps its FDE
+ * with no FREs (V3's outermost marker too, spec 1.2), a leading
+ * outermost run becomes a later first FRE, a trailing one a shorter FDE.
+ * An outermost FRE between two others would need a hole V2 cannot make:
+ * false. */
+static bool v2_outermost(sfe_func *fn, sfe_fre *fres)
+{
+	uint32_t a = 0, b = fn->fre_count;
+	while (a < b && fres[a].ndw == 0)
+		a++;
+	while (b > a && fres[b - 1].ndw == 0)
+		b--;
+	for (uint32_t k = a; k < b; k++)
+		if (fres[k].ndw == 0)
+			return false;
+	if (a == 0 && b == fn->fre_count)
+		return true;
+	if (fn->pc_type == SF_FDE_PCTYPE_MASK)
+		return false; /* FRE starts repeat per block: no trimming */
+	if (b > a && b < fn->fre_count)
+		fn->size = fres[b].start;
+	memmove(fres, fres + a, (size_t)(b - a) * sizeof *fres);
+	fn->fre_count = b - a;
+	return true;
+}
+
 bool sfe_v2_fit(cfi_abi abi, sfe_func *fn, sfe_fre *fres)
 {
-	if (fn->signal)
+	if (fn->signal || !v2_outermost(fn, fres))
 		return false;
 	for (uint32_t k = 0; k < fn->fre_count; k++) {
 		sfe_fre *f = &fres[k], tmp;
@@ -547,7 +578,7 @@ e2s_err sfe_encode_ex(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 	/* The FRE sub-section: each stored copy in index order. */
 	for (size_t i = 0; i < n; i++) {
 		const sfe_func *fn = selected(s, o, i);
-		if (!p.write[i])
+		if (!p.write[i] || !fn->enc_len)
 			continue;
 		memcpy(w, s->enc + fn->enc_off, fn->enc_len);
 		w += fn->enc_len;

@@ -308,6 +308,15 @@ static bool check_fde(ck_t *c, uint32_t i, uint32_t sec)
 		long fi = vf_find_fde(&c->ix, sec, pc);
 		long ri = fi < 0 ? -1 : vf_find_fre(c->s, &c->s->fdes[fi], pc);
 		c->out->points++;
+		/* An outermost row may also be said by having no FRE: an FDE
+		 * without FREs (V3 spec 1.2), and in V2 any PC without one,
+		 * where glibc's V2 walker ends the trace (it cannot read V2
+		 * erratum 2's FRE without data words). */
+		if (ri < 0 && df.outermost &&
+		    (c->version == SFR_VERSION_2 || (fi >= 0 && c->s->fdes[fi].nfres == 0))) {
+			any_fre = true;
+			continue;
+		}
 		if (ri < 0) {
 			if (!expr && all_expr) {
 				all_expr = false;

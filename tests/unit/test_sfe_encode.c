@@ -575,6 +575,80 @@ static void v2_amd64(void)
 	sfe_set_free(&set);
 }
 
+/* V2 outermost frames (RA undefined) have no FRE, since glibc's V2 walker
+ * cannot read an FRE without data words: a wholly outermost function is
+ * an FDE without FREs, a leading outermost row moves the first FRE, a
+ * trailing one shortens the FDE, one between two others skips the
+ * function. V3 keeps its FRE with 0 words (info byte 0). */
+static void v2_outermost(void)
+{
+	synth s;
+	cfi_row *r;
+	e2s_diag d;
+	synth_init(&s, CFI_ABI_AMD64, false);
+	synth_fde(&s, 0x1000, 0x10, 0); /* _start-like */
+	r = synth_row(&s, 0x1000, 7, 8); r->ra = rule_kind(CFI_RULE_UNDEFINED, 0);
+	synth_fde(&s, 0x2000, 0x10, 0); /* leading */
+	r = synth_row(&s, 0x2000, 7, 8); r->ra = rule_kind(CFI_RULE_UNDEFINED, 0);
+	r = synth_row(&s, 0x2004, 7, 16); r->ra = rule_off(-8);
+	synth_fde(&s, 0x3000, 0x10, 0); /* trailing */
+	r = synth_row(&s, 0x3000, 7, 8); r->ra = rule_off(-8);
+	r = synth_row(&s, 0x3004, 7, 8); r->ra = rule_kind(CFI_RULE_UNDEFINED, 0);
+	synth_fde(&s, 0x4000, 0x10, 0); /* in the middle */
+	r = synth_row(&s, 0x4000, 7, 8); r->ra = rule_off(-8);
+	r = synth_row(&s, 0x4004, 7, 8); r->ra = rule_kind(CFI_RULE_UNDEFINED, 0);
+	r = synth_row(&s, 0x4008, 7, 8); r->ra = rule_off(-8);
+	sfe_encode_opts o = {.section_vaddr = 0x8000, .sframe_version = 2};
+	sfe_set set;
+	bw_t w;
+	bw_init(&w, false);
+	CHECK_EQ(sfe_build(&s.t, &o, &w, &set, NULL, NULL, &d), E2S_ERR_OK);
+	CHECK_EQ(set.counts[SFE_SKIP_NONE], 3);
+	CHECK_EQ(set.fde_skip[3], SFE_SKIP_V2);
+	/* starts: 0x1000 - 0x801c, 0x2000 - 0x8030, 0x3000 - 0x8044 */
+	static const uint8_t want[] = {
+		0xe2, 0xde, 2, 0x05, 3, 0, 0xf8, 0,
+		3, 0, 0, 0, 2, 0, 0, 0, 6, 0, 0, 0, /* 3 FDEs, 2 FREs, 6 bytes */
+		0, 0, 0, 0, 60, 0, 0, 0,
+		0xe4, 0x8f, 0xff, 0xff, 0x10, 0, 0, 0, 0, 0, 0, 0, /* no FREs */
+		0, 0, 0, 0, 0, 0, 0, 0,
+		0xd0, 0x9f, 0xff, 0xff, 0x10, 0, 0, 0, 0, 0, 0, 0,
+		1, 0, 0, 0, 0, 0, 0, 0,
+		0xbc, 0xaf, 0xff, 0xff, 4, 0, 0, 0, 3, 0, 0, 0, /* size 4 */
+		1, 0, 0, 0, 0, 0, 0, 0,
+		4, 0x03, 16, /* first FRE at 4 */
+		0, 0x03, 8,
+	};
+	CHECK(bytes_eq(&w, want, sizeof want));
+	bw_free(&w);
+	/* With share_fres (the first run is empty), and the outermost
+	 * function alone: no FRE bytes at all. */
+	o.share_fres = true;
+	bw_init(&w, false);
+	CHECK_EQ(sfe_encode(&set, &o, &w, NULL, NULL, &d), E2S_ERR_OK);
+	CHECK(bytes_eq(&w, want, sizeof want));
+	bw_free(&w);
+	uint32_t only = 0;
+	o.only = &only;
+	o.nonly = 1;
+	bw_init(&w, false);
+	CHECK_EQ(sfe_encode(&set, &o, &w, NULL, NULL, &d), E2S_ERR_OK);
+	CHECK(w.len == 28 + 20 && w.data[12] == 0 && w.data[16] == 0);
+	bw_free(&w);
+	o = (sfe_encode_opts){.section_vaddr = 0x8000};
+	sfe_set_free(&set);
+	/* V3: the outermost rows stay FREs with 0 data words */
+	bw_init(&w, false);
+	CHECK_EQ(sfe_build(&s.t, &o, &w, &set, NULL, NULL, &d), E2S_ERR_OK);
+	CHECK_EQ(set.nfuncs, 4);
+	sfr_section sec;
+	CHECK_EQ(sfr_decode(w.data, w.len, 0x8000, &sec, &d), E2S_ERR_OK);
+	CHECK(sec.nfdes == 4 && sec.fdes[0].nfres == 1 && sec.fres[sec.fdes[0].fre_first].ndw == 0);
+	sfr_free(&sec);
+	sfe_set_free(&set);
+	bw_free(&w);
+}
+
 /* V2 s390x: RA and FP copied to FPRs (flexible in V3) become default
  * words holding regnum << 1 | 1 (sframe.h SFRAME_V2_S390X_OFFSET_*). */
 static void v2_s390x(void)
@@ -617,6 +691,7 @@ int main(void)
 	share();
 	v2_amd64();
 	v2_s390x();
+	v2_outermost();
 	amd64_frame();
 	amd64_flex();
 	s390x_be();

@@ -547,6 +547,52 @@ static void appendix_a(void)
 			SF_FDE_TYPE_DEFAULT, 1, a64, 1, &fr, why, sizeof why));
 }
 
+/* Outermost frames (_start: RA undefined) as each version writes them:
+ * V3 an FRE without data words, V2 an FDE without FREs (what glibc's V2
+ * walker can end at); both verify clean, and in V2 even no FDE at all. */
+static void outermost(void)
+{
+	static const uint8_t cie_ins[] = {0x0c, 7, 8, 0x90, 1};
+	static const uint8_t start[] = {0x07, 16}; /* undefined rip */
+	static const uint8_t f1[] = {0x41, 0x0e, 16}; /* +1: CFA rsp+16 */
+	cfi_fix f;
+	cfi_table t;
+	e2s_diag d;
+	vf_counts c;
+	seen s;
+	fix_init(&f, false);
+	size_t c0 = tb_cie(&f.cfi, 1, -8, 16, false, cie_ins, sizeof cie_ins);
+	tb_fde(&f.cfi, SEC_VADDR, c0, 0x1000, 0x10, start, sizeof start);
+	tb_fde(&f.cfi, SEC_VADDR, c0, 0x1100, 0x10, f1, sizeof f1);
+	fix_section(&f, CFI_ABI_AMD64);
+	CHECK_EQ(cfi_parse(&f.sec, CFI_ABI_AMD64, &t, &d), E2S_ERR_OK);
+	for (unsigned v = 2; v <= 3; v++) {
+		sfe_encode_opts o = {.section_vaddr = SF_VADDR, .sframe_version = (uint8_t)v};
+		sfe_set set;
+		bw_t w;
+		bw_init(&w, false);
+		CHECK_EQ(sfe_build(&t, &o, &w, &set, NULL, NULL, &d), E2S_ERR_OK);
+		CHECK_EQ(set.funcs[0].fre_count, v == 2 ? 0u : 1u);
+		CHECK_EQ(verify(&f, w.data, w.len, &c, &s), E2S_ERR_OK);
+		CHECK(c.match == 2 && c.mismatch == 0 && c.missing == 0 && c.extra == 0);
+		if (v == 2) { /* only f1's FDE */
+			uint32_t only = 1;
+			o.only = &only;
+			o.nonly = 1;
+			bw_t w1;
+			bw_init(&w1, false);
+			CHECK_EQ(sfe_encode(&set, &o, &w1, NULL, NULL, &d), E2S_ERR_OK);
+			CHECK_EQ(verify(&f, w1.data, w1.len, &c, &s), E2S_ERR_OK);
+			CHECK(c.match == 2 && c.missing == 0);
+			bw_free(&w1);
+		}
+		bw_free(&w);
+		sfe_set_free(&set);
+	}
+	cfi_table_free(&t);
+	cfi_table_free(&f.rec);
+}
+
 int main(void)
 {
 	values();
@@ -556,5 +602,6 @@ int main(void)
 	s390x_provenance();
 	aarch64_sign();
 	appendix_a();
+	outermost();
 	return t_done("test_vf");
 }
