@@ -35,7 +35,9 @@
 	X(NO_FUNCS, "no function could be converted to SFrame")         \
 	X(USAGE, "invalid argument")                                   \
 	X(SFRAME_NAME, "another kind of section is named .sframe")      \
-	X(OUTPUT_CHECK, "the output failed its check, nothing written")
+	X(OUTPUT_CHECK, "the output failed its check, nothing written") \
+	X(CIE_PTR_WIDTH, "8-byte CIE pointer in a 32-bit DWARF record "  \
+	  "(Free Pascal's .debug_frame): later fields misread")
 
 typedef enum {
 #define E2S_X(name, msg) E2S_ERR_##name,

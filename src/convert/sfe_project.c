@@ -649,6 +649,8 @@ static sfe_skip fde_precheck(const sfe_pctx *c, const cfi_fde *fde)
 	if (c->abi != CFI_ABI_AMD64 && c->abi != CFI_ABI_AARCH64 &&
 	    c->abi != CFI_ABI_S390X)
 		return SFE_SKIP_UNSUPPORTED_ABI;
+	if (fde->status == E2S_ERR_CIE_PTR_WIDTH)
+		return SFE_SKIP_CIE_PTR_WIDTH; /* its range reads as > 4 GiB */
 	if (fde->status != E2S_ERR_OK || fde->cie >= t->ncies ||
 	    t->cies[fde->cie].status != E2S_ERR_OK)
 		return SFE_SKIP_BAD_CFI;

@@ -47,6 +47,18 @@ const cfi_rela *cfi_find_rela(const cfi_section *sec, uint64_t off)
 	return NULL;
 }
 
+unsigned cfi_reloc_width(cfi_abi abi, uint32_t type)
+{
+	const cfi_abi_regs *r = cfi_abi_info(abi);
+	if (abi == CFI_ABI_UNKNOWN || !type)
+		return 0;
+	if (type == r->r_pc64 || type == r->r_abs64)
+		return 8;
+	if (type == r->r_pc32 || type == r->r_abs32 || type == r->r_abs32s)
+		return 4;
+	return 0;
+}
+
 enum { RK_ANY, RK_PC, RK_ABS, RK_BAD };
 
 /* Whether a relocation type of the ABI is PC-relative or absolute

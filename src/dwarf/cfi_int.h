@@ -65,6 +65,8 @@ e2s_err cfi_read_pointer(br_t *r, const cfi_ptr_ctx *c, uint8_t enc,
 
 /* The relocation applying at section offset off, or NULL. */
 const cfi_rela *cfi_find_rela(const cfi_section *sec, uint64_t off);
+/* Bytes a relocation type of abi writes (4 or 8), 0 if not known. */
+unsigned cfi_reloc_width(cfi_abi abi, uint32_t type);
 
 /* Mask v to addr_size bytes. */
 static inline uint64_t cfi_addr_mask(uint64_t v, unsigned addr_size)

@@ -289,6 +289,31 @@ static long find_cie(const cfi_table *t, uint64_t off)
 	return -1;
 }
 
+/* Free Pascal 3.2 (x86-64) writes its .debug_frame FDEs with a 32-bit
+ * length, where DWARF's CIE pointer is 4 bytes, but an 8-byte CIE
+ * pointer (its relocation is R_X86_64_64) followed by 8-byte address and
+ * range. binutils readelf, gdb 13 (whose dwarf2 unwinder then finds no
+ * FDE for these functions and falls back to prologue analysis) and libdw
+ * (eu-readelf 0.188) all read the 4 bytes DWARF defines, so every later
+ * field comes 4 bytes off: the range reads as size << 32 (above 4 GiB,
+ * not a large function), the location as address << 32. Such an FDE
+ * describes nothing any DWARF reader can use: it is malformed CFI
+ * (E2S_ERR_CIE_PTR_WIDTH), not converted on a guess of what was meant.
+ * In a relocatable file the relocation's width on the field shows it
+ * (parse_fde). A linked file keeps no relocation; there the layout shows
+ * as the high half of the 8-byte pointer (always 0) read as the low half
+ * of the location, and the address's high half (0 below 4 GiB) as the
+ * range's low half: a 32-bit record whose location and range are
+ * nonzero multiples of 2^32 (little-endian, 8-byte addresses). */
+static bool fpc_layout_p(const cfi_section *sec, const rec_t *rec,
+			 const cfi_cie *cie, const cfi_fde *fde)
+{
+	return sec->kind == CFI_SEC_DEBUG_FRAME && !sec->relocatable &&
+	       !sec->big_endian && rec->offsize == 4 && cie->addr_size == 8 &&
+	       fde->pc_range > UINT32_MAX && (fde->pc_range & 0xffffffffu) == 0 &&
+	       fde->pc_begin != 0 && (fde->pc_begin & 0xffffffffu) == 0;
+}
+
 /* Fill fde from its record; returns its status (NOMEM is fatal). */
 static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde)
 {
@@ -311,6 +336,8 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde)
 		 * section itself and the field holds zero (RELA). */
 		const cfi_rela *ra = cfi_find_rela(sec, rec->id_off);
 		cie_off = rec->id;
+		if (ra && cfi_reloc_width(t->abi, ra->type) > rec->offsize)
+			return E2S_ERR_CIE_PTR_WIDTH; /* fpc_layout_p */
 		if (ra)
 			cie_off = ra->sym_value + (uint64_t)ra->addend +
 				  (ra->implicit_addend ? rec->id : 0);
@@ -353,6 +380,8 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde)
 	}
 	if (e != E2S_ERR_OK)
 		return e;
+	if (fpc_layout_p(sec, rec, cie, fde))
+		return E2S_ERR_CIE_PTR_WIDTH;
 	if (cie->has_z) {
 		uint64_t alen = br_uleb(b);
 		br_skip(b, (size_t)(alen > SIZE_MAX ? SIZE_MAX : alen));

@@ -34,7 +34,9 @@
 	X(V2, "not-in-sframe-v2")           /* --sframe-version=2: flexible FDE or signal frame */ \
 	X(PC_RELATIVE, "pc-relative")       /* AMD64: rule based on DWARF register 16 (the PC) */ \
 	X(RA_SIGN_PC, "ra-signed-with-pc")  /* AArch64: negate_ra_state_with_pc (PAuth_LR) */ \
-	X(RA_SIGN_STATE, "ra-sign-state")   /* AArch64: register 34 not a constant 0/1 */
+	X(RA_SIGN_STATE, "ra-sign-state")   /* AArch64: register 34 not a constant 0/1 */ \
+	X(CIE_PTR_WIDTH, "cie-pointer-width") /* bad CFI: an 8-byte CIE pointer in a \
+	                                       * 32-bit record (Free Pascal) */
 
 typedef enum {
 #define SFE_X(name, text) SFE_SKIP_##name,

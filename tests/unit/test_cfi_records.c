@@ -408,6 +408,96 @@ static void test_debug_frame_relocs(void)
 	bw_free(&w);
 }
 
+/* Free Pascal 3.2's .debug_frame: a record with a 32-bit length whose
+ * CIE pointer is 8 bytes (R_X86_64_64 on it) and whose address and
+ * range follow 8 bytes later than DWARF puts them (sysutils.o of
+ * fp-units-rtl-3.2.2: FDE at 0x14, length 0x20, pointer at 0x18,
+ * address at 0x20, range 0x149 at 0x28). A DWARF reader takes 4 bytes
+ * of pointer and reads the range as 0x149 << 32: malformed CFI
+ * (CIE_PTR_WIDTH), in the relocatable file by the relocation's width
+ * and, once linked (no relocations), by the location and range being
+ * multiples of 2^32. The well-formed FDE after each stays usable. */
+static void test_fpc_debug_frame(void)
+{
+	static const uint8_t init[] = {0x0c, 7, 8, 0x05, 0x10, 0x02, 0};
+	for (int linked = 0; linked < 2; linked++) {
+		bw_t w;
+		cfi_table t;
+		e2s_diag d;
+		bw_init(&w, false);
+		size_t c = rec_begin(&w);
+		bw_u32(&w, 0xffffffff);
+		bw_u8(&w, 1);
+		bw_u8(&w, 0);
+		bw_uleb(&w, 1);
+		bw_sleb(&w, -4);
+		bw_u8(&w, 16);
+		bw_bytes(&w, init, sizeof init);
+		rec_end(&w, c);
+		CHECK_EQ(w.len, 0x14);
+		size_t s = rec_begin(&w);
+		size_t ptr = w.len;
+		bw_u64(&w, 0);                           /* 8-byte CIE pointer */
+		size_t addr = w.len;
+		bw_u64(&w, linked ? 0x401090 : 0);      /* address */
+		bw_u64(&w, 0x149);                       /* range */
+		static const uint8_t ins[] = {0, 0, 0, 0, 0x04, 12, 0, 0, 0, 0x0e, 16, 0};
+		bw_bytes(&w, ins, sizeof ins);
+		rec_end(&w, s);
+		/* A DWARF-conforming FDE after it: pointer 4 bytes. */
+		size_t s2 = rec_begin(&w);
+		size_t ptr2 = w.len;
+		bw_u32(&w, 0);
+		size_t addr2 = w.len;
+		bw_u64(&w, linked ? 0x402000 : 0);
+		bw_u64(&w, 0x10);
+		rec_end(&w, s2);
+		cfi_rela r[4];
+		memset(r, 0, sizeof r);
+		r[0].offset = ptr;
+		r[0].type = R_X86_64_64;
+		r[1].offset = addr;
+		r[1].type = R_X86_64_64;
+		r[1].sym_shndx = 1;
+		r[2].offset = ptr2;
+		r[2].type = R_X86_64_32;
+		r[3].offset = addr2;
+		r[3].type = R_X86_64_64;
+		r[3].sym_shndx = 2;
+		popt o;
+		memset(&o, 0, sizeof o);
+		o.kind = CFI_SEC_DEBUG_FRAME;
+		if (!linked) {
+			o.relas = r;
+			o.nrelas = 4;
+		}
+		CHECK_EQ(parse_o(&w, CFI_ABI_AMD64, &o, &t, &d), E2S_ERR_OK);
+		CHECK_EQ(t.nfdes, 2);
+		CHECK_EQ(t.fdes[0].status, E2S_ERR_CIE_PTR_WIDTH);
+		CHECK_EQ(t.fdes[1].status, E2S_ERR_OK);
+		CHECK_EQ(t.fdes[1].pc_range, 0x10);
+		CHECK_EQ(t.nbad_fdes, 1);
+		cfi_table_free(&t);
+		/* Not the layout: a 32-bit pointer relocation (the good FDE
+		 * alone), or a linked range above 4 GiB that is no multiple
+		 * of 2^32 (a function too large, not a misread record). */
+		if (linked) {
+			w.data[addr + 4] = 1; /* range 0x149_0000_0001 as read */
+			CHECK_EQ(parse_o(&w, CFI_ABI_AMD64, &o, &t, &d), E2S_ERR_OK);
+			CHECK_EQ(t.fdes[0].status, E2S_ERR_OK);
+			CHECK_EQ(t.fdes[0].pc_range, 0x14900000001ull);
+			cfi_table_free(&t);
+		} else {
+			r[0].type = R_X86_64_32;
+			CHECK_EQ(parse_o(&w, CFI_ABI_AMD64, &o, &t, &d), E2S_ERR_OK);
+			CHECK_EQ(t.fdes[0].status, E2S_ERR_OK);
+			CHECK_EQ(t.fdes[0].pc_range, 0x14900000000ull);
+			cfi_table_free(&t);
+		}
+		bw_free(&w);
+	}
+}
+
 /* ---- framing ---------------------------------------------------------- */
 
 static void test_length_errors(void)
@@ -858,6 +948,7 @@ int main(void)
 	test_set_loc_funcrel();
 	test_relocs();
 	test_debug_frame_relocs();
+	test_fpc_debug_frame();
 	test_length_errors();
 	test_bad_cie_pointer();
 	test_augmentations();
