@@ -10,6 +10,10 @@
 # unpacked is not fetched again, so a later run with the same (or a
 # smaller) list does nothing. Exit 77 if apt/network/root is unavailable,
 # so tests that need these files skip instead of failing.
+# SUITE=trixie (any Debian suite name) fetches that suite's packages
+# instead, into cache/foreign/<arch>-<suite>/root, with apt state of its
+# own under cache/foreign/apt-<suite>-<arch> (the host's apt sources and
+# dpkg architectures are left alone); DEBIAN_MIRROR overrides the mirror.
 # Usage: tools/fetch-foreign.sh [--corpus] [arch...]   (prints the root dir per arch)
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,9 +46,23 @@ if command -v flock >/dev/null; then
   exec 9>"$cache/.lock" && flock 9
 fi
 
+suite=${SUITE:-}
+case $suite in *[!a-z0-9-]*) skip "bad SUITE '$suite'" ;; esac
 updated=0
 for arch in "${archs[@]}"; do
-  dir=$cache/$arch
+  dir=$cache/$arch${suite:+-$suite}
+  apt=()
+  if [ -n "$suite" ]; then
+    # Another suite: its own sources list, lists and cache, this arch only.
+    sd=$cache/apt-$suite-$arch
+    mkdir -p "$sd/lists/partial" "$sd/cache/archives/partial" "$sd/prefs" ||
+      skip "cannot create $sd"
+    echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${DEBIAN_MIRROR:-http://deb.debian.org/debian} $suite main" >"$sd/sources.list"
+    apt=(-o Dir::Etc::sourcelist="$sd/sources.list" -o Dir::Etc::sourceparts="$sd/none"
+         -o Dir::Etc::preferencesparts="$sd/prefs" -o Dir::State::Lists="$sd/lists"
+         -o Dir::Cache="$sd/cache" -o APT::Architecture="$arch" -o APT::Architectures="$arch")
+    updated=0
+  fi
   # .done lists the unpacked packages (comma-separated, any order).
   have=","
   [ -e "$dir/.done" ] && have=",$(cat "$dir/.done"),"
@@ -56,19 +74,19 @@ for arch in "${archs[@]}"; do
     echo "$dir/root"
     continue
   fi
-  if ! dpkg --print-foreign-architectures | grep -qx "$arch" &&
+  if [ -z "$suite" ] && ! dpkg --print-foreign-architectures | grep -qx "$arch" &&
      [ "$(dpkg --print-architecture)" != "$arch" ]; then
     [ "$(id -u)" = 0 ] || skip "need root to add dpkg architecture $arch"
     dpkg --add-architecture "$arch" || skip "dpkg --add-architecture $arch failed"
   fi
   # apt lists for this arch: update once per run if a package has no candidate.
-  if ! apt-cache policy "libc6:$arch" 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+  if ! apt-cache "${apt[@]}" policy "libc6:$arch" 2>/dev/null | grep -q 'Candidate: [0-9]'; then
     if [ $updated = 0 ]; then
       [ "$(id -u)" = 0 ] || skip "need root for apt-get update"
-      apt-get update -qq >/dev/null 2>&1 || skip "apt-get update failed"
+      apt-get "${apt[@]}" update -qq >/dev/null 2>&1 || skip "apt-get update failed"
       updated=1
     fi
-    apt-cache policy "libc6:$arch" | grep -q 'Candidate: [0-9]' ||
+    apt-cache "${apt[@]}" policy "libc6:$arch" | grep -q 'Candidate: [0-9]' ||
       skip "no $arch packages in apt lists"
   fi
   # No .done: a partial earlier run; start over.
@@ -78,7 +96,7 @@ for arch in "${archs[@]}"; do
   mkdir -p "$new" "$dir/root"
   specs=()
   for p in "${missing[@]}"; do specs+=("$p:$arch"); done
-  (cd "$new" && apt-get download -qq "${specs[@]}" >/dev/null 2>&1) ||
+  (cd "$new" && apt-get "${apt[@]}" download -qq "${specs[@]}" >/dev/null 2>&1) ||
     { rm -rf "$new"; skip "apt-get download for $arch failed"; }
   for deb in "$new"/*.deb; do
     dpkg-deb -x "$deb" "$dir/root" || { rm -rf "$dir"; skip "dpkg-deb -x $deb failed"; }

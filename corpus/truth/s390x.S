@@ -139,7 +139,7 @@ s_r15_r0_after:
 /* Class 2, glibc 2.36 __fentry__: CIE return column r0. With no rule for
  * r0 the return address is r0's value, later *(CFA-208): a flexible FDE
  * says both (RA = r0, then RA = *(CFA-208)).
- * expect: s_retcol_r0 converted */
+ * expect: s_retcol_r0 converted flex */
 	.globl s_retcol_r0
 	.type s_retcol_r0, @function
 s_retcol_r0:
@@ -159,7 +159,7 @@ s_retcol_r0:
 
 /* Class 5: RA at CFA+0: in a default FRE an RA word 0 means "RA not
  * saved", so this needs a flexible FDE.
- * expect: s_ra_cfa0 converted */
+ * expect: s_ra_cfa0 converted flex */
 	.globl s_ra_cfa0
 	.type s_ra_cfa0, @function
 s_ra_cfa0:

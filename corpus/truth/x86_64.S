@@ -1,9 +1,11 @@
 /* Unwind-truth classes, x86-64 (issue #10): each function's CFI is a
  * shape that SFrame can or cannot express, with the converter's expected
- * verdict on an "expect:" line (converted, or skip REASON). The same
- * verdict must come from the independent verifier (converted: matches;
- * skip: no FRE, judged inexpressible). Never called; only the unwind
- * tables matter. DWARF regs: rdx 1, rbx 3, rbp 6, rsp 7, r12 12, rip 16. */
+ * verdict on an "expect:" line (converted, converted flex, or skip
+ * REASON). The same verdict must come from the independent verifier
+ * (converted: matches; skip: no FRE, judged inexpressible). "converted"
+ * means a default FDE, "converted flex" a flexible one, which SFrame V2
+ * (tests/e2e/truth_classes.sh checks --sframe-version=2 too) has only on
+ * s390x. Never called; only the unwind tables matter. DWARF regs: rdx 1, rbx 3, rbp 6, rsp 7, r12 12, rip 16. */
 	.text
 
 /* expect: t_plain converted */
@@ -94,7 +96,7 @@ t_sp_val0:
 /* A signal trampoline like glibc's __restore_rt: CFA = *(rsp+160), SP
  * restored from that same slot, RA at *(rsp+168), rbp at *(rsp+56);
  * signal frame. A flexible FDE says exactly this.
- * expect: t_sigtramp converted */
+ * expect: t_sigtramp converted flex */
 	.globl t_sigtramp
 	.type t_sigtramp, @function
 t_sigtramp:
@@ -111,7 +113,7 @@ t_sigtramp:
 
 /* Class 2: the CIE's return column is r12, not rip; with no rule for
  * r12 the return address is r12's value (flexible FDE: RA = r12).
- * expect: t_retcol_r12 converted */
+ * expect: t_retcol_r12 converted flex */
 	.globl t_retcol_r12
 	.type t_retcol_r12, @function
 t_retcol_r12:
@@ -123,7 +125,7 @@ t_retcol_r12:
 	.size t_retcol_r12, .-t_retcol_r12
 
 /* Class 5 on x86-64: RA at CFA+0 needs a flexible FDE (control word 2).
- * expect: t_ra_cfa0 converted */
+ * expect: t_ra_cfa0 converted flex */
 	.globl t_ra_cfa0
 	.type t_ra_cfa0, @function
 t_ra_cfa0:
@@ -163,7 +165,7 @@ t_fp_rip:
 	.size t_fp_rip, .-t_fp_rip
 
 /* FP kept in rbx: flexible FDE, FP word pair after the RA padding word.
- * expect: t_fp_in_rbx converted */
+ * expect: t_fp_in_rbx converted flex */
 	.globl t_fp_in_rbx
 	.type t_fp_in_rbx, @function
 t_fp_in_rbx:
@@ -177,7 +179,7 @@ t_fp_in_rbx:
 	.size t_fp_in_rbx, .-t_fp_in_rbx
 
 /* DRAP as GCC emits it: CFA from r10, then *(rbp-8); rbp at *(rbp+0).
- * expect: t_drap converted */
+ * expect: t_drap converted flex */
 	.globl t_drap
 	.type t_drap, @function
 t_drap:

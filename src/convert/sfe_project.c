@@ -21,6 +21,8 @@ enum {
 	PL_STACK,    /* saved at CFA + off */
 	PL_REG,      /* value in register reg (+ off) */
 	PL_DEREF,    /* saved at reg + off */
+	PL_CFA_VAL,  /* value CFA + off (val_offset): project_row turns it
+	              * into PL_REG on the CFA's base register */
 };
 
 typedef struct {
@@ -38,11 +40,19 @@ typedef struct {
 	bool mangled;
 } prow;
 
-/* ABIs with flexible FDEs. Like binutils 2.47 gas (sframe_support_flex_fde_p
- * for AMD64 and s390x only), AArch64 gets default FDEs only. */
+/* ABIs with flexible FDEs: all three. Spec 3.2 ties the flexible FDE
+ * to no ABI (its control words name DWARF registers), and it is what
+ * AArch64 needs for an RA parked in a register (glibc's __clone,
+ * __vfork, __sigsetjmp around their GCS calls: mov x13, x30), a CFA on
+ * x0 (setcontext) or FP saved without RA. binutils 2.47 gas writes them
+ * for AMD64 and s390x only; its libsframe and objdump read AArch64 ones
+ * the same way as theirs (tests/e2e/interop_libsframe.sh). SFrame V2 has
+ * no flexible FDE on AArch64: such functions are skipped there
+ * (SFE_SKIP_V2, sfe_v2_fit). */
 static bool abi_has_flex(cfi_abi abi)
 {
-	return abi == CFI_ABI_AMD64 || abi == CFI_ABI_S390X;
+	return abi == CFI_ABI_AMD64 || abi == CFI_ABI_AARCH64 ||
+	       abi == CFI_ABI_S390X;
 }
 
 static bool fits_i32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
@@ -114,9 +124,14 @@ static inline sfe_skip project_ra(cfi_abi abi, const cfi_abi_regs *regs,
 		return loc_from_expr(regs, regs->ra, r, false, &p->ra, SFE_SKIP_RA_RULE);
 	case CFI_RULE_VAL_EXPR:
 		return loc_from_expr(regs, regs->ra, r, true, &p->ra, SFE_SKIP_RA_RULE);
+	case CFI_RULE_VAL_OFFSET:
+		/* RA = CFA + n: not as CFA-based (control word 0 is the
+		 * padding word, spec 3.2), but on the CFA's base register
+		 * (cfa_val_loc). */
+		p->ra.kind = PL_CFA_VAL;
+		p->ra.off = r->off;
+		return SFE_SKIP_NONE;
 	default:
-		/* VAL_OFFSET: RA = CFA + n would need control word 0, which
-		 * is the padding word (spec 3.2). */
 		return SFE_SKIP_RA_RULE;
 	}
 }
@@ -139,9 +154,29 @@ static inline sfe_skip project_fp(const cfi_abi_regs *regs,
 		return loc_from_expr(regs, regs->fp, r, false, &p->fp, SFE_SKIP_FP_RULE);
 	case CFI_RULE_VAL_EXPR:
 		return loc_from_expr(regs, regs->fp, r, true, &p->fp, SFE_SKIP_FP_RULE);
-	default: /* UNDEFINED, VAL_OFFSET */
+	case CFI_RULE_VAL_OFFSET:
+		p->fp.kind = PL_CFA_VAL;
+		p->fp.off = r->off;
+		return SFE_SKIP_NONE;
+	default: /* UNDEFINED: SFrame has no "FP undefined" */
 		return SFE_SKIP_FP_RULE;
 	}
+}
+
+/* A value CFA + off (val_offset) once the CFA is known: with CFA = reg
+ * + k that is reg + (k + off), a flexible FDE's register rule; with a
+ * dereferenced CFA no SFrame rule gives it. */
+static sfe_skip cfa_val_loc(const cfi_abi_regs *regs, unsigned own,
+			    const prow *p, ploc *l, sfe_skip why)
+{
+	if (l->kind != PL_CFA_VAL)
+		return SFE_SKIP_NONE;
+	if (p->cfa_deref)
+		return why;
+	if (l->off < -SFE_OFF_LIMIT || l->off > SFE_OFF_LIMIT ||
+	    p->cfa_off < -SFE_OFF_LIMIT || p->cfa_off > SFE_OFF_LIMIT)
+		return SFE_SKIP_OFFSET_RANGE;
+	return reg_loc(regs, own, p->cfa_reg, p->cfa_off + l->off, false, l);
 }
 
 /* SFrame always recovers the caller's SP as CFA + sp_off (s390x: -160).
@@ -230,8 +265,12 @@ static inline sfe_skip project_row(cfi_abi abi, const cfi_abi_regs *regs,
 	}
 	if (pc_reg(regs, p->cfa_reg))
 		return SFE_SKIP_PC_RELATIVE;
+	if ((s = cfa_val_loc(regs, regs->ra, p, &p->ra, SFE_SKIP_RA_RULE)))
+		return s;
 	s = project_fp(regs, &row->fp, p);
 	if (s)
+		return s;
+	if ((s = cfa_val_loc(regs, regs->fp, p, &p->fp, SFE_SKIP_FP_RULE)))
 		return s;
 	s = check_sp(abi, regs, &row->sp, p);
 	if (s)
@@ -241,13 +280,23 @@ static inline sfe_skip project_row(cfi_abi abi, const cfi_abi_regs *regs,
 			return SFE_SKIP_RA_SIGN_PC;
 		if (row->ra_sign_bad)
 			return SFE_SKIP_RA_SIGN_STATE;
+		/* The mangled bit says the recovered RA value carries a PAC,
+		 * wherever the RA rule found it: on the stack, or in a
+		 * register such as x13 after glibc's "mov x13, x30" under
+		 * pac-ret (and the bit stays exact, never widened). A
+		 * consumer strips the PAC from that value (XPACLRI, or by
+		 * masking the address bits) or authenticates it with the
+		 * FDE's key and the CFA as modifier, the SP at the PACIASP of
+		 * the function's entry; where the value was parked changes
+		 * neither. */
 		p->mangled = row->ra_mangled;
 	}
 	return SFE_SKIP_NONE;
 }
 
-/* Can a default FDE express p? *why gets the reason when no FDE type can
- * (AArch64 has no flex, so its limits are final). */
+/* Can a default FDE express p? *why names what a default FDE lacks: the
+ * skip reason where no flexible FDE may be used (SFrame V2 aside, every
+ * ABI has them: abi_has_flex). */
 static inline bool default_ok(cfi_abi abi, const cfi_abi_regs *regs, const prow *p,
 		       sfe_skip *why)
 {

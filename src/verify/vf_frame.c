@@ -26,12 +26,12 @@ bool vf_abi_init(int abi, vf_abi *out)
 		out->max_reg = 130; /* psABI: up to the mask registers k0-k7 */
 		return true;
 	case CFI_ABI_AARCH64:
-		/* Flexible FDEs exist in V3 for every ABI, but neither gas
-		 * 2.47 nor the consumers we know take them on AArch64: a
-		 * row needing one counts as not expressible there. */
+		/* Flexible FDEs (spec 3.2) name no ABI: V3 has them here
+		 * too (V2 has none). */
 		out->sp = 31;
 		out->fp = 29;
 		out->ra = 30;
+		out->has_flex = true;
 		out->max_reg = 127; /* DWARF for AArch64: 0-127 */
 		return true;
 	case CFI_ABI_S390X:

@@ -4,6 +4,7 @@
 #include "test_sfe_synth.h"
 #include "convert/convert.h"
 #include "sframe/sframe_fmt.h"
+#include "sframe/sfr.h"
 #include "t.h"
 
 static int build(synth *s, uint64_t vaddr, bw_t *w, sfe_set *set)
@@ -174,11 +175,7 @@ static void aarch64_pauth(void)
 	r = synth_row(&s, 0x404, 31, 0); r->ra_mangled = 1;
 	r = synth_row(&s, 0x408, 31, 32); r->ra_mangled = 1;
 	r->fp = rule_off(-32); r->ra = rule_off(-24);
-	/* FP saved without RA: not expressible on AArch64 (gas skips too) */
-	synth_fde(&s, 0x500, 0x10, 0);
-	r = synth_row(&s, 0x500, 31, 16); r->fp = rule_off(-16);
 	CHECK_EQ(build(&s, 0x0, &w, &set), E2S_ERR_OK);
-	CHECK_EQ(set.counts[SFE_SKIP_FP_RULE], 1);
 	CHECK_EQ(set.nfuncs, 1);
 	CHECK_EQ(w.data[4], SF_ABI_AARCH64_ENDIAN_LITTLE);
 	static const uint8_t f[] = {
@@ -189,6 +186,109 @@ static void aarch64_pauth(void)
 	};
 	CHECK_EQ(w.len, 28 + 16 + sizeof f);
 	CHECK(memcmp(w.data + 44, f, sizeof f) == 0);
+	sfe_set_free(&set);
+	bw_free(&w);
+}
+
+/* AArch64 flexible FDEs (spec 3.2; issue #19). CFA on sp: control word
+ * 31 << 3 | 1 = 0xf9. FRE info of a flexible FRE: count << 1, base bit
+ * 0, mangled bit 7. Functions, in address order:
+ *   0x500 FP saved, RA in LR: CFA pair, RA padding 0, FP pair (ctrl 2 =
+ *         deref, CFA-based), 5 words: info 0x0a;
+ *   0x600 pac-ret, the signed LR parked in x13 (glibc 2.41 __clone):
+ *         RA pair 13 << 3 | 1 = 0x69, offset 0, mangled: info 0x88; the
+ *         rows around it keep their own mangled bit;
+ *   0x700 LR in d8 (DWARF 72): 72 << 3 | 1 = 0x241 needs 2-byte words,
+ *         info 1 << 5 | 4 << 1 = 0x28;
+ *   0x800 CFA = *(x9 + 8), RA at CFA - 8: 9 << 3 | 2 | 1 = 0x4b;
+ *   0x900 RA = CFA + 8 by value, CFA sp+16: RA = sp + 24;
+ *   0xa00 an ordinary frame record: a default FDE (3 words, SP: 0x07);
+ *   0xb00 RA = CFA + 8 by value with CFA = *(x9 + 8): ra-rule;
+ *   0xc00 FP undefined: fp-rule.
+ * Version 2 has no flexible FDE on AArch64: the five are skipped as
+ * not-in-sframe-v2 there. */
+static void aarch64_flex(void)
+{
+	synth s;
+	bw_t w;
+	sfe_set set;
+	cfi_row *r;
+	synth_init(&s, CFI_ABI_AARCH64, false);
+	synth_fde(&s, 0x500, 0x10, 0);
+	r = synth_row(&s, 0x500, 31, 16); r->fp = rule_off(-16);
+	synth_fde(&s, 0x600, 0x10, 0);
+	synth_row(&s, 0x600, 31, 0);
+	r = synth_row(&s, 0x604, 31, 0); r->ra_mangled = 1;
+	r->ra = rule_kind(CFI_RULE_REGISTER, 13);
+	r = synth_row(&s, 0x608, 31, 0); r->ra_mangled = 1;
+	synth_fde(&s, 0x700, 8, 0);
+	r = synth_row(&s, 0x700, 31, 0); r->ra = rule_kind(CFI_RULE_REGISTER, 72);
+	synth_fde(&s, 0x800, 8, 0);
+	r = synth_row(&s, 0x800, 0, 0); r->ra = rule_off(-8);
+	r->cfa.kind = CFI_CFA_EXPR;
+	r->cfa.expr.shape = CFI_EXPR_BREG_DEREF;
+	r->cfa.expr.reg = 9;
+	r->cfa.expr.off = 8;
+	synth_fde(&s, 0x900, 8, 0);
+	r = synth_row(&s, 0x900, 31, 16); r->ra = rule_off(8);
+	r->ra.kind = CFI_RULE_VAL_OFFSET;
+	synth_fde(&s, 0xa00, 8, 0);
+	r = synth_row(&s, 0xa00, 31, 16); r->ra = rule_off(-8); r->fp = rule_off(-16);
+	synth_fde(&s, 0xb00, 8, 0);
+	r = synth_row(&s, 0xb00, 0, 0); r->ra = rule_off(8);
+	r->ra.kind = CFI_RULE_VAL_OFFSET;
+	r->cfa = s.row[s.t.nrows - 4].cfa; /* *(x9 + 8) */
+	synth_fde(&s, 0xc00, 8, 0);
+	r = synth_row(&s, 0xc00, 31, 0); r->fp = rule_kind(CFI_RULE_UNDEFINED, 0);
+	CHECK_EQ(build(&s, 0x0, &w, &set), E2S_ERR_OK);
+	CHECK_EQ(set.nfuncs, 6);
+	CHECK_EQ(set.counts[SFE_SKIP_NONE], 6);
+	CHECK_EQ(set.fde_skip[6], SFE_SKIP_RA_RULE);
+	CHECK_EQ(set.fde_skip[7], SFE_SKIP_FP_RULE);
+	for (int k = 0; k < 6; k++)
+		CHECK_EQ(set.funcs[k].fde_type, k == 5 ? SF_FDE_TYPE_DEFAULT : SF_FDE_TYPE_FLEX);
+	static const uint8_t f[] = {
+		1, 0, 0x00, 0x01, 0x00,
+		0x00, 0x0a, 0xf9, 0x10, 0x00, 0x02, 0xf0,
+		3, 0, 0x00, 0x01, 0x00,
+		0x00, 0x04, 0xf9, 0x00,
+		0x04, 0x88, 0xf9, 0x00, 0x69, 0x00,
+		0x08, 0x84, 0xf9, 0x00,
+		1, 0, 0x00, 0x01, 0x00,
+		0x00, 0x28, 0xf9, 0x00, 0x00, 0x00, 0x41, 0x02, 0x00, 0x00,
+		1, 0, 0x00, 0x01, 0x00,
+		0x00, 0x08, 0x4b, 0x08, 0x02, 0xf8,
+		1, 0, 0x00, 0x01, 0x00,
+		0x00, 0x08, 0xf9, 0x10, 0xf9, 0x18,
+		1, 0, 0x00, 0x00, 0x00,
+		0x00, 0x07, 0x10, 0xf8, 0xf0,
+	};
+	CHECK_EQ(w.len, 28 + 6 * 16 + sizeof f);
+	CHECK(w.len == 28 + 6 * 16 + sizeof f &&
+	      memcmp(w.data + 28 + 6 * 16, f, sizeof f) == 0);
+	/* The reader's view of the 0x600 FRE: RA from x13, signed. */
+	sfr_section sec;
+	e2s_diag d;
+	size_t fi, ri;
+	sfr_rules ru;
+	CHECK_EQ(sfr_decode(w.data, w.len, 0x0, &sec, &d), E2S_ERR_OK);
+	CHECK(sfr_find_fre(&sec, 0x606, &fi, &ri));
+	CHECK_EQ(sfr_recover(&sec, &sec.fdes[fi], &sec.fres[ri], &ru, &d), E2S_ERR_OK);
+	CHECK(ru.flex && ru.ra.kind == SFR_LOC_RULE && !ru.ra.base_cfa &&
+	      ru.ra.reg == 13 && !ru.ra.deref && ru.ra.off == 0);
+	CHECK(ru.mangled);
+	sfr_free(&sec);
+	sfe_set_free(&set);
+	bw_free(&w);
+
+	sfe_encode_opts o = {.sframe_version = 2};
+	bw_init(&w, false);
+	CHECK_EQ(sfe_build(&s.t, &o, &w, &set, NULL, NULL, &d), E2S_ERR_OK);
+	CHECK_EQ(set.nfuncs, 1);
+	CHECK_EQ(set.counts[SFE_SKIP_V2], 5);
+	CHECK_EQ(set.counts[SFE_SKIP_RA_RULE], 1);
+	CHECK_EQ(set.counts[SFE_SKIP_FP_RULE], 1);
+	CHECK_EQ(set.funcs[0].start, 0xa00);
 	sfe_set_free(&set);
 	bw_free(&w);
 }
@@ -351,10 +451,15 @@ static void policy(void)
 	r = synth_row(&s, 0x1008, 7, 8); r->ra = rule_off(-8);
 	synth_fde(&s, 0x2000, 0x10, 0); /* RA in a register: flex on AMD64 */
 	r = synth_row(&s, 0x2000, 7, 8); r->ra = rule_kind(CFI_RULE_REGISTER, 1);
-	synth_fde(&s, 0x4000, 0x10, 0); /* RA = CFA+8 value: inexpressible */
+	synth_fde(&s, 0x4000, 0x10, 0); /* RA = CFA+8 value, CFA *(rbp-8):
+	                                 * inexpressible */
 	r = synth_row(&s, 0x4000, 7, 8);
 	r->ra = rule_off(8);
 	r->ra.kind = CFI_RULE_VAL_OFFSET;
+	r->cfa.kind = CFI_CFA_EXPR;
+	r->cfa.expr.shape = CFI_EXPR_BREG_DEREF;
+	r->cfa.expr.reg = 6;
+	r->cfa.expr.off = -8;
 	synth_fde(&s, 0x5000, 0, 0);
 	CHECK_EQ(build(&s, 0x0, &w, &set), E2S_ERR_OK);
 	CHECK_EQ(set.counts[SFE_SKIP_NONE], 3);
@@ -696,6 +801,7 @@ int main(void)
 	amd64_flex();
 	s390x_be();
 	aarch64_pauth();
+	aarch64_flex();
 	widths();
 	plt_and_outermost();
 	plt_short_stub();

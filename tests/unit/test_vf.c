@@ -446,6 +446,81 @@ static void aarch64_sign(void)
 	cfi_table_free(&f.rec);
 }
 
+/* AArch64 flexible FDEs (issue #19), whole: the signed LR parked in x13
+ * (glibc 2.41's __clone), setcontext's CFA on x0 with RA and FP in the
+ * context, and an ordinary frame record. V3: the first two flexible,
+ * the verifier matches every row; with the RA control word's register
+ * changed (x13 -> x14) it mismatches. V2: both skipped, and the
+ * verifier reading V2 judges them inexpressible. */
+static void aarch64_flex(void)
+{
+	cfi_fix f;
+	static const uint8_t cie_ins[] = {0x0c, 31, 0};
+	static const uint8_t f1[] = {
+		0x41, 0x2d,              /* +4 signed (paciasp) */
+		0x41, 0x09, 30, 13,      /* +8 LR in x13 */
+		0x41, 0xde,              /* +12 restore LR */
+	};
+	static const uint8_t f2[] = {
+		0x41, 0x0c, 0, 0,        /* +4 CFA x0+0 */
+		0x11, 29, 0x4c,          /* FP at c+416 (-52 * -8) */
+		0x11, 30, 0x4b,          /* LR at c+424 */
+		0x41, 0x0c, 31, 0, 0xdd, 0xde,
+	};
+	static const uint8_t f3[] = {0x41, 0x0e, 16, 0x9d, 2, 0x9e, 1};
+	fix_init(&f, false);
+	size_t c0 = tb_cie(&f.cfi, 4, -8, 30, false, cie_ins, sizeof cie_ins);
+	tb_fde(&f.cfi, SEC_VADDR, c0, 0x1000, 0x10, f1, sizeof f1);
+	tb_fde(&f.cfi, SEC_VADDR, c0, 0x2000, 0x10, f2, sizeof f2);
+	tb_fde(&f.cfi, SEC_VADDR, c0, 0x3000, 0x10, f3, sizeof f3);
+	fix_section(&f, CFI_ABI_AARCH64);
+	bw_t out;
+	sfe_set set;
+	vf_counts c;
+	seen s;
+	encode(&f, CFI_ABI_AARCH64, &out, &set);
+	CHECK_EQ(set.nfuncs, 3);
+	CHECK(set.funcs[0].fde_type == SF_FDE_TYPE_FLEX &&
+	      set.funcs[1].fde_type == SF_FDE_TYPE_FLEX &&
+	      set.funcs[2].fde_type == SF_FDE_TYPE_DEFAULT);
+	CHECK_EQ(verify(&f, out.data, out.len, &c, &s), E2S_ERR_OK);
+	CHECK(c.match == 3 && c.mismatch == 0 && c.missing == 0 && c.skipped == 0);
+	sfr_section sec;
+	e2s_diag d;
+	CHECK_EQ(sfr_decode(out.data, out.len, SF_VADDR, &sec, &d), E2S_ERR_OK);
+	size_t at = 0;
+	for (size_t i = 0; i < sec.nfres; i++)
+		if (sec.fres[i].start == 8 && sec.fres[i].ndw == 4 &&
+		    sec.fres[i].raw[2] == ((13 << 3) | 1))
+			at = sec.fres[i].sec_off + 2 + 2; /* start, info, CFA pair */
+	sfr_free(&sec);
+	CHECK(at != 0);
+	if (at) {
+		CHECK_EQ(out.data[at], (13 << 3) | 1);
+		CHECK_EQ(out.data[at - 3] & 0x80, 0x80); /* mangled */
+		out.data[at] = (14 << 3) | 1;
+		CHECK_EQ(verify(&f, out.data, out.len, &c, &s), E2S_ERR_OK);
+		CHECK_EQ(c.mismatch, 1);
+		CHECK(strstr(s.last, "return address") != NULL);
+	}
+	bw_free(&out);
+	sfe_set_free(&set);
+
+	cfi_table t;
+	CHECK_EQ(cfi_parse(&f.sec, CFI_ABI_AARCH64, &t, &d), E2S_ERR_OK);
+	sfe_encode_opts o = {.section_vaddr = SF_VADDR, .sframe_version = 2};
+	bw_init(&out, false);
+	CHECK_EQ(sfe_build(&t, &o, &out, &set, NULL, NULL, &d), E2S_ERR_OK);
+	CHECK_EQ(set.nfuncs, 1);
+	CHECK_EQ(set.counts[SFE_SKIP_V2], 2);
+	CHECK_EQ(verify(&f, out.data, out.len, &c, &s), E2S_ERR_OK);
+	CHECK(c.match == 1 && c.skipped == 2 && c.mismatch == 0 && c.missing == 0);
+	cfi_table_free(&t);
+	bw_free(&out);
+	sfe_set_free(&set);
+	cfi_table_free(&f.rec);
+}
+
 /* ---- Appendix A on hand-built FREs ------------------------------------ */
 
 static bool frame_of(int abi, unsigned sabi, unsigned version, int8_t fixed_ra,
@@ -531,6 +606,21 @@ static void appendix_a(void)
 		       SF_FDE_TYPE_DEFAULT, 1, a64, 1, &fr, why, sizeof why));
 	vf_val lr = vf_reg(30);
 	CHECK(vf_eq(&fr.pc, &lr));
+	/* AArch64 flexible: CFA x0, RA in x13 (control 13 << 3 | 1), signed
+	 * with key A; with RA padding the RA stays in LR and FP's pair
+	 * follows at words 3-4. */
+	const int32_t a64f[] = {(0 << 3) | 1, 0, (13 << 3) | 1, 0};
+	CHECK(frame_of(CFI_ABI_AARCH64, SF_ABI_AARCH64_ENDIAN_LITTLE, 3, 0,
+		       SF_FDE_TYPE_FLEX, 0x80, a64f, 4, &fr, why, sizeof why));
+	vf_val x0 = vf_reg(0), x13 = vf_reg(13);
+	CHECK(vf_eq(&fr.cfa, &x0) && vf_eq(&fr.sp, &x0) && vf_eq(&fr.pc, &x13));
+	CHECK_EQ(fr.sign, SIGN_A);
+	const int32_t a64p[] = {(31 << 3) | 1, 16, 0, 2, -16};
+	CHECK(frame_of(CFI_ABI_AARCH64, SF_ABI_AARCH64_ENDIAN_LITTLE, 3, 0,
+		       SF_FDE_TYPE_FLEX, 0, a64p, 5, &fr, why, sizeof why));
+	cfa = vf_add(vf_reg(31), 16);
+	fp = vf_deref(vf_add(cfa, -16));
+	CHECK(vf_eq(&fr.pc, &lr) && vf_eq(&fr.fp, &fp));
 	/* AMD64 default: too many words */
 	CHECK(!frame_of(CFI_ABI_AMD64, SF_ABI_AMD64_ENDIAN_LITTLE, 3, -8,
 			SF_FDE_TYPE_DEFAULT, 1, a64, 3, &fr, why, sizeof why));
@@ -601,6 +691,7 @@ int main(void)
 	other_producers();
 	s390x_provenance();
 	aarch64_sign();
+	aarch64_flex();
 	appendix_a();
 	outermost();
 	return t_done("test_vf");
