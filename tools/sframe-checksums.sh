@@ -6,8 +6,9 @@
 # converter's implementation leaves its output byte-identical:
 #   tools/sframe-checksums.sh [BIN] > before.txt; ...; diff before.txt after.txt
 # Inputs: host binaries and libraries, the Debian arm64/s390x libraries
-# of cache/foreign (when fetched), corpus/truth and corpus/asm built for
-# the three ABIs, and build/corpus (make check builds it).
+# of cache/foreign (when fetched; trixie's arm64 libc6 too), corpus/truth
+# and corpus/asm built for the three ABIs, and build/corpus (make check
+# builds it).
 set -u
 cd "$(dirname "$0")/.."
 bin=${1:-./eh2sframe}
@@ -20,8 +21,8 @@ for f in /usr/bin/ls /usr/bin/bash /usr/bin/python3.11 /lib/x86_64-linux-gnu/lib
          /usr/lib/x86_64-linux-gnu/libz.so.1 /usr/lib/x86_64-linux-gnu/libcrypto.so.3; do
   [ -f "$f" ] && files+=("$(readlink -f "$f")")
 done
-for a in arm64 s390x; do
-  for f in cache/foreign/$a/root/lib/*/libc.so.6 cache/foreign/$a/root/usr/lib/*/libstdc++.so.6.* \
+for a in arm64 s390x arm64-trixie; do
+  for f in cache/foreign/$a/root/lib/*/libc.so.6 cache/foreign/$a/root/usr/lib/*/libc.so.6 cache/foreign/$a/root/usr/lib/*/libstdc++.so.6.* \
            cache/foreign/$a/root/usr/lib/*/libllvm*.so.1 cache/foreign/$a/root/bin/bash; do
     [ -f "$f" ] && files+=("$f")
   done

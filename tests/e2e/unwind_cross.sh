@@ -5,6 +5,8 @@
 #   dyn:    PIE + libdeep.so (PLT calls) + patched copies of the sysroot's
 #           libc/libstdc++/libgcc_s/libm via LD_LIBRARY_PATH; on AArch64
 #           libdeep is built with -mbranch-protection=pac-ret (signed RAs).
+#   dyn-trixie (AArch64): the same on Debian trixie's glibc 2.41, whose
+#           __clone/__vfork/_Fork need flexible FDEs (skipped without it).
 #   static: one static executable (it contains libc), patched as a whole.
 #           Static libgcc locks a mutex per FDE lookup, so samples taken
 #           during a throw are walked by sfwalk only (see harness.cc).
@@ -64,6 +66,27 @@ for a in aarch64 s390x; do
       "$E" -q "$(readlink -f "$sys/lib/$l")" -o "$d/lib/$l" || { fail "$a dyn: convert $l"; ok=0; }
     done
     [ $ok = 1 ] && run_one $a dyn "$d" -L "$sys" -E LD_LIBRARY_PATH="$PWD/$d/lib"
+    # The same program on Debian trixie's glibc 2.41 (its loader, libc
+    # and libm; SUITE=trixie tools/fetch-foreign.sh): __clone, __vfork,
+    # _Fork and __sigsetjmp park LR in x13 around their GCS calls and get
+    # flexible FDEs (issue #19), sampled as clone/vfork/fork return.
+    if [ $a = aarch64 ] && [ $ok = 1 ] &&
+       R=$(SUITE=trixie PKGS=libc6 tools/fetch-foreign.sh arm64 2>/dev/null); then
+      t=$B/dyn-trixie
+      mkdir -p "$t/lib" "$t/sys/lib"
+      cp "$d/harness.sf" "$t/" && cp "$d"/lib/libdeep.so "$d"/lib/libstdc++.so.6 "$d"/lib/libgcc_s.so.1 "$t/lib/" ||
+        fail "$a dyn-trixie: copy"
+      for l in libc.so.6 libm.so.6; do
+        "$E" -q "$R/usr/lib/aarch64-linux-gnu/$l" -o "$t/lib/$l" || fail "$a dyn-trixie: convert $l"
+      done
+      ln -sf "$(readlink -f "$R/usr/lib/aarch64-linux-gnu/ld-linux-aarch64.so.1")" \
+        "$t/sys/lib/ld-linux-aarch64.so.1"
+      run_one $a dyn-trixie "$t" -L "$t/sys" -E LD_LIBRARY_PATH="$PWD/$t/lib"
+      # The flexible FDEs of trixie's libc must have been walked through.
+      grep -q 'FREs used: .* flex [1-9]' "$t/out.txt" || fail "$a dyn-trixie: no flexible FRE used"
+    elif [ $a = aarch64 ]; then
+      summary+=("$a dyn-trixie: skipped (trixie's arm64 libc6 unavailable)")
+    fi
   else
     fail "$a dyn: build"
   fi

@@ -69,6 +69,15 @@ build_progs() {
   done
 }
 
+# Convert SRC into $work/ours/NAME and add it to $ours (fail otherwise).
+convert_one() {
+  if "$e2s" -q "$1" -o "$work/ours/$2" >"$work/$2.conv.log" 2>&1; then
+    ours="$ours $work/ours/$2"
+  else
+    fail "eh2sframe $2: $(head -n 3 "$work/$2.conv.log" | tr '\n' ' ')"
+  fi
+}
+
 # Files whose .sframe eh2sframe wrote: the chroot-built plain programs and,
 # for aarch64/s390x, programs built with the host cross compilers. Fills
 # $work/ours/ and sets $ours (paths). Needs build_progs first.
@@ -78,11 +87,7 @@ convert_all() {
   ours=
   [ -n "$e2s" ] || return 0
   for n in $progs; do
-    if "$e2s" -q "$work/plain/$n" -o "$work/ours/$n" >"$work/$n.conv.log" 2>&1; then
-      ours="$ours $work/ours/$n"
-    else
-      fail "eh2sframe $n: $(head -n 3 "$work/$n.conv.log" | tr '\n' ' ')"
-    fi
+    convert_one "$work/plain/$n" "$n"
   done
   # The corpus (hand-written CFI assembly included: PLT-shaped stubs,
   # DRAP, signal frames, FPR saves) as static programs and objects.
@@ -91,26 +96,40 @@ convert_all() {
       aarch64/O2/asm.o s390x/O2/prog s390x/O2/asm.o; do
       [ -f "$repo/build/corpus/$s" ] || continue
       n=corpus-$(echo "$s" | tr / -)
-      if "$e2s" -q "$repo/build/corpus/$s" -o "$work/ours/$n" >"$work/$n.conv.log" 2>&1; then
-        ours="$ours $work/ours/$n"
-      else
-        fail "eh2sframe $n: $(head -n 3 "$work/$n.conv.log" | tr '\n' ' ')"
-      fi
+      convert_one "$repo/build/corpus/$s" "$n"
     done
   else
     echo "note: corpus did not build: $(tail -n 2 "$work/corpus.log" | tr '\n' ' ')"
   fi
+  # The unwind-truth classes of every ABI, as objects and linked: the
+  # flexible FDEs of all three (AArch64's since issue #19) and the
+  # shapes converted next to them. Then Debian's arm64 libc6, bookworm's
+  # and trixie's (glibc 2.41: __clone, __vfork, _Fork, setcontext ...
+  # with flexible FDEs), from tools/fetch-foreign.sh's cache.
+  for t in x86_64 aarch64 s390x; do
+    if [ $t = x86_64 ]; then cc=gcc; else cc=$t-linux-gnu-gcc; fi
+    command -v "$cc" >/dev/null || continue
+    "$cc" -c "$repo/corpus/truth/$t.S" -o "$work/cross/truth-$t.o" &&
+      "$cc" -shared -nostdlib "$work/cross/truth-$t.o" -o "$work/cross/truth-$t.so" \
+        >/dev/null 2>&1 || { fail "truth-$t: does not build"; continue; }
+    convert_one "$work/cross/truth-$t.o" "truth-$t.o"
+    convert_one "$work/cross/truth-$t.so" "truth-$t.so"
+  done
+  (cd "$repo" && tools/fetch-foreign.sh arm64 && SUITE=trixie PKGS=libc6 tools/fetch-foreign.sh arm64) \
+    >"$work/fetch.log" 2>&1
+  for s in "$repo"/cache/foreign/arm64/root/lib/aarch64-linux-gnu/libc.so.6 \
+           "$repo"/cache/foreign/arm64-trixie/root/usr/lib/aarch64-linux-gnu/libc.so.6; do
+    [ -f "$s" ] || continue
+    case $s in */arm64-trixie/*) convert_one "$s" arm64-libc-trixie ;;
+      *) convert_one "$s" arm64-libc-bookworm ;; esac
+  done
   for t in aarch64 s390x; do
     cc=$t-linux-gnu-gcc
     command -v "$cc" >/dev/null || continue
     for s in "$repo"/tests/interop/progs/*.c; do
       n=$t-$(basename "$s" .c)
       "$cc" -O2 -o "$work/cross/$n" "$s" >/dev/null 2>&1 || continue
-      if "$e2s" -q "$work/cross/$n" -o "$work/ours/$n" >"$work/$n.conv.log" 2>&1; then
-        ours="$ours $work/ours/$n"
-      else
-        fail "eh2sframe $n: $(head -n 3 "$work/$n.conv.log" | tr '\n' ' ')"
-      fi
+      convert_one "$work/cross/$n" "$n"
     done
   done
 }

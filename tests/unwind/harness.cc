@@ -1,8 +1,10 @@
 // Unwind harness: worker threads run deep call chains (libdeep, libc's
 // qsort, std::sort, C++ throw/catch, libstdc++ formatting, code on a
 // makecontext stack entered with swapcontext and left through setcontext,
-// and a SIGUSR1 handler running deep code above the signal trampoline)
-// while a
+// a SIGUSR1 handler running deep code above the signal trampoline, and
+// now and then a child process made by clone, vfork or fork, whose
+// parent is sampled as the syscall returns inside __clone, __vfork and
+// _Fork) while a
 // per-thread timer signal interrupts them at arbitrary instructions. The
 // handler walks the interrupted context twice, with sfwalk (SFrame) and
 // with libgcc's DWARF unwinder (_Unwind_Backtrace through the signal
@@ -22,8 +24,12 @@
 #include <string>
 #include <vector>
 
+#include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <ucontext.h>
 #include <unistd.h>
 #include <unwind.h>
@@ -61,8 +67,19 @@ struct counts {
 	unsigned long early[SFW_STOP_COUNT], ended[SFW_STOP_COUNT];
 	unsigned long only[SFW_STOP_COUNT]; // ends of sfwalk-only walks
 	unsigned long obj_frames[SFW_MAX_OBJS];
+	unsigned long fn_frames[8]; // compared frames inside g_fn[k]
+	unsigned long spawns;       // clone/vfork/fork children made
 	sfw_stats st;
 };
+
+// libc functions whose compared frames are counted by name (issue #19:
+// glibc 2.41 gives __clone, __vfork, _Fork, setcontext, __sigsetjmp and
+// __rawmemchr flexible FDEs). Found at start-up through the dynamic
+// symbol table (dladdr1 for the size); none in static builds.
+static const char *const g_fn_names[] = {"clone", "vfork", "_Fork", "setcontext",
+					  "__sigsetjmp", "rawmemchr"};
+enum { NFN = sizeof g_fn_names / sizeof g_fn_names[0] };
+static struct { uintptr_t lo, hi; } g_fn[NFN];
 
 struct mismatch {
 	int frame, kind; // kind 0 RA, 1 CFA, 2 SFrame stops early (outermost), 3 SFrame longer
@@ -231,6 +248,11 @@ static void on_prof(int, siginfo_t *, void *ucv)
 		int oi = obj_index(sf[i - 1].pc);
 		if (oi >= 0)
 			t_c.obj_frames[oi]++;
+		// The frame's own PC: a return address points after the call.
+		uintptr_t at = sf[i - 1].pc - (i > 1 && !sf[i - 1].exact_pc);
+		for (int k = 0; k < NFN; k++)
+			if (g_fn[k].lo <= at && at < g_fn[k].hi)
+				t_c.fn_frames[k]++;
 		if (sf[i - 1].fde_type == 1)
 			t_c.flex_frames++;
 		if (sf[i - 1].mangled)
@@ -409,6 +431,51 @@ __attribute__((noinline)) static long run_on_context(long seed)
 
 static thread_local long t_sig_seed;
 
+// ---- child processes: the parent is sampled in __clone / __vfork /
+// _Fork as their system call returns (a timer signal arriving while it
+// blocks is delivered there). Children only _exit: no timer or handler
+// of theirs runs (timers are not inherited).
+
+static int spawn_child(void *)
+{
+	return 0; // __clone's child path makes this its exit status
+}
+
+__attribute__((noinline)) static pid_t spawn_vfork(void)
+{
+	pid_t p = vfork();
+	if (p == 0)
+		_exit(0);
+	return p;
+}
+
+__attribute__((noinline)) static void spawn(long seed)
+{
+	static thread_local char *stack;
+	enum { STACK = 64 * 1024 };
+	pid_t p = -1;
+	switch (seed % 3) {
+	case 0:
+		if (!stack && !(stack = static_cast<char *>(malloc(STACK))))
+			return;
+		p = clone(spawn_child, stack + STACK, SIGCHLD, nullptr);
+		break;
+	case 1:
+		p = spawn_vfork();
+		break;
+	default:
+		p = fork();
+		if (p == 0)
+			_exit(0);
+		break;
+	}
+	if (p > 0) {
+		while (waitpid(p, nullptr, 0) < 0 && errno == EINTR) {
+		}
+		t_c.spawns++;
+	}
+}
+
 static void on_usr1(int)
 {
 	work w;
@@ -453,7 +520,9 @@ static void *worker(void *arg)
 	while (!g_stop.load(std::memory_order_relaxed)) {
 		w.seed = id * 1000003 + iter;
 		w.kind = (int)(iter % 7);
-		if (w.kind == 5) {
+		if (iter % 32 == 31) {
+			spawn(id + iter / 32);
+		} else if (w.kind == 5) {
 			g_sink = run_on_context(w.seed);
 		} else if (w.kind == 6) {
 			t_sig_seed = w.seed;
@@ -546,6 +615,17 @@ int main(int argc, char **argv)
 	}
 	sfw_init(&g_sfw);
 	g_unwinder_obj = obj_index((uintptr_t)&_Unwind_Backtrace);
+#ifndef HARNESS_STATIC
+	for (int k = 0; k < NFN; k++) {
+		void *a = dlsym(RTLD_DEFAULT, g_fn_names[k]);
+		Dl_info di;
+		void *sym = nullptr;
+		if (a && dladdr1(a, &di, &sym, RTLD_DL_SYMENT) && sym) {
+			g_fn[k].lo = (uintptr_t)a;
+			g_fn[k].hi = (uintptr_t)a + static_cast<const ElfW(Sym) *>(sym)->st_size;
+		}
+	}
+#endif
 	for (int i = 0; i < g_sfw.nobj; i++)
 		if (strstr(g_sfw.obj[i].name, "/ld-linux") || strstr(g_sfw.obj[i].name, "/ld64.so"))
 			g_loader_obj = i;
@@ -620,6 +700,11 @@ int main(int argc, char **argv)
 	       c.sigtramp_frames, c.context_samples);
 	printf("FREs used: default %lu, flex %lu, PC-mask %lu, mangled %lu\n",
 	       c.st.fde_default, c.st.fde_flex, c.st.fre_mask, c.st.mangled_ra);
+	printf("child processes %lu; frames compared in libc functions:", c.spawns);
+	for (int k = 0; k < NFN; k++)
+		if (g_fn[k].hi)
+			printf(" %s=%lu", g_fn_names[k], c.fn_frames[k]);
+	printf("\n");
 	printf("frames compared per object:");
 	for (int i = 0; i < g_sfw.nobj; i++)
 		if (c.obj_frames[i])
