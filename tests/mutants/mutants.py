@@ -104,6 +104,9 @@ MUTANTS = [
     ("flex-ra-register-dropped", "src/convert/sfe_project.c",
      "\tcase PL_REG: ctrl = SF_FLEX_CTRL(l->reg, 0, 1); break;\n",
      "\tcase PL_REG: ctrl = SF_FLEX_CTRL(l->reg, 1, 1); break;\n"),
+    ("val-offset-ignores-cfa-offset", "src/convert/sfe_project.c",
+     "\treturn reg_loc(regs, own, p->cfa_reg, p->cfa_off + l->off, false, l);\n",
+     "\treturn reg_loc(regs, own, p->cfa_reg, l->off, false, l);\n"),
     # The FRE writer the projection calls once per function.
     ("start-width-from-first-fre", "src/sframe/sfe_encode.c",
      "\tuint32_t max = fn->fre_count ? fres[fn->fre_count - 1].start : 0;\n",
