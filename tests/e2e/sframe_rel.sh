@@ -4,7 +4,9 @@
 #  1. gas --gsframe objects of tests/data/gas verify against their own
 #     .eh_frame; the only mismatches are gas's two documented
 #     mistranslations (x86 `bug`: fp+8 for fp+16; s390x `odd`: CFA 164
-#     truncated to 160 — see /work/helper/gas-notes.md);
+#     truncated to 160 — see /work/helper/gas-notes.md); the only missing
+#     functions are the three AArch64 ones gas 2.47 skips where V3 has a
+#     flexible FDE (FP without RA, RA in x9, CFA on x9; issue #19);
 #  2. `eh2sframe X.o -o Y.o` of C++ objects with COMDAT groups (one .sframe
 #     + .rela.sframe per group) verify clean for x86-64, AArch64, s390x;
 #  3. one flipped FRE data-word byte in such an output is caught;
@@ -25,14 +27,17 @@ for o in tests/data/gas/*.obj; do
 	out=$($bin --verify "$o"); rc=$?
 	last=$(echo "$out" | tail -1)
 	bad=$(echo "$out" | awk '/^mismatch/ {print $3}' | sort | tr '\n' ' ')
+	miss=$($bin -v --verify "$o" 2>&1 | awk '/^missing/ {print $3}' | sort | tr '\n' ' ')
+	wantmiss=""
 	case $(basename "$o") in
 	x86_cases.obj) want="bug: " ;;
 	s390x_cases.obj) want="odd: " ;;
+	aarch64_cases.obj) want="" wantmiss="cfa_x9: fponly: ra_in_reg: " ;;
 	*) want="" ;;
 	esac
-	echo "gas $(basename "$o"): $last${bad:+ (mismatch: $bad)}"
-	if [ "$bad" != "$want" ] || ! echo "$last" | grep -q "missing=0 .*extra=0"; then
-		echo "$out" | head -5; echo "FAIL verify $o (want mismatches: '$want')"; fail=1
+	echo "gas $(basename "$o"): $last${bad:+ (mismatch: $bad)}${miss:+ (missing: $miss)}"
+	if [ "$bad" != "$want" ] || [ "$miss" != "$wantmiss" ] || ! echo "$last" | grep -q " extra=0"; then
+		echo "$out" | head -5; echo "FAIL verify $o (want mismatches: '$want', missing: '$wantmiss')"; fail=1
 	fi
 	[ -n "$want" ] && [ $rc -ne 1 ] && { echo "FAIL rc $rc for $o"; fail=1; }
 done
