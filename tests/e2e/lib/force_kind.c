@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "elfpatch/elfpatch.h"
+#include "convert/convert.h"
 
 int main(int argc, char **argv)
 {
