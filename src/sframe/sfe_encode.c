@@ -221,15 +221,16 @@ static bool v2_s390_word(int32_t ctrl, int32_t off, int32_t *w)
 }
 
 /* Rewrite one s390x flex FRE as a V2 default one; false if impossible. */
-static bool v2_s390_fre(const sfe_fre *f, sfe_fre *out)
+static bool v2_s390_fre(const cfi_abi_regs *r, const sfe_fre *f, sfe_fre *out)
 {
 	*out = *f;
 	if (f->ndw == 0)
 		return true;
 	unsigned c0 = (unsigned)f->dw[0], reg = SF_FLEX_CTRL_REGNUM(c0);
-	if (!SF_FLEX_CTRL_REG_P(c0) || SF_FLEX_CTRL_DEREF_P(c0) || (reg != 15 && reg != 11))
+	if (!SF_FLEX_CTRL_REG_P(c0) || SF_FLEX_CTRL_DEREF_P(c0) ||
+	    (reg != r->sp && reg != r->fp))
 		return false;
-	out->base_fp = reg == 11;
+	out->base_fp = reg == r->fp;
 	memset(out->dw, 0, sizeof out->dw); /* words past ndw stay 0 */
 	out->dw[0] = f->dw[1]; /* already scaled like a default CFA word */
 	int32_t ra = SF_FRE_RA_OFFSET_INVALID, fp;
@@ -291,7 +292,8 @@ bool sfe_v2_fit(cfi_abi abi, sfe_func *fn, sfe_fre *fres)
 	for (uint32_t k = 0; k < fn->fre_count; k++) {
 		sfe_fre *f = &fres[k], tmp;
 		if (fn->fde_type == SF_FDE_TYPE_FLEX) {
-			if (abi != CFI_ABI_S390X || !v2_s390_fre(f, &tmp))
+			if (abi != CFI_ABI_S390X ||
+			    !v2_s390_fre(cfi_abi_info(abi), f, &tmp))
 				return false;
 			*f = tmp;
 		} else if (abi == CFI_ABI_S390X) {
