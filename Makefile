@@ -10,7 +10,8 @@ BUILD ?= build
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -g $(WARN) -Iinclude -Isrc
 CFLAGS ?= -O2
-LDLIBS := -lelf
+# zlib inflates compressed sections (src/elf/elf_file.c).
+LDLIBS := -lelf -lz
 
 MODULES := common dwarf sframe elf elfpatch convert verify api
 LIB_SRCS := $(foreach m,$(MODULES),$(sort $(wildcard src/$(m)/*.c)))

@@ -1,6 +1,7 @@
 #include "mem.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -98,4 +99,59 @@ e2s_err e2s_read_whole(int fd, size_t size, uint8_t **out, e2s_diag *d)
 	}
 	*out = buf;
 	return E2S_ERR_OK;
+}
+
+e2s_err e2s_map_file(const char *path, bool keep_fd, e2s_map *m,
+		     e2s_diag *d)
+{
+	e2s_err e = E2S_ERR_OK;
+	uint8_t *buf = NULL;
+	memset(m, 0, sizeof *m);
+	m->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (m->fd < 0)
+		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s", strerror(errno));
+	if (fstat(m->fd, &m->st) != 0)
+		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s", strerror(errno));
+	else if (!S_ISREG(m->st.st_mode))
+		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "not a regular file");
+	else if ((uint64_t)m->st.st_size > SIZE_MAX / 2)
+		e = e2s_fail(d, E2S_ERR_TOO_LARGE, NULL, 0, "file too large");
+	if (e)
+		goto fail;
+	m->size = (size_t)m->st.st_size;
+	if (m->size) {
+		void *p = mmap(NULL, m->size, PROT_READ, MAP_PRIVATE, m->fd, 0);
+		if (p != MAP_FAILED) {
+			m->data = p;
+			m->mapped = true;
+		}
+	}
+	if (!m->mapped) {
+		e = e2s_read_whole(m->fd, m->size, &buf, d);
+		if (e)
+			goto fail;
+		m->data = buf;
+	}
+	if (!keep_fd) {
+		close(m->fd);
+		m->fd = -1;
+	}
+	return E2S_ERR_OK;
+fail:
+	close(m->fd);
+	memset(m, 0, sizeof *m);
+	m->fd = -1;
+	return e;
+}
+
+void e2s_unmap_file(e2s_map *m)
+{
+	if (m->mapped)
+		munmap((void *)m->data, m->size);
+	else
+		free((void *)m->data);
+	if (m->fd >= 0)
+		close(m->fd);
+	memset(m, 0, sizeof *m);
+	m->fd = -1;
 }

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "err.h"
 
@@ -37,5 +38,24 @@ e2s_err e2s_write_all(int fd, const void *p, size_t n, e2s_diag *d);
  * (pread from offset 0, retrying EINTR and short reads). E2S_ERR_IO when
  * the file is shorter than size ("file shrank") or a read fails. */
 e2s_err e2s_read_whole(int fd, size_t size, uint8_t **out, e2s_diag *d);
+
+/* The bytes of a regular file, for reading. Mapped (private, read-only:
+ * only the pages read are faulted in, from the shared page cache), read
+ * into memory where mapping fails. Like every tool that maps its input,
+ * a file truncated by another process meanwhile may kill us with SIGBUS;
+ * files we replace ourselves are renamed over, never truncated. */
+typedef struct {
+	const uint8_t *data;
+	size_t size;
+	bool mapped;       /* else malloc'd */
+	int fd;            /* kept open (e2s_map_file's keep_fd), else -1 */
+	struct stat st;    /* the file's status when it was opened */
+} e2s_map;
+
+/* Map path. Errors: IO (open, a file that is not regular, read),
+ * TOO_LARGE. An empty file gives size 0. */
+e2s_err e2s_map_file(const char *path, bool keep_fd, e2s_map *m,
+		     e2s_diag *d);
+void e2s_unmap_file(e2s_map *m);
 
 #endif

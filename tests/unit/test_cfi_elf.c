@@ -6,87 +6,22 @@
 #include <string.h>
 
 #include "elf/cfi_file.h"
-#include "common/buf.h"
 #include "t.h"
+#include "t_elf.h"
 
-typedef struct {
-	const char *name;
-	uint32_t type;
-	uint64_t flags;
-	const uint8_t *data;
-	size_t size;
-	uint32_t link, info;
-	uint64_t entsize;
-} sec_t;
-
-/* ELF64 with sections secs (indices 1..n) and .shstrtab last. */
+/* ELF64 relocatable or linked file with sections secs (indices 1..n)
+ * and .shstrtab last. */
 static void build_elf(bw_t *w, bool be, uint16_t machine, uint16_t type,
-		      const sec_t *secs, size_t n)
+		      const t_sec *secs, size_t n)
 {
-	uint8_t ident[EI_NIDENT] = {0x7f, 'E', 'L', 'F', ELFCLASS64,
-				    be ? ELFDATA2MSB : ELFDATA2LSB, EV_CURRENT};
-	size_t off[16], name_off[16];
-	bw_t names;
-	bw_init(&names, be);
-	bw_u8(&names, 0);
-	for (size_t i = 0; i < n; i++) {
-		name_off[i] = names.len;
-		bw_bytes(&names, secs[i].name, strlen(secs[i].name) + 1);
-	}
-	size_t shstr_name = names.len;
-	bw_bytes(&names, ".shstrtab", 10);
-
-	bw_init(w, be);
-	bw_bytes(w, ident, sizeof ident);
-	bw_u16(w, type);
-	bw_u16(w, machine);
-	bw_u32(w, EV_CURRENT);
-	bw_u64(w, 0); /* e_entry */
-	bw_u64(w, 0); /* e_phoff */
-	size_t shoff_at = w->len;
-	bw_u64(w, 0);
-	bw_u32(w, 0);
-	bw_u16(w, 64);
-	bw_u16(w, 0);
-	bw_u16(w, 0);
-	bw_u16(w, 64);
-	bw_u16(w, (uint16_t)(n + 2));
-	bw_u16(w, (uint16_t)(n + 1));
-	for (size_t i = 0; i < n; i++) {
-		bw_zero(w, (8 - w->len % 8) % 8);
-		off[i] = w->len;
-		bw_bytes(w, secs[i].data, secs[i].size);
-	}
-	size_t shstr_off = w->len;
-	bw_bytes(w, names.data, names.len);
-	bw_zero(w, (8 - w->len % 8) % 8);
-	bw_put_uN(w, shoff_at, w->len, 8);
-	bw_zero(w, 64); /* SHN_UNDEF */
-	for (size_t i = 0; i <= n; i++) {
-		bool last = i == n;
-		bw_u32(w, (uint32_t)(last ? shstr_name : name_off[i]));
-		bw_u32(w, last ? SHT_STRTAB : secs[i].type);
-		bw_u64(w, last ? 0 : secs[i].flags);
-		bw_u64(w, 0); /* sh_addr */
-		bw_u64(w, last ? shstr_off : off[i]);
-		bw_u64(w, last ? names.len : secs[i].size);
-		bw_u32(w, last ? 0 : secs[i].link);
-		bw_u32(w, last ? 0 : secs[i].info);
-		bw_u64(w, 1);
-		bw_u64(w, last ? 0 : secs[i].entsize);
-	}
-	bw_free(&names);
+	t_shape shape = {true, be, false, type, machine, 0, NULL, 0};
+	t_build_elf(w, &shape, secs, n);
 }
 
 static void sym(bw_t *w, uint32_t name, uint8_t info, uint16_t shndx,
 		uint64_t value)
 {
-	bw_u32(w, name);
-	bw_u8(w, info);
-	bw_u8(w, 0);
-	bw_u16(w, shndx);
-	bw_u64(w, value);
-	bw_u64(w, 0);
+	t_sym(w, true, name, info, shndx, value, 0);
 }
 
 /* An object whose .eh_frame (section 2) has one FDE relocated against
@@ -130,15 +65,15 @@ static void build_rel(bw_t *elf, bool be, uint16_t machine, uint32_t rtype)
 	bw_u64(&rela, ELF64_R_INFO(1, rtype));
 	bw_u64(&rela, 0x40);
 
-	sec_t secs[] = {
+	t_sec secs[] = {
 		{".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, text,
-		 sizeof text, 0, 0, 0},
-		{".eh_frame", SHT_PROGBITS, SHF_ALLOC, eh.data, eh.len, 0, 0, 0},
+		 sizeof text, 0, 0, 0, 0, 0},
+		{".eh_frame", SHT_PROGBITS, SHF_ALLOC, eh.data, eh.len, 0, 0, 0, 0, 0},
 		{".rela.eh_frame", SHT_RELA, SHF_INFO_LINK, rela.data, rela.len,
-		 4, 2, 24},
-		{".symtab", SHT_SYMTAB, 0, syms.data, syms.len, 5, 3, 24},
+		 4, 2, 24, 0, 0},
+		{".symtab", SHT_SYMTAB, 0, syms.data, syms.len, 5, 3, 24, 0, 0},
 		{".strtab", SHT_STRTAB, 0, (const uint8_t *)strtab,
-		 sizeof strtab, 0, 0, 0},
+		 sizeof strtab, 0, 0, 0, 0, 0},
 	};
 	build_elf(elf, be, machine, ET_REL, secs, 5);
 	bw_free(&eh);
@@ -205,8 +140,8 @@ static void test_errors(void)
 
 	/* An object without CFI. */
 	static const uint8_t text[16];
-	sec_t secs[] = {{".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR,
-			 text, sizeof text, 0, 0, 0}};
+	t_sec secs[] = {{".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR,
+			 text, sizeof text, 0, 0, 0, 0, 0}};
 	bw_t elf;
 	build_elf(&elf, false, EM_X86_64, ET_REL, secs, 1);
 	CHECK_EQ(cfi_file_open_mem(elf.data, elf.len, NULL, &f, &d),
