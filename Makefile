@@ -10,8 +10,10 @@ BUILD ?= build
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -g $(WARN) -Iinclude -Isrc
 CFLAGS ?= -O2
-# zlib inflates compressed sections (src/elf/elf_file.c).
-LDLIBS := -lelf -lz
+# zlib inflates compressed sections (src/elf/elf_file.c). libelf is
+# only the unit tests' independent reader of what the library writes.
+LDLIBS := -lz
+TEST_LDLIBS := $(LDLIBS) -lelf
 
 MODULES := common dwarf sframe elf elfpatch convert verify api
 LIB_SRCS := $(foreach m,$(MODULES),$(sort $(wildcard src/$(m)/*.c)))
@@ -57,7 +59,7 @@ $(ASAN)/libeh2sframe.a: $(ASAN_LIB_OBJS)
 
 $(ASAN)/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(ASAN)/libeh2sframe.a
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(ASAN_FLAGS) -Itests/unit -o $@ $< $(ASAN)/libeh2sframe.a $(LDLIBS)
+	$(CC) $(BASE_CFLAGS) $(ASAN_FLAGS) -Itests/unit -o $@ $< $(ASAN)/libeh2sframe.a $(TEST_LDLIBS)
 
 deps:
 	@bash tools/install-deps.sh

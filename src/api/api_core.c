@@ -52,7 +52,6 @@ eh2s_status api_status(e2s_err e)
 	case E2S_ERR_NOT_ELF: return EH2S_E_NOT_ELF;
 	case E2S_ERR_TRUNCATED:
 	case E2S_ERR_BAD_ELF:
-	case E2S_ERR_LIBELF:
 	case E2S_ERR_BAD_RELOC: return EH2S_E_BAD_ELF;
 	case E2S_ERR_UNSUPPORTED_MACHINE:
 	case E2S_ERR_SFRAME_NAME:

@@ -1,31 +1,30 @@
 /* Public API: separate debug files brought in line with the converted
  * file they were cut from (include/eh2sframe.h says why).
  *
- * Both files go through a small header parser of their own: a debug file
- * made by eu-strip -f keeps the original program headers, whose segments
- * lie past its end, which the elfpatch parser rightly refuses in a file
- * it is about to convert. The debug file is written anew: its ELF header,
- * its sections in the same order (at their old offsets unless the
- * converted file's program header table, placed at the converted file's
- * e_phoff, is in the way), then .shstrtab and the section header table,
- * the new section headers right after the last allocated one. Symbol
- * values of moved sections and section indices in symbol tables are
- * updated; no other byte changes. */
+ * Both files are read with the ELF reader (src/elf/elf_file.h), not
+ * through elfpatch: a debug file made by eu-strip -f keeps the original
+ * program headers, whose segments lie past its end, which elfpatch
+ * rightly refuses in a file it is about to convert. The debug file is
+ * written anew: its ELF header, its sections in the same order (at their
+ * old offsets unless the converted file's program header table, placed
+ * at the converted file's e_phoff, is in the way), then .shstrtab and
+ * the section header table, the new section headers right after the
+ * last allocated one. Symbol values of moved sections and section
+ * indices in symbol tables are updated; no other byte changes. */
 #include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "../common/atomic.h"
-#include "../common/mem.h"
 #include "../common/reader.h"
+#include "../elf/elf_file.h"
 #include "../elfpatch/elfpatch.h"
 #include "api_int.h"
 
@@ -33,30 +32,6 @@
 #define D_PHDR 56u
 #define D_SHDR 64u
 #define D_SYM 24u
-
-typedef struct {
-	uint32_t name, type;
-	uint64_t flags, addr, offset, size;
-	uint32_t link, info;
-	uint64_t align, entsize;
-} dbg_shdr;
-
-typedef struct {
-	int fd;
-	const uint8_t *img;  /* mapped read-only */
-	size_t size;
-	struct stat st;
-	bool be;
-	unsigned type, machine;
-	uint64_t phoff, shoff;
-	size_t phnum, shnum, shstrndx;
-	dbg_shdr *sh;
-} dbg_elf;
-
-static uint64_t get(const dbg_elf *e, uint64_t off, unsigned n)
-{
-	return e2s_load_uN(e->img + off, n, e->be);
-}
 
 static void put(uint8_t *p, uint64_t v, unsigned n, bool be)
 {
@@ -69,123 +44,78 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 	return a > 1 ? (v + a - 1) / a * a : v;
 }
 
-static void dbg_close(dbg_elf *e)
-{
-	if (e->img)
-		munmap((void *)e->img, e->size);
-	if (e->fd >= 0)
-		close(e->fd);
-	free(e->sh);
-	memset(e, 0, sizeof *e);
-	e->fd = -1;
-}
-
-static bool has_bytes(const dbg_shdr *s)
+static bool has_bytes(const elfr_shdr *s)
 {
 	return s->type != SHT_NOBITS && s->type != SHT_NULL && s->size;
 }
 
-/* Map path and check what this file needs of its headers: 64-bit, a
- * section header table with names, every section's bytes inside the
- * file, the program header table inside the file. */
-static e2s_err dbg_open(const char *path, dbg_elf *e, e2s_diag *d)
+/* Open path with the ELF reader and check what this file needs of its
+ * headers beyond what the reader checks (the program header table, not
+ * the segments: a debug file's lie past its end): 64-bit, a section
+ * header table with names, counts that fit the ELF header (the file is
+ * written with them), every section's bytes inside the file. Messages
+ * name the path. */
+static e2s_err dbg_open(const char *path, unsigned flags, elfr_file **out,
+			e2s_diag *d)
 {
-	memset(e, 0, sizeof *e);
-	e->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (e->fd < 0)
-		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s: %s", path,
-				strerror(errno));
-	if (fstat(e->fd, &e->st) != 0 || !S_ISREG(e->st.st_mode)) {
-		int er = errno;
-		close(e->fd);
-		e->fd = -1;
-		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s: %s", path,
-				S_ISREG(e->st.st_mode) ? strerror(er)
-						       : "not a regular file");
+	e2s_diag sub = {0};
+	elfr_file *e = NULL;
+	e2s_err err = elfr_open(path, ELFR_ONLY64 | flags, &e, &sub);
+	*out = NULL;
+	if (err == E2S_ERR_NOMEM)
+		return e2s_fail(d, err, NULL, 0, NULL);
+	if (err && !sub.detail[0])
+		return e2s_fail(d, err, NULL, 0, "%s", path);
+	if (err)
+		return e2s_fail(d, err, NULL, 0, "%s: %s", path, sub.detail);
+	if (!e->shnum || e->shnum >= SHN_LORESERVE ||
+	    e->shstrndx >= SHN_LORESERVE || e->phnum >= PN_XNUM) {
+		err = e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0, "%s: no section "
+			       "headers, or extended numbering (not handled)",
+			       path);
+		goto fail;
 	}
-	if (e->st.st_size < (off_t)D_EHDR)
-		return e2s_fail(d, E2S_ERR_NOT_ELF, NULL, 0, "%s", path);
-	e->size = (size_t)e->st.st_size;
-	void *m = mmap(NULL, e->size, PROT_READ, MAP_PRIVATE, e->fd, 0);
-	if (m == MAP_FAILED) {
-		e->size = 0;
-		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s: %s", path,
-				strerror(errno));
+	if (e->phnum && e->phoff < D_EHDR) {
+		err = e2s_fail(d, E2S_ERR_TRUNCATED, NULL, 0,
+			       "%s: header tables outside the file", path);
+		goto fail;
 	}
-	e->img = m;
-	if (memcmp(e->img, ELFMAG, SELFMAG) != 0)
-		return e2s_fail(d, E2S_ERR_NOT_ELF, NULL, 0, "%s", path);
-	if (e->img[EI_CLASS] != ELFCLASS64 ||
-	    (e->img[EI_DATA] != ELFDATA2LSB && e->img[EI_DATA] != ELFDATA2MSB))
-		return e2s_fail(d, E2S_ERR_UNSUPPORTED_MACHINE, NULL, 0,
-				"%s: only 64-bit ELF is supported", path);
-	e->be = e->img[EI_DATA] == ELFDATA2MSB;
-	e->type = (unsigned)get(e, 16, 2);
-	e->machine = (unsigned)get(e, 18, 2);
-	e->phoff = get(e, 32, 8);
-	e->shoff = get(e, 40, 8);
-	unsigned phentsize = (unsigned)get(e, 54, 2);
-	e->phnum = (size_t)get(e, 56, 2);
-	unsigned shentsize = (unsigned)get(e, 58, 2);
-	e->shnum = (size_t)get(e, 60, 2);
-	e->shstrndx = (size_t)get(e, 62, 2);
-	if (!e->shoff || !e->shnum || e->shstrndx >= SHN_LORESERVE ||
-	    e->phnum == PN_XNUM)
-		return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0, "%s: no section "
-				"headers, or extended numbering (not handled)",
-				path);
-	if (shentsize != D_SHDR || (e->phnum && phentsize != D_PHDR))
-		return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
-				"%s: header entry sizes", path);
-	if (e->shoff > e->size || (e->size - e->shoff) / D_SHDR < e->shnum ||
-	    e->phoff > e->size || (e->size - e->phoff) / D_PHDR < e->phnum ||
-	    (e->phnum && e->phoff < D_EHDR))
-		return e2s_fail(d, E2S_ERR_TRUNCATED, NULL, 0,
-				"%s: header tables outside the file", path);
-	e->sh = calloc(e->shnum, sizeof *e->sh);
-	if (!e->sh)
-		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
 	for (size_t i = 0; i < e->shnum; i++) {
-		uint64_t o = e->shoff + i * D_SHDR;
-		dbg_shdr *s = &e->sh[i];
-		s->name = (uint32_t)get(e, o, 4);
-		s->type = (uint32_t)get(e, o + 4, 4);
-		s->flags = get(e, o + 8, 8);
-		s->addr = get(e, o + 16, 8);
-		s->offset = get(e, o + 24, 8);
-		s->size = get(e, o + 32, 8);
-		s->link = (uint32_t)get(e, o + 40, 4);
-		s->info = (uint32_t)get(e, o + 44, 4);
-		s->align = get(e, o + 48, 8);
-		s->entsize = get(e, o + 56, 8);
-		if (i && has_bytes(s) &&
-		    (s->offset > e->size || s->size > e->size - s->offset))
-			return e2s_fail(d, E2S_ERR_TRUNCATED, NULL, 0,
-					"%s: section %zu runs past the end of "
-					"the file", path, i);
-		if (s->align & (s->align - 1) || s->align > ((uint64_t)1 << 30))
-			return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
-					"%s: section %zu: sh_addralign", path, i);
+		const elfr_shdr *s = &e->sh[i];
+		if (i && has_bytes(s) && !elfr_bytes(e, s->offset, s->size)) {
+			err = e2s_fail(d, E2S_ERR_TRUNCATED, NULL, 0,
+				       "%s: section %zu runs past the end of "
+				       "the file", path, i);
+			goto fail;
+		}
+		if (s->addralign & (s->addralign - 1) ||
+		    s->addralign > ((uint64_t)1 << 30)) {
+			err = e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
+				       "%s: section %zu: sh_addralign", path, i);
+			goto fail;
+		}
 	}
 	if (e->shstrndx == SHN_UNDEF || e->shstrndx >= e->shnum ||
-	    e->sh[e->shstrndx].type != SHT_STRTAB)
-		return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
-				"%s: no section name table", path);
+	    e->sh[e->shstrndx].type != SHT_STRTAB) {
+		err = e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
+			       "%s: no section name table", path);
+		goto fail;
+	}
+	*out = e;
 	return E2S_ERR_OK;
+fail:
+	elfr_close(e);
+	return err;
 }
 
 /* Section i's name, "" when it does not fit in the name table. */
-static const char *sec_name(const dbg_elf *e, size_t i)
+static const char *sec_name(const elfr_file *e, size_t i)
 {
-	const dbg_shdr *t = &e->sh[e->shstrndx];
-	uint32_t n = e->sh[i].name;
-	if (n >= t->size)
-		return "";
-	const char *s = (const char *)e->img + t->offset + n;
-	return memchr(s, 0, t->size - n) ? s : "";
+	const char *n = elfr_section_name(e, i);
+	return n ? n : "";
 }
 
-static bool is_alloc(const dbg_elf *e, size_t i)
+static bool is_alloc(const elfr_file *e, size_t i)
 {
 	return i && (e->sh[i].flags & SHF_ALLOC) && e->sh[i].type != SHT_NULL;
 }
@@ -193,7 +123,7 @@ static bool is_alloc(const dbg_elf *e, size_t i)
 /* The k-th (from 0) allocated section named name, or 0. Sections pair up
  * by name and rank among equally named ones: the converter appends its
  * sections and strip tools keep the order of the others. */
-static size_t find_alloc(const dbg_elf *e, const char *name, size_t k)
+static size_t find_alloc(const elfr_file *e, const char *name, size_t k)
 {
 	for (size_t i = 1; i < e->shnum; i++)
 		if (is_alloc(e, i) && strcmp(sec_name(e, i), name) == 0 && k-- == 0)
@@ -201,7 +131,7 @@ static size_t find_alloc(const dbg_elf *e, const char *name, size_t k)
 	return 0;
 }
 
-static size_t rank_of(const dbg_elf *e, size_t i)
+static size_t rank_of(const elfr_file *e, size_t i)
 {
 	size_t k = 0;
 	const char *name = sec_name(e, i);
@@ -210,47 +140,32 @@ static size_t rank_of(const dbg_elf *e, size_t i)
 	return k;
 }
 
-/* The descriptor of the first NT_GNU_BUILD_ID note of section i. */
-static const uint8_t *build_id_in(const dbg_elf *e, size_t i, size_t *len)
-{
-	const dbg_shdr *s = &e->sh[i];
-	uint64_t p = s->offset, end = s->offset + s->size;
-	if (s->type != SHT_NOTE || !s->size)
-		return NULL;
-	while (end - p >= 12) {
-		uint64_t nsz = get(e, p, 4), dsz = get(e, p + 4, 4);
-		uint64_t type = get(e, p + 8, 4);
-		uint64_t name = p + 12, desc = name + align_up(nsz, 4);
-		if (desc > end || dsz > end - desc)
-			return NULL;
-		if (type == NT_GNU_BUILD_ID && nsz == 4 &&
-		    memcmp(e->img + name, "GNU", 4) == 0 && dsz) {
-			*len = (size_t)dsz;
-			return e->img + desc;
-		}
-		p = desc + align_up(dsz, 4);
-		if (p > end)
-			return NULL;
-	}
-	return NULL;
-}
-
-static const uint8_t *build_id(const dbg_elf *e, size_t *len)
+/* The descriptor of the first NT_GNU_BUILD_ID note of a SHT_NOTE
+ * section. */
+static const uint8_t *build_id(const elfr_file *e, size_t *len)
 {
 	for (size_t i = 1; i < e->shnum; i++) {
-		const uint8_t *id = build_id_in(e, i, len);
-		if (id)
-			return id;
+		size_t n, pos = 0;
+		const uint8_t *p = e->sh[i].type == SHT_NOTE
+					   ? elfr_section_data(e, i, &n)
+					   : NULL;
+		elfr_note nt;
+		while (p && elfr_note_next(e, p, n, e->sh[i].addralign, &pos, &nt))
+			if (nt.type == NT_GNU_BUILD_ID && nt.namesz == 4 &&
+			    memcmp(nt.name, "GNU", 4) == 0 && nt.descsz) {
+				*len = nt.descsz;
+				return nt.desc;
+			}
 	}
 	return NULL;
 }
 
 /* .gnu_debuglink: the section, or 0 when there is none or it is not
  * "name\0, padding to 4, CRC32". */
-static size_t debuglink(const dbg_elf *e)
+static size_t debuglink(const elfr_file *e)
 {
 	for (size_t i = 1; i < e->shnum; i++) {
-		const dbg_shdr *s = &e->sh[i];
+		const elfr_shdr *s = &e->sh[i];
 		if (strcmp(sec_name(e, i), ".gnu_debuglink") != 0 ||
 		    !has_bytes(s) || s->size < 8)
 			continue;
@@ -265,41 +180,24 @@ static size_t debuglink(const dbg_elf *e)
 eh2s_status eh2s_debug_refs_read(const char *path, eh2s_debug_refs *out,
 				 eh2s_error *err)
 {
-	dbg_elf e = {.fd = -1};
+	elfr_file *e = NULL;
 	e2s_diag d = {0};
 	if (!path || !out)
 		return api_usage(err, EH2S_E_USAGE, "NULL argument");
 	memset(out, 0, sizeof *out);
-	if (dbg_open(path, &e, &d)) {
-		dbg_close(&e);
+	if (dbg_open(path, 0, &e, &d))
 		return api_fail(err, &d);
-	}
-	out->linked = e.type == ET_EXEC || e.type == ET_DYN;
+	out->linked = e->type == ET_EXEC || e->type == ET_DYN;
 	size_t len = 0;
-	const uint8_t *id = build_id(&e, &len);
+	const uint8_t *id = build_id(e, &len);
 	for (size_t i = 0; id && i < len && i < (sizeof out->build_id - 1) / 2; i++)
 		snprintf(out->build_id + 2 * i, 3, "%02x", id[i]);
-	size_t l = debuglink(&e);
+	size_t l = debuglink(e);
 	if (l)
 		snprintf(out->debuglink, sizeof out->debuglink, "%s",
-			 (const char *)e.img + e.sh[l].offset);
-	dbg_close(&e);
+			 (const char *)e->img + e->sh[l].offset);
+	elfr_close(e);
 	return api_ok(err);
-}
-
-/* The CRC-32 of .gnu_debuglink (the zlib one: reflected 0xedb88320). */
-static uint32_t crc32_of(const uint8_t *p, size_t n)
-{
-	uint32_t t[256], c = 0xffffffffu;
-	for (uint32_t i = 0; i < 256; i++) {
-		uint32_t v = i;
-		for (int k = 0; k < 8; k++)
-			v = v & 1 ? 0xedb88320u ^ (v >> 1) : v >> 1;
-		t[i] = v;
-	}
-	for (size_t i = 0; i < n; i++)
-		c = t[(c ^ p[i]) & 0xff] ^ (c >> 8);
-	return ~c;
 }
 
 static e2s_err pw(int fd, const void *p, size_t n, uint64_t off, e2s_diag *d)
@@ -340,7 +238,7 @@ static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 
 static int by_offset(const void *x, const void *y, void *ctx)
 {
-	const dbg_elf *g = ctx;
+	const elfr_file *g = ctx;
 	size_t a = *(const size_t *)x, b = *(const size_t *)y;
 	if (g->sh[a].offset != g->sh[b].offset)
 		return g->sh[a].offset < g->sh[b].offset ? -1 : 1;
@@ -349,7 +247,7 @@ static int by_offset(const void *x, const void *y, void *ctx)
 
 /* Pair the sections of c (converted) and g (debug); fill what changes.
  * *changed is false when g already describes c. */
-static e2s_err plan(const dbg_elf *c, const dbg_elf *g, dbg_plan *p,
+static e2s_err plan(const elfr_file *c, const elfr_file *g, dbg_plan *p,
 		    bool *changed, eh2s_debug_result *res, e2s_diag *d)
 {
 	*changed = false;
@@ -387,12 +285,10 @@ static e2s_err plan(const dbg_elf *c, const dbg_elf *g, dbg_plan *p,
 	/* Offsets and file sizes of segments differ in every debug file;
 	 * the rest must be the converted file's. */
 	for (size_t k = 0; !ph && k < c->phnum; k++) {
-		static const unsigned at[][2] = {{0, 4}, {4, 4}, {16, 8},
-						 {24, 8}, {40, 8}, {48, 8}};
-		for (size_t f = 0; f < sizeof at / sizeof at[0]; f++)
-			if (get(c, c->phoff + k * D_PHDR + at[f][0], at[f][1]) !=
-			    get(g, g->phoff + k * D_PHDR + at[f][0], at[f][1]))
-				ph = true;
+		const elfr_phdr *a = &c->ph[k], *b = &g->ph[k];
+		ph = a->type != b->type || a->flags != b->flags ||
+		     a->vaddr != b->vaddr || a->paddr != b->paddr ||
+		     a->memsz != b->memsz || a->align != b->align;
 	}
 	if (!ph && !res->moved && !p->nadded)
 		return E2S_ERR_OK;
@@ -411,8 +307,8 @@ static e2s_err plan(const dbg_elf *c, const dbg_elf *g, dbg_plan *p,
 			p->order[p->norder++] = i;
 	qsort_r(p->order, p->norder, sizeof *p->order, by_offset, (void *)g);
 	for (size_t k = 0; k < p->norder; k++) {
-		const dbg_shdr *s = &g->sh[p->order[k]];
-		uint64_t a = s->align ? s->align : 1;
+		const elfr_shdr *s = &g->sh[p->order[k]];
+		uint64_t a = s->addralign ? s->addralign : 1;
 		uint64_t off = s->offset >= end ? s->offset : align_up(end, a);
 		if (ph_len && overlaps(off, s->size, c->phoff, ph_len))
 			off = align_up(c->phoff + ph_len, a);
@@ -440,10 +336,10 @@ static uint64_t new_index(const dbg_plan *p, uint64_t i)
 /* Bytes of old section i as they go into the new file: symbol tables get
  * the values of symbols in moved sections changed and every section
  * index renumbered, as do SHT_SYMTAB_SHNDX and SHT_GROUP entries. */
-static e2s_err section_bytes(const dbg_elf *g, const dbg_plan *p, size_t i,
+static e2s_err section_bytes(const elfr_file *g, const dbg_plan *p, size_t i,
 			     uint8_t **out, e2s_diag *d)
 {
-	const dbg_shdr *s = &g->sh[i];
+	const elfr_shdr *s = &g->sh[i];
 	uint8_t *b = malloc(s->size);
 	if (!b)
 		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
@@ -468,7 +364,7 @@ static e2s_err section_bytes(const dbg_elf *g, const dbg_plan *p, size_t i,
 	return E2S_ERR_OK;
 }
 
-static bool patched(const dbg_shdr *s)
+static bool patched(const elfr_shdr *s)
 {
 	return ((s->type == SHT_SYMTAB || s->type == SHT_DYNSYM) &&
 		s->entsize == D_SYM) ||
@@ -477,7 +373,7 @@ static bool patched(const dbg_shdr *s)
 
 /* Copy n bytes at old offset from to new offset to (in the kernel where
  * it can: debugging sections are most of the file). */
-static e2s_err copy_bytes(const dbg_elf *g, int fd, uint64_t from,
+static e2s_err copy_bytes(const elfr_file *g, int fd, uint64_t from,
 			  uint64_t to, uint64_t n, e2s_diag *d)
 {
 	loff_t in = (loff_t)from, out = (loff_t)to;
@@ -497,7 +393,7 @@ static e2s_err copy_bytes(const dbg_elf *g, int fd, uint64_t from,
 /* The new file: the ELF header, the sections at their new offsets
  * (whatever else the old file held between them is dropped), the
  * program header table, .shstrtab and the section header table. */
-static e2s_err write_new(const dbg_elf *c, const dbg_elf *g,
+static e2s_err write_new(const elfr_file *c, const elfr_file *g,
 			 const dbg_plan *p, int fd, e2s_diag *d)
 {
 	e2s_err e = E2S_ERR_OK;
@@ -525,7 +421,7 @@ static e2s_err write_new(const dbg_elf *c, const dbg_elf *g,
 	if (e)
 		return e;
 	/* .shstrtab: the old names, then the new ones. */
-	const dbg_shdr *st = &g->sh[g->shstrndx];
+	const elfr_shdr *st = &g->sh[g->shstrndx];
 	uint8_t *str = malloc(p->str_len ? p->str_len : 1);
 	uint8_t *sh = calloc(g->shnum + p->nadded, D_SHDR);
 	uint32_t *names = calloc(p->nadded + 1, sizeof *names);
@@ -544,7 +440,7 @@ static e2s_err write_new(const dbg_elf *c, const dbg_elf *g,
 		at += strlen(n) + 1;
 	}
 	for (size_t i = 0; i < g->shnum + p->nadded; i++) {
-		dbg_shdr s;
+		elfr_shdr s;
 		if (i >= p->at && i < p->at + p->nadded) {
 			/* As objcopy --only-keep-debug writes allocated
 			 * sections: no bytes, the converted file's address. */
@@ -563,6 +459,9 @@ static e2s_err write_new(const dbg_elf *c, const dbg_elf *g,
 				if (s.type == SHT_REL || s.type == SHT_RELA ||
 				    (s.flags & SHF_INFO_LINK))
 					s.info = (uint32_t)new_index(p, s.info);
+			} else {
+				/* The ELF header holds the counts. */
+				s.size = s.link = s.info = 0;
 			}
 			if (o == g->shstrndx) {
 				s.offset = p->str_off;
@@ -578,7 +477,7 @@ static e2s_err write_new(const dbg_elf *c, const dbg_elf *g,
 		put(q + 32, s.size, 8, g->be);
 		put(q + 40, s.link, 4, g->be);
 		put(q + 44, s.info, 4, g->be);
-		put(q + 48, s.align, 8, g->be);
+		put(q + 48, s.addralign, 8, g->be);
 		put(q + 56, s.entsize, 8, g->be);
 	}
 	e = pw(fd, str, p->str_len, p->str_off, d);
@@ -605,7 +504,7 @@ static e2s_err write_new(const dbg_elf *c, const dbg_elf *g,
 }
 
 /* Write the new debug file next to the old one and rename it over. */
-static e2s_err replace(const dbg_elf *c, const dbg_elf *g, const dbg_plan *p,
+static e2s_err replace(const elfr_file *c, const elfr_file *g, const dbg_plan *p,
 		       const char *path, e2s_diag *d)
 {
 	e2s_atomic a;
@@ -625,7 +524,7 @@ static e2s_err replace(const dbg_elf *c, const dbg_elf *g, const dbg_plan *p,
 /* When c's .gnu_debuglink names the debug file, give it the CRC of the
  * debug file as it now is (gdb and eu-unstrip check it when they find
  * the file by that name). */
-static e2s_err fix_crc(const char *file, const dbg_elf *c,
+static e2s_err fix_crc(const char *file, const elfr_file *c,
 		       const char *debug, bool *updated, e2s_diag *d)
 {
 	size_t l = debuglink(c);
@@ -636,16 +535,15 @@ static e2s_err fix_crc(const char *file, const dbg_elf *c,
 	strcpy(bcopy, debug);
 	if (strcmp((const char *)c->img + c->sh[l].offset, basename(bcopy)) != 0)
 		return E2S_ERR_OK;
-	dbg_elf g = {.fd = -1};
-	e2s_err e = dbg_open(debug, &g, d);
-	if (e) {
-		dbg_close(&g);
+	elfr_file *g = NULL;
+	e2s_err e = dbg_open(debug, 0, &g, d);
+	if (e)
 		return e;
-	}
-	uint32_t crc = crc32_of(g.img, g.size);
-	dbg_close(&g);
+	/* zlib's CRC-32 (reflected 0xedb88320), as gdb checks it. */
+	uint32_t crc = (uint32_t)crc32_z(0, g->img, g->size);
+	elfr_close(g);
 	uint64_t at = c->sh[l].offset + c->sh[l].size - 4;
-	if (get(c, at, 4) == crc)
+	if (elfr_get(c, c->img + at, 4) == crc)
 		return E2S_ERR_OK;
 	/* The file is rewritten like any in-place conversion (temporary
 	 * file, renamed over it, mode and owner kept): its bytes stay, but
@@ -676,7 +574,7 @@ eh2s_status eh2s_update_debug_file(const char *file, const char *debug,
 				   eh2s_debug_result *res, eh2s_error *err)
 {
 	eh2s_debug_result local;
-	dbg_elf c = {.fd = -1}, g = {.fd = -1};
+	elfr_file *c = NULL, *g = NULL;
 	dbg_plan p;
 	e2s_diag d = {0};
 	char real[PATH_MAX];
@@ -694,46 +592,47 @@ eh2s_status eh2s_update_debug_file(const char *file, const char *debug,
 		e2s_fail(&d, E2S_ERR_IO, NULL, 0, "%s: %s", debug, strerror(errno));
 		return api_fail(err, &d);
 	}
-	e = dbg_open(file, &c, &d);
+	e = dbg_open(file, 0, &c, &d);
 	if (!e)
-		e = dbg_open(real, &g, &d);
-	if (!e && c.st.st_dev == g.st.st_dev && c.st.st_ino == g.st.st_ino)
+		e = dbg_open(real, ELFR_KEEP_FD, &g, &d);
+	if (!e && c->st.st_dev == g->st.st_dev && c->st.st_ino == g->st.st_ino)
 		e = e2s_fail(&d, E2S_ERR_USAGE, NULL, 0,
 			     "the file and its debug file are the same file");
-	if (!e && (c.machine != g.machine || c.be != g.be || c.type != g.type ||
-		   (c.type != ET_EXEC && c.type != ET_DYN)))
+	if (!e && (c->machine != g->machine || c->be != g->be ||
+		   c->type != g->type ||
+		   (c->type != ET_EXEC && c->type != ET_DYN)))
 		e = e2s_fail(&d, E2S_ERR_USAGE, NULL, 0,
 			     "not an executable or shared object with a "
 			     "debug file of the same type and machine");
 	if (!e) {
 		size_t a = 0, b = 0;
-		const uint8_t *ia = build_id(&c, &a), *ib = build_id(&g, &b);
+		const uint8_t *ia = build_id(c, &a), *ib = build_id(g, &b);
 		if (ia && ib && (a != b || memcmp(ia, ib, a) != 0))
 			e = e2s_fail(&d, E2S_ERR_USAGE, NULL, 0,
 				     "build IDs differ: not its debug file");
 	}
 	if (!e) {
-		p.off = calloc(g.shnum, sizeof *p.off);
-		p.order = calloc(g.shnum, sizeof *p.order);
-		p.delta = calloc(g.shnum, sizeof *p.delta);
-		p.added = calloc(c.shnum, sizeof *p.added);
+		p.off = calloc(g->shnum, sizeof *p.off);
+		p.order = calloc(g->shnum, sizeof *p.order);
+		p.delta = calloc(g->shnum, sizeof *p.delta);
+		p.added = calloc(c->shnum, sizeof *p.added);
 		if (!p.off || !p.order || !p.delta || !p.added)
 			e = e2s_fail(&d, E2S_ERR_NOMEM, NULL, 0, NULL);
 	}
 	if (!e)
-		e = plan(&c, &g, &p, &changed, res, &d);
+		e = plan(c, g, &p, &changed, res, &d);
 	if (!e && changed)
-		e = replace(&c, &g, &p, real, &d);
+		e = replace(c, g, &p, real, &d);
 	res->changed = changed && !e;
 	if (!e)
-		e = fix_crc(file, &c, real, &crc, &d);
+		e = fix_crc(file, c, real, &crc, &d);
 	res->crc_updated = crc;
 	free(p.off);
 	free(p.order);
 	free(p.delta);
 	free(p.added);
-	dbg_close(&c);
-	dbg_close(&g);
+	elfr_close(c);
+	elfr_close(g);
 	/* A mismatch is said as it is, without "invalid argument". */
 	if (e == E2S_ERR_USAGE)
 		return api_usage(err, EH2S_E_USAGE, d.detail);

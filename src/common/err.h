@@ -12,7 +12,6 @@
 	X(LEB_OVERLONG, "overlong or oversized LEB128 value")           \
 	X(NOT_ELF, "not an ELF file")                                   \
 	X(BAD_ELF, "malformed ELF file")                                \
-	X(LIBELF, "libelf failure")                                     \
 	X(UNSUPPORTED_MACHINE, "unsupported machine")                   \
 	X(NO_CFI, "no .eh_frame or .debug_frame")                       \
 	X(BAD_LENGTH, "record length runs past the section end")        \

@@ -1,18 +1,11 @@
 /* The conversion driver: ELF file in -> CFI -> SFrame model -> layout ->
  * .sframe encoded for its final address -> output file. */
 #include <elf.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "../common/mem.h"
-#include "../common/reader.h"
 #include "../sframe/sframe_fmt.h"
 #include "convert.h"
 
@@ -628,31 +621,12 @@ out:
 static e2s_err check_file(const char *path, const elfp_file *f,
 			  const elfp_check_opts *co, e2s_diag *d)
 {
-	struct stat st;
-	uint8_t *buf = NULL;
-	void *m = MAP_FAILED;
-	e2s_err e;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s", strerror(errno));
-	if (fstat(fd, &st) != 0 || st.st_size <= 0 ||
-	    (uint64_t)st.st_size > SIZE_MAX / 2) {
-		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "cannot read the output back");
-		goto out;
-	}
-	size_t size = (size_t)st.st_size;
-	m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (m == MAP_FAILED) {
-		e = e2s_read_whole(fd, size, &buf, d);
-		if (e)
-			goto out;
-	}
-	e = elfp_check_output(f, m != MAP_FAILED ? m : buf, size, co, d);
-	if (m != MAP_FAILED)
-		munmap(m, size);
-	free(buf);
-out:
-	close(fd);
+	e2s_map m;
+	e2s_err e = e2s_map_file(path, false, &m, d);
+	if (e)
+		return e;
+	e = elfp_check_output(f, m.data, m.size, co, d);
+	e2s_unmap_file(&m);
 	return e;
 }
 

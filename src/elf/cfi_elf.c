@@ -1,29 +1,20 @@
-/* ELF front end: find the CFI section of a file with libelf, gather what
- * the decoder needs (section address, GOT, relocations for ET_REL,
+/* ELF front end: find the CFI section of a file (elf_file.h), gather
+ * what the decoder needs (section address, GOT, relocations for ET_REL,
  * loaded segments for indirect pointers) and parse it.
  *
- * The file is mapped (or read) into memory we keep, or a caller's image
- * is borrowed, and opened with elf_memory, so the CFI bytes we point at
- * stay valid for the handle's lifetime. CFI bytes are taken straight
- * from the file (in file byte order); libelf converts only headers,
- * symbols and relocations, into its own memory. */
-#include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
+ * The reader keeps the file mapped (or read), or borrows a caller's
+ * image, so the CFI bytes we point at stay valid for the handle's
+ * lifetime. CFI bytes are taken straight from the file (in file byte
+ * order); only a compressed .debug_frame is inflated into memory of our
+ * own. ELFCLASS32 files are read too (--dump-cfi). */
+#include <elf.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "../common/mem.h"
 #include "../common/reader.h"
-#include "cfi_gelf.h"
+#include "elf_file.h"
 #include "cfi_file.h"
-
-typedef struct {
-	uint64_t vaddr, offset, filesz;
-} load_seg;
 
 typedef struct {
 	uint64_t value;
@@ -32,98 +23,47 @@ typedef struct {
 	const char *name;
 } sym_ent;
 
-enum { BUF_BORROWED, BUF_MALLOC, BUF_MMAP };
-
 struct cfi_file {
-	uint8_t *buf;
-	size_t size;
-	int buf_kind; /* BUF_*: how buf is released */
-	Elf *elf;
-	unsigned machine;
+	elfr_file *elf;
+	uint8_t *inflated;   /* a compressed section's bytes, or NULL */
 	bool is_rel;
 	const char *secname;
 	cfi_section sec;
 	cfi_rela *relas;
-	load_seg *segs;
-	size_t nsegs;
 	/* Symbols for cfi_file_func_name, loaded on its first call (a
 	 * conversion that names no function never pays for them). */
-	Elf_Scn *symscn;
+	size_t symsec;
 	bool syms_loaded;
 	sym_ent *syms;
 	size_t nsyms;
 	cfi_table table;
 };
 
-static e2s_err libelf_fail(e2s_diag *diag, const char *what)
-{
-	return e2s_fail(diag, E2S_ERR_LIBELF, NULL, 0, "%s: %s", what,
-			elf_errmsg(-1));
-}
-
 /* DW_EH_PE_indirect: read a pointer from the file image at vaddr. */
 static bool read_mem(void *ctx, uint64_t vaddr, unsigned size, uint64_t *out)
 {
 	const cfi_file *f = ctx;
-	for (size_t i = 0; i < f->nsegs; i++) {
-		const load_seg *s = &f->segs[i];
-		if (vaddr < s->vaddr || vaddr - s->vaddr >= s->filesz ||
-		    size > s->filesz - (vaddr - s->vaddr))
-			continue;
-		br_t r;
-		br_init(&r, f->buf, f->size, f->sec.big_endian);
-		br_seek(&r, (size_t)(s->offset + (vaddr - s->vaddr)));
-		*out = br_uN(&r, size);
-		return br_ok(&r);
-	}
-	return false;
-}
-
-static e2s_err load_segments(cfi_file *f, e2s_diag *diag,
-			     GElf_Phdr *ehframe_hdr, bool *have_hdr)
-{
-	size_t n;
-	*have_hdr = false;
-	if (elf_getphdrnum(f->elf, &n) != 0)
-		return libelf_fail(diag, "elf_getphdrnum");
-	if (n == 0)
-		return E2S_ERR_OK;
-	f->segs = calloc(n, sizeof *f->segs);
-	if (!f->segs)
-		return E2S_ERR_NOMEM;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-		if (!gelf_getphdr(f->elf, (int)i, &ph))
-			return libelf_fail(diag, "gelf_getphdr");
-		if (ph.p_offset > f->size || ph.p_filesz > f->size - ph.p_offset)
-			continue; /* not backed by the file: ignore */
-		if (ph.p_type == PT_LOAD) {
-			load_seg *s = &f->segs[f->nsegs++];
-			s->vaddr = ph.p_vaddr;
-			s->offset = ph.p_offset;
-			s->filesz = ph.p_filesz;
-		} else if (ph.p_type == PT_GNU_EH_FRAME) {
-			*ehframe_hdr = ph;
-			*have_hdr = true;
-		}
-	}
-	return E2S_ERR_OK;
+	const uint8_t *p = elfr_at_addr(f->elf, vaddr, size, NULL);
+	if (!p)
+		return false;
+	*out = elfr_get(f->elf, p, size);
+	return true;
 }
 
 /* Stripped section headers: find .eh_frame through .eh_frame_hdr's
  * eh_frame_ptr. Its size is unknown, so the section runs to the end of
  * the PT_LOAD holding it and the zero terminator ends the walk. */
-static e2s_err eh_frame_from_hdr(cfi_file *f, const GElf_Phdr *ph,
+static e2s_err eh_frame_from_hdr(cfi_file *f, const elfr_phdr *ph,
 				 e2s_diag *diag)
 {
 	cfi_section hs;
 	memset(&hs, 0, sizeof hs);
 	hs.kind = CFI_SEC_EH_FRAME;
-	hs.data = f->buf + ph->p_offset;
-	hs.size = (size_t)ph->p_filesz;
+	hs.data = f->elf->img + ph->offset;
+	hs.size = (size_t)ph->filesz;
 	hs.big_endian = f->sec.big_endian;
 	hs.addr_size = f->sec.addr_size;
-	hs.vaddr = ph->p_vaddr;
+	hs.vaddr = ph->vaddr;
 	br_t r;
 	br_init(&r, hs.data, hs.size, hs.big_endian);
 	uint8_t version = br_u8(&r);
@@ -137,12 +77,10 @@ static e2s_err eh_frame_from_hdr(cfi_file *f, const GElf_Phdr *ph,
 	if (cfi_read_eh_pointer(&hs, enc, &at, &v) != E2S_ERR_OK)
 		return e2s_fail(diag, E2S_ERR_BAD_POINTER_ENCODING,
 				".eh_frame_hdr", 4, "eh_frame_ptr");
-	for (size_t i = 0; i < f->nsegs; i++) {
-		const load_seg *s = &f->segs[i];
-		if (v < s->vaddr || v - s->vaddr >= s->filesz)
-			continue;
-		f->sec.data = f->buf + s->offset + (v - s->vaddr);
-		f->sec.size = (size_t)(s->filesz - (v - s->vaddr));
+	uint64_t left;
+	f->sec.data = elfr_at_addr(f->elf, v, 1, &left);
+	if (f->sec.data) {
+		f->sec.size = (size_t)left;
 		f->sec.vaddr = v;
 		f->secname = ".eh_frame";
 		return E2S_ERR_OK;
@@ -152,49 +90,29 @@ static e2s_err eh_frame_from_hdr(cfi_file *f, const GElf_Phdr *ph,
 			(unsigned long long)v);
 }
 
-/* Take a section's bytes: straight from the file, or decompressed by
- * libelf (compressed .debug_frame; the data lives until elf_end). */
-static e2s_err section_bytes(cfi_file *f, Elf_Scn *scn, const GElf_Shdr *sh,
-			     const char *name, e2s_diag *diag)
+/* Take a section's bytes: straight from the file, or inflated
+ * (compressed .debug_frame; the copy lives until cfi_file_close). */
+static e2s_err section_bytes(cfi_file *f, size_t i, const char *name,
+			     e2s_diag *diag)
 {
-	if (sh->sh_flags & SHF_COMPRESSED) {
-		if (elf_compress(scn, 0, 0) < 0)
-			return libelf_fail(diag, "elf_compress");
-		Elf_Data *d = elf_getdata(scn, NULL);
-		if (!d)
-			return libelf_fail(diag, "elf_getdata");
-		f->sec.data = d->d_buf;
-		f->sec.size = d->d_size;
+	const elfr_shdr *sh = &f->elf->sh[i];
+	size_t n;
+	if (sh->flags & SHF_COMPRESSED) {
+		e2s_diag sub = {0};
+		e2s_err e = elfr_section_inflate(f->elf, i, &f->inflated, &n,
+						 &sub);
+		if (e)
+			return e2s_fail(diag, e, name, 0, "%s", sub.detail);
+		f->sec.data = f->inflated;
+		f->sec.size = n;
 		return E2S_ERR_OK;
 	}
-	if (sh->sh_offset > f->size || sh->sh_size > f->size - sh->sh_offset)
+	f->sec.data = elfr_section_data(f->elf, i, &n);
+	if (!f->sec.data)
 		return e2s_fail(diag, E2S_ERR_BAD_ELF, name, 0,
 				"section runs past the end of the file");
-	f->sec.data = f->buf + sh->sh_offset;
-	f->sec.size = (size_t)sh->sh_size;
+	f->sec.size = n;
 	return E2S_ERR_OK;
-}
-
-Elf_Data *cfi_gelf_xindex(Elf *elf, size_t symndx)
-{
-	Elf_Scn *scn = NULL;
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB_SHNDX &&
-		    sh.sh_link == symndx)
-			return elf_getdata(scn, NULL);
-	}
-	return NULL;
-}
-
-bool cfi_gelf_sym(Elf_Data *sd, Elf_Data *xd, size_t ndx, GElf_Sym *sym,
-		  uint32_t *shndx)
-{
-	Elf32_Word x = 0;
-	if (!gelf_getsymshndx(sd, xd, (int)ndx, sym, &x))
-		return false;
-	*shndx = sym->st_shndx == SHN_XINDEX ? (uint32_t)x : sym->st_shndx;
-	return true;
 }
 
 static int cmp_rela(const void *a, const void *b)
@@ -206,69 +124,48 @@ static int cmp_rela(const void *a, const void *b)
 /* ET_REL: the relocations whose target is the CFI section. */
 static e2s_err load_relocs(cfi_file *f, size_t cfi_ndx, e2s_diag *diag)
 {
-	size_t cap = 0, n = 0;
-	Elf_Scn *scn = NULL;
-	while ((scn = elf_nextscn(f->elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh))
-			return libelf_fail(diag, "gelf_getshdr");
-		if ((sh.sh_type != SHT_RELA && sh.sh_type != SHT_REL) ||
-		    sh.sh_info != cfi_ndx)
+	const elfr_file *ef = f->elf;
+	e2s_vec v = {0, 0};
+	for (size_t k = 1; k < ef->shnum; k++) {
+		const elfr_shdr *sh = &ef->sh[k];
+		if ((sh->type != SHT_RELA && sh->type != SHT_REL) ||
+		    sh->info != cfi_ndx)
 			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		Elf_Scn *symscn = elf_getscn(f->elf, sh.sh_link);
-		Elf_Data *sd = symscn ? elf_getdata(symscn, NULL) : NULL;
-		Elf_Data *xd = symscn ? cfi_gelf_xindex(f->elf, sh.sh_link) : NULL;
-		if (!d || !sd)
-			return libelf_fail(diag, "relocation data");
-		size_t cnt = sh.sh_entsize ? (size_t)(sh.sh_size / sh.sh_entsize)
-					   : 0;
-		for (size_t i = 0; i < cnt; i++) {
-			GElf_Rela ra;
-			memset(&ra, 0, sizeof ra);
-			if (sh.sh_type == SHT_RELA) {
-				if (!gelf_getrela(d, (int)i, &ra))
-					return libelf_fail(diag, "gelf_getrela");
-			} else {
-				GElf_Rel rl;
-				if (!gelf_getrel(d, (int)i, &rl))
-					return libelf_fail(diag, "gelf_getrel");
-				ra.r_offset = rl.r_offset;
-				ra.r_info = rl.r_info;
-			}
-			uint32_t type = (uint32_t)GELF_R_TYPE(ra.r_info);
-			if (type == 0) /* R_*_NONE on every supported machine */
+		elfr_rels rels;
+		elfr_symtab st;
+		if (!elfr_rels_section(ef, k, &rels) ||
+		    !elfr_symtab_init(ef, sh->link, &st))
+			return e2s_fail(diag, E2S_ERR_BAD_ELF, f->secname, 0,
+					"relocation section %zu or its symbol "
+					"table lies outside the file", k);
+		for (size_t i = 0; i < rels.n; i++) {
+			elfr_rel ra;
+			elfr_sym sym;
+			elfr_rels_get(&rels, i, &ra);
+			if (ra.type == 0) /* R_*_NONE on every supported machine */
 				continue;
-			GElf_Sym sym;
-			uint32_t sym_shndx;
-			if (!cfi_gelf_sym(sd, xd, GELF_R_SYM(ra.r_info), &sym, &sym_shndx))
+			if (!elfr_symtab_get(&st, ra.sym, &sym))
 				return e2s_fail(diag, E2S_ERR_BAD_RELOC,
-						f->secname, ra.r_offset,
-						"bad symbol index %llu",
-						(unsigned long long)GELF_R_SYM(
-							ra.r_info));
-			if (n == cap) {
-				cap = cap ? 2 * cap : 256;
-				cfi_rela *v = realloc(f->relas, cap * sizeof *v);
-				if (!v)
-					return E2S_ERR_NOMEM;
-				f->relas = v;
-			}
-			cfi_rela *o = &f->relas[n++];
+						f->secname, ra.offset,
+						"bad symbol index %u", ra.sym);
+			if (!e2s_vec_grow((void **)&f->relas, &v, sizeof *f->relas,
+					  256))
+				return E2S_ERR_NOMEM;
+			cfi_rela *o = &f->relas[v.n++];
 			memset(o, 0, sizeof *o);
-			o->offset = ra.r_offset;
-			o->type = type;
-			o->sym = (uint32_t)GELF_R_SYM(ra.r_info);
-			o->addend = ra.r_addend;
-			o->sym_value = sym.st_value;
-			o->sym_shndx = sym_shndx;
-			o->implicit_addend = sh.sh_type == SHT_REL;
+			o->offset = ra.offset;
+			o->type = ra.type;
+			o->sym = ra.sym;
+			o->addend = ra.addend;
+			o->sym_value = sym.value;
+			o->sym_shndx = sym.shndx;
+			o->implicit_addend = !rels.rela;
 		}
 	}
-	if (n)
-		qsort(f->relas, n, sizeof *f->relas, cmp_rela);
+	if (v.n)
+		qsort(f->relas, v.n, sizeof *f->relas, cmp_rela);
 	f->sec.relas = f->relas;
-	f->sec.nrelas = n;
+	f->sec.nrelas = v.n;
 	return E2S_ERR_OK;
 }
 
@@ -283,38 +180,32 @@ static int cmp_sym(const void *a, const void *b)
 }
 
 /* Symbols for cfi_file_func_name: .symtab, else .dynsym. */
-static e2s_err load_symbols(cfi_file *f, Elf_Scn *symscn, e2s_diag *diag)
+static e2s_err load_symbols(cfi_file *f)
 {
-	GElf_Shdr sh;
-	if (!symscn)
+	elfr_symtab st;
+	if (!f->symsec)
 		return E2S_ERR_OK;
-	if (!gelf_getshdr(symscn, &sh))
-		return libelf_fail(diag, "gelf_getshdr");
-	Elf_Data *d = elf_getdata(symscn, NULL);
-	if (!d)
-		return libelf_fail(diag, "elf_getdata (symbols)");
-	size_t cnt = sh.sh_entsize ? (size_t)(sh.sh_size / sh.sh_entsize) : 0;
-	f->syms = calloc(cnt ? cnt : 1, sizeof *f->syms);
+	if (!elfr_symtab_init(f->elf, f->symsec, &st))
+		return E2S_ERR_BAD_ELF;
+	f->syms = calloc(st.n ? st.n : 1, sizeof *f->syms);
 	if (!f->syms)
 		return E2S_ERR_NOMEM;
-	Elf_Data *xd = cfi_gelf_xindex(f->elf, elf_ndxscn(symscn));
-	for (size_t i = 1; i < cnt; i++) {
-		GElf_Sym s;
-		uint32_t shndx;
-		if (!cfi_gelf_sym(d, xd, i, &s, &shndx))
+	for (size_t i = 1; i < st.n; i++) {
+		elfr_sym s;
+		if (!elfr_symtab_get(&st, i, &s))
 			break;
-		int type = GELF_ST_TYPE(s.st_info);
+		int type = ELF64_ST_TYPE(s.info);
 		if (type != STT_FUNC && type != STT_NOTYPE &&
 		    type != STT_GNU_IFUNC)
 			continue;
 		if (s.st_shndx == SHN_UNDEF || s.st_shndx == SHN_ABS)
 			continue;
-		const char *name = elf_strptr(f->elf, sh.sh_link, s.st_name);
+		const char *name = elfr_sym_name(&st, &s);
 		if (!name || !*name)
 			continue;
 		sym_ent *e = &f->syms[f->nsyms++];
-		e->value = s.st_value;
-		e->shndx = shndx;
+		e->value = s.value;
+		e->shndx = s.shndx;
 		e->func = type != STT_NOTYPE;
 		e->name = name;
 	}
@@ -326,161 +217,103 @@ static e2s_err load_symbols(cfi_file *f, Elf_Scn *symscn, e2s_diag *diag)
 static e2s_err locate(cfi_file *f, const cfi_load_opts *opts,
 		      e2s_diag *diag)
 {
-	size_t shstrndx;
-	Elf_Scn *scn = NULL, *eh = NULL, *dbg = NULL, *symtab = NULL,
-		*dynsym = NULL;
-	GElf_Shdr eh_sh, dbg_sh, sh;
+	const elfr_file *ef = f->elf;
+	size_t eh = 0, dbg = 0, symtab = 0, dynsym = 0;
 	uint64_t got = 0, gotplt = 0, text = 0;
-	bool have_hdr;
-	GElf_Phdr hdr;
+	const elfr_phdr *hdr = NULL;
+	e2s_err e;
 
-	e2s_err e = load_segments(f, diag, &hdr, &have_hdr);
-	if (e != E2S_ERR_OK)
-		return e;
-	if (elf_getshdrstrndx(f->elf, &shstrndx) != 0)
-		return libelf_fail(diag, "elf_getshdrstrndx");
-	while ((scn = elf_nextscn(f->elf, scn)) != NULL) {
-		if (!gelf_getshdr(scn, &sh))
-			return libelf_fail(diag, "gelf_getshdr");
-		const char *name = elf_strptr(f->elf, shstrndx, sh.sh_name);
+	for (size_t i = 0; i < ef->phnum; i++)
+		if (ef->ph[i].type == PT_GNU_EH_FRAME &&
+		    elfr_bytes(ef, ef->ph[i].offset, ef->ph[i].filesz))
+			hdr = &ef->ph[i];
+	for (size_t i = 1; i < ef->shnum; i++) {
+		const elfr_shdr *sh = &ef->sh[i];
+		const char *name = elfr_section_name(ef, i);
 		if (!name)
 			continue;
-		if (sh.sh_type == SHT_SYMTAB)
-			symtab = scn;
-		else if (sh.sh_type == SHT_DYNSYM)
-			dynsym = scn;
-		if (sh.sh_type == SHT_NOBITS || sh.sh_size == 0)
+		if (sh->type == SHT_SYMTAB)
+			symtab = i;
+		else if (sh->type == SHT_DYNSYM)
+			dynsym = i;
+		if (sh->type == SHT_NOBITS || sh->size == 0)
 			continue;
-		if (strcmp(name, ".eh_frame") == 0 && !eh) {
-			eh = scn;
-			eh_sh = sh;
-		} else if (strcmp(name, ".debug_frame") == 0 && !dbg) {
-			dbg = scn;
-			dbg_sh = sh;
-		} else if (strcmp(name, ".got") == 0) {
-			got = sh.sh_addr;
-		} else if (strcmp(name, ".got.plt") == 0) {
-			gotplt = sh.sh_addr;
-		} else if (strcmp(name, ".text") == 0) {
-			text = sh.sh_addr;
-		}
+		if (strcmp(name, ".eh_frame") == 0 && !eh)
+			eh = i;
+		else if (strcmp(name, ".debug_frame") == 0 && !dbg)
+			dbg = i;
+		else if (strcmp(name, ".got") == 0)
+			got = sh->addr;
+		else if (strcmp(name, ".got.plt") == 0)
+			gotplt = sh->addr;
+		else if (strcmp(name, ".text") == 0)
+			text = sh->addr;
 	}
 	/* DW_EH_PE_datarel base: the GOT pointer, i.e. DT_PLTGOT =
 	 * _GLOBAL_OFFSET_TABLE_ = start of .got.plt (else .got). libgcc
 	 * only computes it on i386; on x86-64 GCC never emits datarel. */
 	f->sec.data_base = gotplt ? gotplt : got;
 	f->sec.text_base = text;
+	f->symsec = symtab ? symtab : dynsym;
 
-	Elf_Scn *use = NULL;
+	size_t use = 0;
 	if (dbg && (opts->prefer_debug_frame || !eh)) {
 		use = dbg;
-		sh = dbg_sh;
 		f->sec.kind = CFI_SEC_DEBUG_FRAME;
 		f->secname = ".debug_frame";
 	} else if (eh) {
 		use = eh;
-		sh = eh_sh;
 		f->sec.kind = CFI_SEC_EH_FRAME;
 		f->secname = ".eh_frame";
 	}
 	if (!use) {
-		if (have_hdr && !f->is_rel) {
+		if (hdr && !f->is_rel) {
 			f->sec.kind = CFI_SEC_EH_FRAME;
-			e = eh_frame_from_hdr(f, &hdr, diag);
-		} else {
-			e = e2s_fail(diag, E2S_ERR_NO_CFI, NULL, 0, NULL);
+			return eh_frame_from_hdr(f, hdr, diag);
 		}
-		if (e == E2S_ERR_OK)
-			f->symscn = symtab ? symtab : dynsym;
-		return e;
+		return e2s_fail(diag, E2S_ERR_NO_CFI, NULL, 0, NULL);
 	}
-	e = section_bytes(f, use, &sh, f->secname, diag);
+	e = section_bytes(f, use, f->secname, diag);
 	if (e != E2S_ERR_OK)
 		return e;
-	if (f->is_rel) {
-		f->sec.vaddr = 0;
-		e = load_relocs(f, elf_ndxscn(use), diag);
-	} else {
-		f->sec.vaddr = sh.sh_addr;
-	}
-	f->symscn = symtab ? symtab : dynsym;
-	return e;
+	if (f->is_rel)
+		return load_relocs(f, use, diag);
+	f->sec.vaddr = ef->sh[use].addr;
+	return E2S_ERR_OK;
 }
 
-static void release_buf(uint8_t *buf, size_t size, int kind)
-{
-	if (kind == BUF_MALLOC)
-		free(buf);
-	else if (kind == BUF_MMAP)
-		munmap(buf, size);
-}
-
-/* Takes ownership of buf as kind says. */
-static e2s_err open_buf(uint8_t *buf, size_t size, int kind,
-			const cfi_load_opts *opts, cfi_fde_fn on_fde,
-			void *ctx, cfi_file **out, e2s_diag *diag)
+/* Takes ownership of elf. */
+static e2s_err open_elf(elfr_file *elf, const cfi_load_opts *opts,
+			cfi_fde_fn on_fde, void *ctx, cfi_file **out,
+			e2s_diag *diag)
 {
 	static const cfi_load_opts defaults = {false, false, NULL};
 	*out = NULL;
 	if (!opts)
 		opts = &defaults;
-	if (size < EI_NIDENT || memcmp(buf, ELFMAG, SELFMAG) != 0) {
-		release_buf(buf, size, kind);
-		return e2s_fail(diag, E2S_ERR_NOT_ELF, NULL, 0, NULL);
-	}
 	cfi_file *f = calloc(1, sizeof *f);
 	if (!f) {
-		release_buf(buf, size, kind);
+		elfr_close(elf);
 		return e2s_fail(diag, E2S_ERR_NOMEM, NULL, 0, NULL);
 	}
-	f->buf = buf;
-	f->size = size;
-	f->buf_kind = kind;
-	e2s_err e;
-	GElf_Ehdr eh;
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		e = libelf_fail(diag, "elf_version");
-		goto fail;
-	}
-	f->elf = elf_memory((char *)buf, size);
-	if (!f->elf) {
-		e = libelf_fail(diag, "elf_memory");
-		goto fail;
-	}
-	if (elf_kind(f->elf) != ELF_K_ELF) {
-		e = e2s_fail(diag, E2S_ERR_NOT_ELF, NULL, 0, NULL);
-		goto fail;
-	}
-	if (!gelf_getehdr(f->elf, &eh)) {
-		e = libelf_fail(diag, "gelf_getehdr");
-		goto fail;
-	}
-	if ((buf[EI_CLASS] != ELFCLASS32 && buf[EI_CLASS] != ELFCLASS64) ||
-	    (buf[EI_DATA] != ELFDATA2LSB && buf[EI_DATA] != ELFDATA2MSB)) {
-		e = e2s_fail(diag, E2S_ERR_BAD_ELF, NULL, 0,
-			     "bad ELF class or data encoding");
-		goto fail;
-	}
-	f->machine = eh.e_machine;
-	f->is_rel = eh.e_type == ET_REL;
-	f->sec.big_endian = buf[EI_DATA] == ELFDATA2MSB;
-	f->sec.addr_size = buf[EI_CLASS] == ELFCLASS64 ? 8 : 4;
+	f->elf = elf;
+	f->is_rel = elf->type == ET_REL;
+	f->sec.big_endian = elf->be;
+	f->sec.addr_size = elf->is64 ? 8 : 4;
 	f->sec.relocatable = f->is_rel;
 	f->sec.read_mem = f->is_rel ? NULL : read_mem;
 	f->sec.read_mem_ctx = f;
-	e = locate(f, opts, diag);
+	cfi_abi abi = cfi_abi_from_machine(elf->machine);
+	e2s_err e = locate(f, opts, diag);
 	if (e != E2S_ERR_OK)
 		goto fail;
 	if (opts->records_only)
-		e = cfi_parse_records(&f->sec, cfi_abi_from_machine(f->machine),
-				      &f->table, diag);
+		e = cfi_parse_records(&f->sec, abi, &f->table, diag);
 	else if (on_fde)
-		e = cfi_parse_stream_pre(&f->sec, cfi_abi_from_machine(f->machine),
-					 opts->pre_fde, on_fde, ctx, &f->table,
-					 diag);
+		e = cfi_parse_stream_pre(&f->sec, abi, opts->pre_fde, on_fde,
+					 ctx, &f->table, diag);
 	else
-		e = cfi_parse(&f->sec, cfi_abi_from_machine(f->machine),
-			      &f->table, diag);
+		e = cfi_parse(&f->sec, abi, &f->table, diag);
 	if (e != E2S_ERR_OK)
 		goto fail;
 	*out = f;
@@ -496,23 +329,20 @@ e2s_err cfi_file_open_mem(const void *data, size_t size,
 			  const cfi_load_opts *opts, cfi_file **out,
 			  e2s_diag *diag)
 {
-	uint8_t *buf = malloc(size ? size : 1);
+	elfr_file *elf;
 	*out = NULL;
-	if (!buf)
-		return e2s_fail(diag, E2S_ERR_NOMEM, NULL, 0, NULL);
-	if (size)
-		memcpy(buf, data, size);
-	return open_buf(buf, size, BUF_MALLOC, opts, NULL, NULL, out, diag);
+	e2s_err e = elfr_open_mem(data, size, 0, &elf, diag);
+	return e ? e : open_elf(elf, opts, NULL, NULL, out, diag);
 }
 
 e2s_err cfi_file_open_view(const void *data, size_t size,
 			   const cfi_load_opts *opts, cfi_fde_fn on_fde,
 			   void *ctx, cfi_file **out, e2s_diag *diag)
 {
-	/* libelf's elf_memory takes a non-const image but only reads it
-	 * (ELF_C_READ_MMAP_PRIVATE; conversions go to its own buffers). */
-	return open_buf((uint8_t *)(uintptr_t)data, size, BUF_BORROWED, opts,
-			on_fde, ctx, out, diag);
+	elfr_file *elf;
+	*out = NULL;
+	e2s_err e = elfr_open_view(data, size, 0, &elf, diag);
+	return e ? e : open_elf(elf, opts, on_fde, ctx, out, diag);
 }
 
 e2s_err cfi_file_open(const char *path, const cfi_load_opts *opts,
@@ -525,40 +355,10 @@ e2s_err cfi_file_open_stream(const char *path, const cfi_load_opts *opts,
 			     cfi_fde_fn on_fde, void *ctx, cfi_file **out,
 			     e2s_diag *diag)
 {
+	elfr_file *elf;
 	*out = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return e2s_fail(diag, E2S_ERR_IO, NULL, 0, "%s",
-				strerror(errno));
-	struct stat st;
-	if (fstat(fd, &st) != 0) {
-		int err = errno;
-		close(fd);
-		return e2s_fail(diag, E2S_ERR_IO, NULL, 0, "%s",
-				strerror(err));
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return e2s_fail(diag, E2S_ERR_IO, NULL, 0,
-				"not a regular file");
-	}
-	size_t size = (size_t)st.st_size;
-	/* Mapping: only the pages read (headers, CFI, symbols) are
-	 * touched, instead of copying the whole file. */
-	if (size >= 4096) {
-		void *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (m != MAP_FAILED) {
-			close(fd);
-			return open_buf(m, size, BUF_MMAP, opts, on_fde, ctx,
-					out, diag);
-		}
-	}
-	uint8_t *buf;
-	e2s_err e = e2s_read_whole(fd, size, &buf, diag);
-	close(fd);
-	if (e)
-		return e;
-	return open_buf(buf, size, BUF_MALLOC, opts, on_fde, ctx, out, diag);
+	e2s_err e = elfr_open(path, 0, &elf, diag);
+	return e ? e : open_elf(elf, opts, on_fde, ctx, out, diag);
 }
 
 void cfi_file_close(cfi_file *f)
@@ -566,17 +366,15 @@ void cfi_file_close(cfi_file *f)
 	if (!f)
 		return;
 	cfi_table_free(&f->table);
-	if (f->elf)
-		elf_end(f->elf);
+	elfr_close(f->elf);
+	free(f->inflated);
 	free(f->relas);
-	free(f->segs);
 	free(f->syms);
-	release_buf(f->buf, f->size, f->buf_kind);
 	free(f);
 }
 
 const cfi_table *cfi_file_table(const cfi_file *f) { return &f->table; }
-unsigned cfi_file_machine(const cfi_file *f) { return f->machine; }
+unsigned cfi_file_machine(const cfi_file *f) { return f->elf->machine; }
 bool cfi_file_is_rel(const cfi_file *f) { return f->is_rel; }
 const char *cfi_file_section_name(const cfi_file *f) { return f->secname; }
 const cfi_section *cfi_file_section(const cfi_file *f) { return &f->sec; }
@@ -586,10 +384,8 @@ const char *cfi_file_func_name(const cfi_file *cf, const cfi_fde *fde)
 	/* The handle is logically const: loading the symbols is a cache. */
 	cfi_file *f = (cfi_file *)(uintptr_t)cf;
 	if (!f->syms_loaded) {
-		e2s_diag d;
-		memset(&d, 0, sizeof d);
 		f->syms_loaded = true;
-		if (load_symbols(f, f->symscn, &d) != E2S_ERR_OK)
+		if (load_symbols(f) != E2S_ERR_OK)
 			f->nsyms = 0; /* unreadable symbols: no names */
 	}
 	/* First symbol with value >= pc_begin (FUNC sorts first). */

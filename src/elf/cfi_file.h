@@ -1,12 +1,13 @@
-/* CFI of one ELF file (cfi_elf.c): the section located with libelf,
- * relocations resolved for relocatable files, then parsed by src/dwarf. */
+/* CFI of one ELF file (cfi_elf.c): the section located with the ELF
+ * reader (elf_file.h), relocations resolved for relocatable files, then
+ * parsed by src/dwarf. */
 #ifndef E2S_CFI_FILE_H
 #define E2S_CFI_FILE_H
 
 #include "../dwarf/cfi.h"
 
-/* CFI of one ELF file, loaded with libelf: .eh_frame if present, else
- * .debug_frame (or both, see cfi_elf_load). */
+/* CFI of one ELF file (32- or 64-bit): .eh_frame if present, else
+ * .debug_frame (cfi_load_opts.prefer_debug_frame: .debug_frame first). */
 typedef struct cfi_file cfi_file;
 
 typedef struct {

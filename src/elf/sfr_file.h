@@ -32,7 +32,8 @@ typedef struct {
  * keeps copies): in-memory callers need no temporary file. */
 e2s_err sfr_elf_read_mem(const void *img, size_t size, sfr_elf *out,
 			 e2s_diag *diag);
-/* The file at path, mapped (or read) and passed to sfr_elf_read_mem. */
+/* The same for the file at path (mapped, or read where mapping fails);
+ * anything but a regular file is NOT_ELF. */
 e2s_err sfr_elf_read(const char *path, sfr_elf *out, e2s_diag *diag);
 /* sfr_decode / sfr_decode_rel of what sfr_elf_read found; blocks get
  * their part. */

@@ -18,7 +18,6 @@
 #include <string.h>
 
 #include "../elf/cfi_file.h"
-#include "../common/reader.h"
 #include "elfp_internal.h"
 
 #define RELA_SIZE 24 /* Elf64_Rela */
@@ -90,35 +89,31 @@ static bool rel_ok(const elfp_file *F, size_t k, char *why, size_t len)
 		return false;
 	}
 	/* Dynamic relocations (linked files) may apply to no section. */
-	bool need_info = F->type == ET_REL || (sh->flags & SHF_INFO_LINK);
+	bool need_info = F->in->type == ET_REL || (sh->flags & SHF_INFO_LINK);
 	const elfp_shdr *tgt = sh->info ? elfp_section(F, sh->info) : NULL;
 	if (need_info && (!tgt || tgt->type == SHT_NULL)) {
 		snprintf(why, len, "sh_info %u names no section", sh->info);
 		return false;
 	}
-	uint64_t nsyms = sym->size / SYM_SIZE, n = sh->size / ent;
-	bool check_off = F->type == ET_REL && tgt && tgt->type != SHT_NOBITS;
-	size_t size;
-	const uint8_t *img = elfp_image(F, &size);
-	/* parse() checked the extent against the file, and n * ent is within
-	 * it: one check for the whole table, then plain loads (the new
-	 * .rela.sframe of a large object has tens of thousands). */
-	const uint8_t *p = img + sh->offset;
-	for (uint64_t j = 0; j < n; j++, p += ent) {
-		uint64_t off = e2s_load_uN(p, 8, F->be);
-		uint64_t s = e2s_load_uN(p + 8, 8, F->be) >> 32;
-		if (s && s >= nsyms) {
+	uint64_t nsyms = sym->size / SYM_SIZE;
+	bool check_off = F->in->type == ET_REL && tgt && tgt->type != SHT_NOBITS;
+	elfr_rels rels;
+	/* parse() checked the extent against the file (the new .rela.sframe
+	 * of a large object has tens of thousands of entries). */
+	elfr_rels_section(F->in, k, &rels);
+	for (size_t j = 0; j < rels.n; j++) {
+		elfr_rel r;
+		elfr_rels_get(&rels, j, &r);
+		if (r.sym && r.sym >= nsyms) {
 			snprintf(why, len,
-				 "relocation %llu: symbol %llu of a table of %llu",
-				 (unsigned long long)j, (unsigned long long)s,
-				 (unsigned long long)nsyms);
+				 "relocation %zu: symbol %u of a table of %llu",
+				 j, r.sym, (unsigned long long)nsyms);
 			return false;
 		}
-		if (check_off && off >= tgt->size) {
+		if (check_off && r.offset >= tgt->size) {
 			snprintf(why, len,
-				 "relocation %llu: offset %#llx past section %u",
-				 (unsigned long long)j, (unsigned long long)off,
-				 sh->info);
+				 "relocation %zu: offset %#llx past section %u",
+				 j, (unsigned long long)r.offset, sh->info);
 			return false;
 		}
 	}
@@ -261,7 +256,7 @@ e2s_err elfp_check_output(const elfp_file *f, const uint8_t *out,
 	elfp_file *in = NULL, *of = NULL;
 	e2s_diag sub = {0};
 	char msg[sizeof sub.detail];
-	e2s_err e = elfp_open_view(f->img, f->size, &in, d);
+	e2s_err e = elfp_open_view(f->in->img, f->in->size, &in, d);
 	if (e)
 		return e;
 	e = elfp_open_view(out, size, &of, &sub);

@@ -1,16 +1,9 @@
-/* elfpatch: reading an ELF file into memory, parsing its headers, and the
- * edit operations recorded before layout. */
+/* elfpatch: an ELF file opened with the reader (src/elf/elf_file.h) and
+ * checked for editing, and the edit operations recorded before layout. */
 #include <elf.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "../common/reader.h"
-#include "../common/mem.h"
 #include "elfp_internal.h"
 
 void elfp_put(uint8_t *p, uint64_t v, unsigned n, bool be)
@@ -26,83 +19,22 @@ static bool machine_ok(unsigned m)
 	return m == EM_X86_64 || m == EM_AARCH64 || m == EM_S390;
 }
 
-/* Parse the headers of f->img. Every offset is checked against the file
- * before use: the input may be truncated or hostile. */
+/* What editing needs beyond what the reader checked: a machine and a
+ * type we convert, every section and segment inside the file, section
+ * alignments we can place, PT_LOADs in address order and names we can
+ * extend. Then the editable copies of the headers. Every offset is
+ * checked against the file before use: the input may be truncated or
+ * hostile. */
 static e2s_err parse(elfp_file *f, e2s_diag *d)
 {
-	br_t r;
-	if (f->size < 16 || memcmp(f->img, ELFMAG, SELFMAG) != 0)
-		return e2s_fail(d, E2S_ERR_NOT_ELF, NULL, 0, NULL);
-	memcpy(f->ident, f->img, 16);
-	if (f->ident[EI_CLASS] != ELFCLASS64)
+	const elfr_file *in = f->in;
+	size_t nsec = in->shnum, phnum = in->phnum;
+	if (!machine_ok(in->machine))
 		return e2s_fail(d, E2S_ERR_UNSUPPORTED_MACHINE, NULL, 0,
-				"only 64-bit ELF is supported");
-	if (f->ident[EI_DATA] != ELFDATA2LSB && f->ident[EI_DATA] != ELFDATA2MSB)
+				"e_machine %u", in->machine);
+	if (in->type != ET_REL && in->type != ET_EXEC && in->type != ET_DYN)
 		return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
-				"bad EI_DATA %u", f->ident[EI_DATA]);
-	if (f->ident[EI_VERSION] != EV_CURRENT)
-		return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
-				"bad EI_VERSION %u", f->ident[EI_VERSION]);
-	f->be = f->ident[EI_DATA] == ELFDATA2MSB;
-	if (f->size < ELFP_EHDR_SIZE)
-		return e2s_fail(d, E2S_ERR_TRUNCATED, NULL, 0,
-				"ELF header is cut short");
-	br_init(&r, f->img, f->size, f->be);
-	br_seek(&r, 16);
-	f->type = br_u16(&r);
-	f->machine = br_u16(&r);
-	f->version = br_u32(&r);
-	f->entry = br_u64(&r);
-	f->phoff = br_u64(&r);
-	f->shoff = br_u64(&r);
-	f->flags = br_u32(&r);
-	f->ehsize = br_u16(&r);
-	unsigned phentsize = br_u16(&r), phnum = br_u16(&r);
-	/* A separate debug file's segments describe its program's bytes,
-	 * not its own: read only its sections (elfp_open_symbols). */
-	if (f->sections_only)
-		phnum = 0;
-	unsigned shentsize = br_u16(&r), shnum = br_u16(&r);
-	unsigned shstrndx = br_u16(&r);
-	if (!machine_ok(f->machine))
-		return e2s_fail(d, E2S_ERR_UNSUPPORTED_MACHINE, NULL, 0,
-				"e_machine %u", f->machine);
-	if (f->type != ET_REL && f->type != ET_EXEC && f->type != ET_DYN)
-		return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
-				"unsupported e_type %u", f->type);
-
-	/* Section headers first: section 0 may hold the extended counts. */
-	size_t nsec = shnum;
-	if (f->shoff) {
-		if (shentsize != ELFP_SHDR_SIZE)
-			return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
-					"e_shentsize %u", shentsize);
-		if (f->shoff > f->size || f->size - f->shoff < ELFP_SHDR_SIZE)
-			return e2s_fail(d, E2S_ERR_TRUNCATED, NULL, 0,
-					"section headers past the end of the file");
-		br_seek(&r, f->shoff + 32);
-		uint64_t size0 = br_u64(&r);
-		uint32_t link0 = br_u32(&r), info0 = br_u32(&r);
-		if (nsec == 0)
-			nsec = size0;
-		if (shstrndx == SHN_XINDEX)
-			shstrndx = link0;
-		if (phnum == PN_XNUM)
-			phnum = info0;
-	} else {
-		nsec = 0;
-	}
-	if (nsec > (f->size - (f->shoff ? f->shoff : 0)) / ELFP_SHDR_SIZE)
-		return e2s_fail(d, E2S_ERR_TRUNCATED, NULL, 0,
-				"%zu section headers do not fit in the file", nsec);
-	if (phnum && phentsize != ELFP_PHDR_SIZE)
-		return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0, "e_phentsize %u",
-				phentsize);
-	if (phnum && (f->phoff > f->size ||
-		      (f->size - f->phoff) / ELFP_PHDR_SIZE < phnum))
-		return e2s_fail(d, E2S_ERR_TRUNCATED, NULL, 0,
-				"program headers past the end of the file");
-
+				"unsupported e_type %u", in->type);
 	f->seccap = nsec + 8;
 	f->secs = calloc(f->seccap, sizeof *f->secs);
 	f->segcap = phnum + 8;
@@ -110,26 +42,15 @@ static e2s_err parse(elfp_file *f, e2s_diag *d)
 	if (!f->secs || !f->segs)
 		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
 	for (size_t i = 0; i < nsec; i++) {
-		elfp_shdr *s = &f->secs[i].sh;
-		br_seek(&r, f->shoff + i * ELFP_SHDR_SIZE);
-		s->name = br_u32(&r);
-		s->type = br_u32(&r);
-		s->flags = br_u64(&r);
-		s->addr = br_u64(&r);
-		s->offset = br_u64(&r);
-		s->size = br_u64(&r);
-		s->link = br_u32(&r);
-		s->info = br_u32(&r);
-		s->addralign = br_u64(&r);
-		s->entsize = br_u64(&r);
+		const elfp_shdr *s = &in->sh[i];
+		f->secs[i].sh = *s;
 		if (i && s->type != SHT_NOBITS && s->type != SHT_NULL) {
+			if (!elfr_bytes(in, s->offset, s->size))
+				return e2s_fail(d, E2S_ERR_TRUNCATED, NULL, 0,
+						"section %zu runs past the end of the file", i);
 			f->secs[i].in_off = s->offset;
 			f->secs[i].in_size = s->size;
 		}
-		if (i && s->type != SHT_NOBITS && s->type != SHT_NULL &&
-		    (s->offset > f->size || s->size > f->size - s->offset))
-			return e2s_fail(d, E2S_ERR_TRUNCATED, NULL, 0,
-					"section %zu runs past the end of the file", i);
 		/* Sections we may move are placed with this alignment. */
 		if (s->addralign & (s->addralign - 1) ||
 		    s->addralign > ELFP_MAX_ALIGN)
@@ -138,33 +59,23 @@ static e2s_err parse(elfp_file *f, e2s_diag *d)
 					(unsigned long long)s->addralign);
 	}
 	for (size_t i = 0; i < phnum; i++) {
-		elfp_phdr *p = &f->segs[i].ph;
-		br_seek(&r, f->phoff + i * ELFP_PHDR_SIZE);
-		p->type = br_u32(&r);
-		p->flags = br_u32(&r);
-		p->offset = br_u64(&r);
-		p->vaddr = br_u64(&r);
-		p->paddr = br_u64(&r);
-		p->filesz = br_u64(&r);
-		p->memsz = br_u64(&r);
-		p->align = br_u64(&r);
+		const elfp_phdr *p = &in->ph[i];
+		f->segs[i].ph = *p;
 		f->segs[i].track = ELFP_TRACK_NONE;
-		if (p->offset > f->size || p->filesz > f->size - p->offset)
+		if (!elfr_bytes(in, p->offset, p->filesz))
 			return e2s_fail(d, E2S_ERR_TRUNCATED, NULL, 0,
 					"segment %zu runs past the end of the file", i);
 		if (p->filesz > p->memsz && p->type == PT_LOAD)
 			return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
 					"segment %zu: p_filesz > p_memsz", i);
 	}
-	if (!br_ok(&r))
-		return e2s_fail(d, r.err, NULL, r.err_pos, "ELF headers");
 	/* Loaders map PT_LOADs in address order and we place the new one
 	 * above them all: out-of-order or overlapping ones mean a corrupt
 	 * file whose memory image we cannot reason about. */
 	uint64_t load_end = 0;
 	bool have_load = false;
 	for (size_t i = 0; i < phnum; i++) {
-		const elfp_phdr *p = &f->segs[i].ph;
+		const elfp_phdr *p = &in->ph[i];
 		if (p->type != PT_LOAD)
 			continue;
 		if (p->memsz > UINT64_MAX - p->vaddr ||
@@ -176,17 +87,18 @@ static e2s_err parse(elfp_file *f, e2s_diag *d)
 		have_load = true;
 	}
 	f->nsecs = f->old_nsecs = nsec;
-	f->nsegs = f->old_nsegs = f->phnum_file = phnum;
-	bw_init(&f->strtab, f->be);
+	f->nsegs = f->old_nsegs = phnum;
+	bw_init(&f->strtab, in->be);
 	if (nsec) {
+		size_t shstrndx = in->shstrndx;
 		if (shstrndx == SHN_UNDEF || shstrndx >= nsec ||
 		    f->secs[shstrndx].sh.type != SHT_STRTAB)
 			return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
-					"no section name table (e_shstrndx %u)",
+					"no section name table (e_shstrndx %zu)",
 					shstrndx);
 		f->shstrndx = shstrndx;
 		const elfp_shdr *s = &f->secs[shstrndx].sh;
-		bw_bytes(&f->strtab, f->img + s->offset, s->size);
+		bw_bytes(&f->strtab, in->img + s->offset, s->size);
 		if (f->strtab.oom)
 			return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
 		/* New names are appended to the table: a name pointing past its
@@ -202,29 +114,22 @@ static e2s_err parse(elfp_file *f, e2s_diag *d)
 	return E2S_ERR_OK;
 }
 
-/* A handle for img (kind says who owns it); parse it. */
-static e2s_err open_image(const uint8_t *img, size_t size, uint8_t kind,
-			  int fd, bool sections_only, elfp_file **out,
+/* A handle for the input in (taken over, also on failure); check it. */
+static e2s_err open_input(e2s_err e, elfr_file *in, elfp_file **out,
 			  e2s_diag *d)
 {
-	elfp_file *f = calloc(1, sizeof *f);
+	elfp_file *f = NULL;
 	*out = NULL;
+	if (e)
+		return e;
+	f = calloc(1, sizeof *f);
 	if (!f) {
-		if (kind == ELFP_IMG_HEAP)
-			free((void *)img);
-		else if (kind == ELFP_IMG_MAP)
-			munmap((void *)img, size);
-		if (fd >= 0)
-			close(fd);
+		elfr_close(in);
 		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
 	}
-	f->img = img;
-	f->size = size;
-	f->keep = size;
-	f->img_kind = kind;
-	f->fd = fd;
-	f->sections_only = sections_only;
-	e2s_err e = parse(f, d);
+	f->in = in;
+	f->keep = in->size;
+	e = parse(f, d);
 	if (e) {
 		elfp_close(f);
 		return e;
@@ -236,76 +141,34 @@ static e2s_err open_image(const uint8_t *img, size_t size, uint8_t kind,
 e2s_err elfp_open_mem(const void *data, size_t size, elfp_file **out,
 		      e2s_diag *d)
 {
-	uint8_t *p = malloc(size ? size : 1);
-	*out = NULL;
-	if (!p)
-		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
-	if (size)
-		memcpy(p, data, size);
-	return open_image(p, size, ELFP_IMG_HEAP, -1, false, out, d);
+	elfr_file *in = NULL;
+	e2s_err e = elfr_open_mem(data, size, ELFR_ONLY64, &in, d);
+	return open_input(e, in, out, d);
 }
 
 e2s_err elfp_open_view(const void *data, size_t size, elfp_file **out,
 		       e2s_diag *d)
 {
-	static const uint8_t empty[1];
-	return open_image(size ? data : empty, size, ELFP_IMG_VIEW, -1, false,
-			  out, d);
+	elfr_file *in = NULL;
+	e2s_err e = elfr_open_view(data, size, ELFR_ONLY64, &in, d);
+	return open_input(e, in, out, d);
 }
 
 /* The input is mapped, not read: only the pages the parse and the CFI
- * pass touch are faulted in (from the shared page cache), and elfp_write
- * copies the untouched bytes from fd inside the kernel. Like every tool
- * that maps its input, a file truncated by another process while we run
- * may kill us with SIGBUS; files we replace ourselves (--in-place) are
- * renamed over, never truncated. */
-static e2s_err open_path(const char *path, bool sections_only,
-			 elfp_file **out, e2s_diag *d)
-{
-	struct stat st;
-	e2s_err e;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	*out = NULL;
-	if (fd < 0)
-		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s", strerror(errno));
-	if (fstat(fd, &st) != 0) {
-		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s", strerror(errno));
-		close(fd);
-		return e;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "not a regular file");
-	}
-	if ((uint64_t)st.st_size > SIZE_MAX / 2) {
-		close(fd);
-		return e2s_fail(d, E2S_ERR_TOO_LARGE, NULL, 0, "file too large");
-	}
-	size_t size = (size_t)st.st_size;
-	if (size) {
-		void *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (m != MAP_FAILED)
-			return open_image(m, size, ELFP_IMG_MAP, fd, sections_only,
-					  out, d);
-	}
-	uint8_t *buf = NULL;
-	e = e2s_read_whole(fd, size, &buf, d);
-	if (e) {
-		close(fd);
-		return e;
-	}
-	return open_image(buf, size, ELFP_IMG_HEAP, fd, sections_only, out,
-			  d);
-}
-
+ * pass touch are faulted in, and elfp_write copies the untouched bytes
+ * from the file inside the kernel. */
 e2s_err elfp_open(const char *path, elfp_file **out, e2s_diag *d)
 {
-	return open_path(path, false, out, d);
+	elfr_file *in = NULL;
+	e2s_err e = elfr_open(path, ELFR_ONLY64 | ELFR_KEEP_FD, &in, d);
+	return open_input(e, in, out, d);
 }
 
 e2s_err elfp_open_symbols(const char *path, elfp_file **out, e2s_diag *d)
 {
-	return open_path(path, true, out, d);
+	elfr_file *in = NULL;
+	e2s_err e = elfr_open(path, ELFR_ONLY64 | ELFR_NO_SEGMENTS, &in, d);
+	return open_input(e, in, out, d);
 }
 
 void elfp_close(elfp_file *f)
@@ -318,12 +181,7 @@ void elfp_close(elfp_file *f)
 	free(f->segs);
 	free(f->bp);
 	bw_free(&f->strtab);
-	if (f->img_kind == ELFP_IMG_HEAP)
-		free((void *)f->img);
-	else if (f->img_kind == ELFP_IMG_MAP)
-		munmap((void *)f->img, f->size);
-	if (f->fd >= 0)
-		close(f->fd);
+	elfr_close(f->in);
 	free(f);
 }
 
@@ -331,13 +189,13 @@ void elfp_close(elfp_file *f)
 
 const uint8_t *elfp_image(const elfp_file *f, size_t *size)
 {
-	*size = f->size;
-	return f->img;
+	*size = f->in->size;
+	return f->in->img;
 }
-unsigned elfp_type(const elfp_file *f) { return f->type; }
-unsigned elfp_machine(const elfp_file *f) { return f->machine; }
-bool elfp_big_endian(const elfp_file *f) { return f->be; }
-bool elfp_is_rel(const elfp_file *f) { return f->type == ET_REL; }
+unsigned elfp_type(const elfp_file *f) { return f->in->type; }
+unsigned elfp_machine(const elfp_file *f) { return f->in->machine; }
+bool elfp_big_endian(const elfp_file *f) { return f->in->be; }
+bool elfp_is_rel(const elfp_file *f) { return f->in->type == ET_REL; }
 size_t elfp_shnum(const elfp_file *f) { return f->nsecs; }
 size_t elfp_phnum(const elfp_file *f) { return f->nsegs; }
 
@@ -371,27 +229,28 @@ size_t elfp_find_section(const elfp_file *f, const char *name)
 	return 0;
 }
 
+/* A group section's current content (parse() checked the input's). */
+static const uint8_t *group_bytes(const elfp_file *f, size_t g)
+{
+	const elfp_sec *s = &f->secs[g];
+	return s->has_content ? s->content : f->in->img + s->sh.offset;
+}
+
 /* Read word k of a group section's current content. */
 static uint32_t group_word(const elfp_file *f, size_t g, size_t k)
 {
-	const elfp_sec *s = &f->secs[g];
-	const uint8_t *p = s->has_content ? s->content : f->img + s->sh.offset;
-	br_t r;
-	br_init(&r, p, s->sh.size, f->be);
-	br_seek(&r, k * 4);
-	return br_u32(&r);
+	if (4 * k + 4 > f->secs[g].sh.size)
+		return 0;
+	return (uint32_t)elfr_get(f->in, group_bytes(f, g) + 4 * k, 4);
 }
 
 size_t elfp_group_of(const elfp_file *f, size_t i)
 {
-	for (size_t g = 1; g < f->nsecs; g++) {
-		if (f->secs[g].sh.type != SHT_GROUP)
-			continue;
-		/* Word 0 is the flags word (GRP_COMDAT). */
-		for (size_t k = 1; k < f->secs[g].sh.size / 4; k++)
-			if (group_word(f, g, k) == i)
-				return g;
-	}
+	for (size_t g = 1; g < f->nsecs; g++)
+		if (f->secs[g].sh.type == SHT_GROUP &&
+		    elfr_group_lists(f->in, group_bytes(f, g),
+				     (size_t)f->secs[g].sh.size, i))
+			return g;
 	return 0;
 }
 
@@ -410,9 +269,9 @@ sfr_sec_kind elfp_sframe_kind(const elfp_file *f, size_t i)
 	const elfp_sec *s = &f->secs[i];
 	/* The input extent was checked against the file by parse(). */
 	sfr_sec_kind k = sfr_section_kind(s->sh.type, elfp_section_name(f, i),
-					  s->in_size ? f->img + s->in_off : NULL,
+					  s->in_size ? f->in->img + s->in_off : NULL,
 					  (size_t)s->in_size);
-	if (k == SFR_SEC_PLACEHOLDER && f->type == ET_REL)
+	if (k == SFR_SEC_PLACEHOLDER && f->in->type == ET_REL)
 		k = SFR_SEC_FOREIGN;
 	return k;
 }
@@ -471,7 +330,7 @@ e2s_err elfp_add_section(elfp_file *f, const char *name,
 		/* Section headers stripped (sstrip): loaders need none, but the
 		 * new .sframe gets a table of its own, with section 0 and a
 		 * .shstrtab, so tools can still find it by name. */
-		if (f->type == ET_REL)
+		if (f->in->type == ET_REL)
 			return e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0,
 					"relocatable file has no section headers");
 		memset(&f->secs[0], 0, 2 * sizeof f->secs[0]);
@@ -511,7 +370,7 @@ e2s_err elfp_add_section(elfp_file *f, const char *name,
 	s->sh.addr = 0;
 	s->sh.offset = 0;
 	s->is_new = true;
-	s->place = (f->type != ET_REL && (sh->flags & SHF_ALLOC)) ? ELFP_SEG
+	s->place = (f->in->type != ET_REL && (sh->flags & SHF_ALLOC)) ? ELFP_SEG
 								    : ELFP_TAIL;
 	*idx = f->nsecs++;
 	f->edited = true;
@@ -531,7 +390,7 @@ e2s_err elfp_move_section(elfp_file *f, size_t i, uint64_t new_size,
 	s->content = NULL;
 	s->has_content = false;
 	s->sh.size = new_size;
-	s->place = (f->type != ET_REL && (s->sh.flags & SHF_ALLOC)) ? ELFP_SEG
+	s->place = (f->in->type != ET_REL && (s->sh.flags & SHF_ALLOC)) ? ELFP_SEG
 								      : ELFP_TAIL;
 	f->edited = true;
 	return E2S_ERR_OK;
@@ -583,7 +442,7 @@ e2s_err elfp_drop_section(elfp_file *f, size_t i, e2s_diag *d)
 	e2s_err e = not_after_layout(f, d);
 	if (e)
 		return e;
-	if (f->type != ET_REL || i == 0 || i >= f->old_nsecs ||
+	if (f->in->type != ET_REL || i == 0 || i >= f->old_nsecs ||
 	    i == f->shstrndx || f->secs[i].place != ELFP_ORIG ||
 	    f->secs[i].sh.type == SHT_GROUP)
 		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0,
@@ -596,11 +455,11 @@ e2s_err elfp_drop_section(elfp_file *f, size_t i, e2s_diag *d)
 		uint8_t *p = malloc(n * 4 + 1);
 		if (!p)
 			return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
-		elfp_put(p, group_word(f, g, 0), 4, f->be);
+		elfp_put(p, group_word(f, g, 0), 4, f->in->be);
 		for (size_t k = 1; k < n; k++) {
 			uint32_t w = group_word(f, g, k);
 			if (w != i)
-				elfp_put(p + 4 * m++, w, 4, f->be);
+				elfp_put(p + 4 * m++, w, 4, f->in->be);
 		}
 		free(gs->content);
 		gs->content = p;
@@ -642,8 +501,8 @@ e2s_err elfp_group_add(elfp_file *f, size_t group, size_t member,
 	uint8_t *p = malloc(old + 4);
 	if (!p)
 		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
-	memcpy(p, g->has_content ? g->content : f->img + g->sh.offset, old);
-	elfp_put(p + old, member, 4, f->be);
+	memcpy(p, g->has_content ? g->content : f->in->img + g->sh.offset, old);
+	elfp_put(p + old, member, 4, f->in->be);
 	free(g->content);
 	g->content = p;
 	g->has_content = true;
@@ -678,7 +537,7 @@ e2s_err elfp_add_phdr(elfp_file *f, uint32_t type, uint32_t flags,
 		      uint64_t align, size_t sec, e2s_diag *d)
 {
 	e2s_err e = not_after_layout(f, d);
-	if (!e && (f->type == ET_REL || sec >= f->nsecs))
+	if (!e && (f->in->type == ET_REL || sec >= f->nsecs))
 		e = e2s_fail(d, E2S_ERR_USAGE, NULL, 0,
 			     "program header for section %zu", sec);
 	elfp_seg *s = NULL;

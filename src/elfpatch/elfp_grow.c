@@ -103,17 +103,17 @@ static bool refuse(elfp_grow_plan *g, const char *what, const char *sec)
 
 bool elfp_grow_plan_make(const elfp_file *f, size_t n, elfp_grow_plan *g)
 {
-	uint64_t old_end = f->phoff + (uint64_t)f->phnum_file * ELFP_PHDR_SIZE;
-	uint64_t need = f->phoff + (uint64_t)n * ELFP_PHDR_SIZE;
+	uint64_t old_end = f->in->phoff + (uint64_t)f->in->phnum * ELFP_PHDR_SIZE;
+	uint64_t need = f->in->phoff + (uint64_t)n * ELFP_PHDR_SIZE;
 	const elfp_phdr *load = NULL;
 	bool changed = true;
 
 	g->why[0] = 0;
-	if (f->type != ET_DYN)
+	if (f->in->type != ET_DYN)
 		return refuse(g, "position-dependent file", NULL);
 	if (f->old_nsecs <= 1)
 		return refuse(g, "no section headers to prove it by", NULL);
-	if (f->phnum_file == 0 || f->phoff < ELFP_EHDR_SIZE)
+	if (f->in->phnum == 0 || f->in->phoff < ELFP_EHDR_SIZE)
 		return refuse(g, "no program header table in place", NULL);
 	load = elfp_table_load(f, need);
 	if (!load)
@@ -237,69 +237,36 @@ static bool dyn_check(void *ctx, int64_t tag, uint64_t val, uint64_t off)
 /* A symbol the toolchain makes that no code refers to (see the top of
  * this file): glibc's __abi_tag, and AArch64 mapping symbols ($d, $x,
  * "$d.N"), which mark data and code for disassemblers (AArch64 ELF ABI). */
-static bool toolchain_symbol(const elfp_file *f, size_t symtab, uint32_t name,
-			     uint8_t info, size_t shndx)
+static bool toolchain_symbol(const elfp_file *f, const elfr_symtab *t,
+			     const elfr_sym *s)
 {
 	static const char abi_tag[] = "__abi_tag";
-	const elfp_shdr *st = &f->secs[symtab].sh;
-	const char *sec = elfp_section_name(f, shndx);
-	if (ELF64_ST_BIND(info) != STB_LOCAL || !sec || st->link == 0 ||
-	    st->link >= f->old_nsecs)
+	const char *sec = elfp_section_name(f, s->st_shndx);
+	const char *n = elfr_sym_name(t, s);
+	if (ELF64_ST_BIND(s->info) != STB_LOCAL || !sec || !n)
 		return false;
-	const elfp_sec *str = &f->secs[st->link];
-	if (str->sh.type != SHT_STRTAB || name >= str->in_size)
-		return false;
-	const char *n = (const char *)f->img + str->in_off + name;
-	size_t max = str->in_size - name, len = strnlen(n, max);
-	if (len == max)
-		return false;
-	if (ELF64_ST_TYPE(info) == STT_OBJECT)
+	if (ELF64_ST_TYPE(s->info) == STT_OBJECT)
 		return strcmp(n, abi_tag) == 0 &&
 		       strcmp(sec, ".note.ABI-tag") == 0;
-	return ELF64_ST_TYPE(info) == STT_NOTYPE && f->machine == EM_AARCH64 &&
-	       n[0] == '$' && (n[1] == 'd' || n[1] == 'x') &&
-	       (n[2] == 0 || n[2] == '.');
+	return ELF64_ST_TYPE(s->info) == STT_NOTYPE &&
+	       f->in->machine == EM_AARCH64 && n[0] == '$' &&
+	       (n[1] == 'd' || n[1] == 'x') && (n[2] == 0 || n[2] == '.');
 }
 
-typedef struct {
-	uint32_t name;
-	uint8_t info;
-	uint16_t shndx;
-	uint64_t value;
-} sym_ent;
-
-/* Symbol k of table i; false when there is none. */
-static bool read_sym(const elfp_file *f, size_t i, uint64_t k, sym_ent *e)
-{
-	const elfp_sec *s = &f->secs[i];
-	br_t r;
-	if (k == 0 || k >= s->in_size / 24)
-		return false;
-	br_init(&r, f->img + s->in_off, s->in_size, f->be);
-	br_seek(&r, (size_t)k * 24);
-	e->name = br_u32(&r);
-	e->info = br_u8(&r);
-	br_u8(&r);
-	e->shndx = br_u16(&r);
-	e->value = br_u64(&r);
-	return br_ok(&r);
-}
-
-/* Rule 2 for symbol k of table i of file fs (the file itself or its
+/* Rule 2 for symbol k of table t of file fs (the file itself or its
  * debug file). By value: the linker gives __ehdr_start (address 0) the
  * index of the first section. */
 static bool sym_in_block(const elfp_file *fs, const elfp_grow_plan *g,
-			 size_t i, uint64_t k)
+			 const elfr_symtab *t, size_t k)
 {
-	sym_ent e;
-	if (!read_sym(fs, i, k, &e) || e.shndx == SHN_UNDEF)
+	elfr_sym e;
+	if (!elfr_symtab_get(t, k, &e) || e.st_shndx == SHN_UNDEF)
 		return false;
 	uint8_t type = ELF64_ST_TYPE(e.info);
 	if (type == STT_TLS || type == STT_SECTION || type == STT_FILE ||
 	    !in_range(e.value, g->vlo, g->vhi))
 		return false;
-	return e.shndx >= fs->old_nsecs ||
-	       !toolchain_symbol(fs, i, e.name, e.info, e.shndx);
+	return e.st_shndx >= fs->old_nsecs || !toolchain_symbol(fs, t, &e);
 }
 
 static bool symbols_clear(const elfp_file *f, elfp_grow_plan *g)
@@ -308,11 +275,13 @@ static bool symbols_clear(const elfp_file *f, elfp_grow_plan *g)
 	for (int n = 0; n < 2 && files[n]; n++) {
 		const elfp_file *fs = files[n];
 		for (size_t i = 1; i < fs->old_nsecs; i++) {
-			const elfp_sec *s = &fs->secs[i];
-			if (s->sh.type != SHT_SYMTAB && s->sh.type != SHT_DYNSYM)
+			uint32_t type = fs->secs[i].sh.type;
+			elfr_symtab t;
+			if ((type != SHT_SYMTAB && type != SHT_DYNSYM) ||
+			    !elfr_symtab_init(fs->in, i, &t))
 				continue;
-			for (uint64_t k = 1; k < s->in_size / 24; k++)
-				if (sym_in_block(fs, g, i, k))
+			for (size_t k = 1; k < t.n; k++)
+				if (sym_in_block(fs, g, &t, k))
 					return refuse(g, n ? "a symbol of the debug "
 						      "file lies in the sections "
 						      "after the table; symbol table"
@@ -331,16 +300,8 @@ static bool symbols_clear(const elfp_file *f, elfp_grow_plan *g)
  * does: .bss, or outside every segment). */
 static uint64_t word_at(const elfp_file *f, uint64_t a)
 {
-	for (size_t i = 0; i < f->old_nsegs; i++) {
-		const elfp_phdr *p = &f->segs[i].ph;
-		if (p->type != PT_LOAD || a < p->vaddr || a - p->vaddr >= p->filesz)
-			continue;
-		uint64_t o = p->offset + (a - p->vaddr);
-		if (p->filesz - (a - p->vaddr) < 8 || o > f->size - 8)
-			return 0;
-		return e2s_load_uN(f->img + o, 8, f->be);
-	}
-	return 0;
+	const uint8_t *p = elfr_at_addr(f->in, a, 8, NULL);
+	return p ? elfr_get(f->in, p, 8) : 0;
 }
 
 /* A table of relocations: its bytes, kind and symbol table (0: none). */
@@ -354,12 +315,12 @@ typedef struct {
 static bool rel_clear(const elfp_file *f, const elfp_grow_plan *g,
 		      const rel_table *t)
 {
-	br_t r;
-	br_init(&r, t->p, t->size, f->be);
 	if (t->type == SHT_RELR) {
 		/* An even entry is an address; an odd one a bitmap of the
 		 * 63 words after the last address covered. */
 		uint64_t next = 0;
+		br_t r;
+		br_init(&r, t->p, t->size, f->in->be);
 		for (uint64_t k = 0; k + 8 <= t->size; k += 8) {
 			uint64_t e = br_u64(&r);
 			if (!(e & 1)) {
@@ -381,20 +342,24 @@ static bool rel_clear(const elfp_file *f, const elfp_grow_plan *g,
 		}
 		return true;
 	}
-	uint64_t ent = t->type == SHT_RELA ? 24 : 16;
-	for (uint64_t k = 0; k + ent <= t->size; k += ent) {
-		uint64_t where = br_u64(&r);
-		uint64_t info = br_u64(&r);
-		uint64_t add = ent == 24 ? br_u64(&r) : word_at(f, where);
-		if (in_range(where, g->vlo, g->vhi))
+	elfr_rels rels;
+	elfr_symtab st;
+	bool syms = t->symtab && elfr_symtab_init(f->in, t->symtab, &st);
+	elfr_rels_init(f->in, t->p, (size_t)t->size, t->type == SHT_RELA, &rels);
+	for (size_t k = 0; k < rels.n; k++) {
+		elfr_rel rl;
+		elfr_rels_get(&rels, k, &rl);
+		uint64_t add = rels.rela ? (uint64_t)rl.addend
+					 : word_at(f, rl.offset);
+		if (in_range(rl.offset, g->vlo, g->vhi))
 			return false;
 		/* The address it puts there: S + A, or B + A without a
 		 * symbol (and, to be safe, for a symbol we cannot read). */
-		sym_ent e;
-		uint64_t sym = ELF64_R_SYM(info), target = add;
-		if (sym && t->symtab && read_sym(f, t->symtab, sym, &e)) {
+		elfr_sym e;
+		uint64_t target = add;
+		if (rl.sym && syms && elfr_symtab_get(&st, rl.sym, &e)) {
 			uint8_t type = ELF64_ST_TYPE(e.info);
-			if (e.shndx == SHN_UNDEF || type == STT_TLS)
+			if (e.st_shndx == SHN_UNDEF || type == STT_TLS)
 				continue;
 			if (in_range(e.value, g->vlo, g->vhi))
 				return false;
@@ -452,18 +417,6 @@ static bool rel_section_covers(const elfp_file *f, uint32_t type, uint64_t a,
 	return false;
 }
 
-/* The file bytes at [a, a+n) of a PT_LOAD, or NULL. */
-static const uint8_t *bytes_at(const elfp_file *f, uint64_t a, uint64_t n)
-{
-	for (size_t i = 0; i < f->old_nsegs; i++) {
-		const elfp_phdr *p = &f->segs[i].ph;
-		if (p->type == PT_LOAD && a >= p->vaddr &&
-		    a - p->vaddr <= p->filesz && n <= p->filesz - (a - p->vaddr))
-			return f->img + p->offset + (a - p->vaddr);
-	}
-	return NULL;
-}
-
 /* The .dynsym section, or 0. */
 static size_t dynsym(const elfp_file *f)
 {
@@ -487,7 +440,7 @@ static bool relocs_clear(const elfp_file *f, elfp_grow_plan *g)
 		    s->sh.info < f->old_nsecs &&
 		    !(f->secs[s->sh.info].sh.flags & SHF_ALLOC))
 			continue;
-		rel_table rt = {f->img + s->in_off, s->in_size, t,
+		rel_table rt = {f->in->img + s->in_off, s->in_size, t,
 				t == SHT_RELR ? 0 : rel_symtab(f, s->sh.link)};
 		if (!rel_clear(f, g, &rt))
 			return refuse(g, "a relocation refers to the sections "
@@ -495,13 +448,14 @@ static bool relocs_clear(const elfp_file *f, elfp_grow_plan *g)
 	}
 	/* What the loader applies, if no section header describes it. */
 	dyn_rels x = {0};
-	elfp_each_dyn(f, dyn_collect, &x);
+	elfr_each_dyn(f->in, dyn_collect, &x);
 	for (int k = 0; k < 4; k++) {
 		uint32_t t = k < 3 ? kinds[k] : x.rela_plt ? SHT_RELA : SHT_REL;
 		if (!x.addr[k] || !x.size[k] ||
 		    rel_section_covers(f, t, x.addr[k], x.size[k]))
 			continue;
-		rel_table rt = {bytes_at(f, x.addr[k], x.size[k]), x.size[k], t,
+		rel_table rt = {elfr_at_addr(f->in, x.addr[k], x.size[k], NULL),
+				x.size[k], t,
 				dynsym(f)};
 		if (!rt.p)
 			return refuse(g, "dynamic relocations outside the file",
@@ -515,7 +469,7 @@ static bool relocs_clear(const elfp_file *f, elfp_grow_plan *g)
 
 bool elfp_grow_refs_ok(const elfp_file *f, elfp_grow_plan *g)
 {
-	if (!elfp_each_dyn(f, dyn_check, g))
+	if (!elfr_each_dyn(f->in, dyn_check, g))
 		return refuse(g, "a .dynamic address points into the sections "
 			      "after the table", NULL);
 	return symbols_clear(f, g) && relocs_clear(f, g);
@@ -545,23 +499,20 @@ static e2s_err fix_symbols(elfp_file *f, const elfp_grow_plan *g,
 			   uint64_t dva, e2s_diag *d)
 {
 	for (size_t i = 1; i < f->old_nsecs; i++) {
-		const elfp_shdr *s = &f->secs[i].sh;
-		br_t r;
-		uint64_t off = f->secs[i].in_off, size = f->secs[i].in_size;
-		if (s->type != SHT_SYMTAB && s->type != SHT_DYNSYM)
+		uint32_t type = f->secs[i].sh.type;
+		elfr_symtab t;
+		if ((type != SHT_SYMTAB && type != SHT_DYNSYM) ||
+		    !elfr_symtab_init(f->in, i, &t))
 			continue;
-		br_init(&r, f->img + off, size, f->be);
-		for (uint64_t k = 0; k + 24 <= size; k += 24) {
-			br_seek(&r, k + 4);
-			uint8_t info = br_u8(&r);
-			br_u8(&r);
-			uint16_t shndx = br_u16(&r);
-			uint64_t val = br_u64(&r);
-			if (shndx == SHN_UNDEF || ELF64_ST_TYPE(info) == STT_TLS ||
-			    !in_range(val, g->vlo, g->vhi))
+		for (size_t k = 0; k < t.n; k++) {
+			elfr_sym sym;
+			if (!elfr_symtab_get(&t, k, &sym) ||
+			    sym.st_shndx == SHN_UNDEF ||
+			    ELF64_ST_TYPE(sym.info) == STT_TLS ||
+			    !in_range(sym.value, g->vlo, g->vhi))
 				continue;
-			e2s_err e = elfp_add_bpatch(f, off + k + 8, 8, val + dva,
-						    false, d);
+			e2s_err e = elfp_add_bpatch(f, elfr_sym_value_offset(&t, k),
+						    8, sym.value + dva, false, d);
 			if (e)
 				return e;
 			/* A symbol table that moved itself: its copy. */
@@ -596,14 +547,14 @@ e2s_err elfp_grow_apply(elfp_file *f, const elfp_grow_plan *g,
 		p->paddr += dva;
 	}
 	dyn_fix x = {f, g, dva, E2S_ERR_OK, d};
-	elfp_each_dyn(f, dyn_patch, &x);
+	elfr_each_dyn(f->in, dyn_patch, &x);
 	if (x.e)
 		return x.e;
 	e = fix_symbols(f, g, dva, d);
 	if (e)
 		return e;
 	/* The part of the old block past the grown table: stale copies. */
-	uint64_t need = f->phoff + (uint64_t)total * ELFP_PHDR_SIZE;
+	uint64_t need = f->in->phoff + (uint64_t)total * ELFP_PHDR_SIZE;
 	if (g->hi > need)
 		e = elfp_add_bpatch(f, need, g->hi - need, 0, true, d);
 	return e;

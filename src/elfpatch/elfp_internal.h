@@ -56,27 +56,12 @@ typedef struct {
 	bool zero, out;
 } elfp_bpatch;
 
-/* Where elfp_file.img comes from (what elfp_close releases). */
-typedef enum {
-	ELFP_IMG_HEAP = 0, /* malloc'd copy */
-	ELFP_IMG_MAP,      /* private read-only mapping of the input file */
-	ELFP_IMG_VIEW,     /* borrowed from the caller */
-} elfp_img_kind;
-
 struct elfp_file {
 	/* The input, never written: edits live in elfp_sec.content and the
 	 * headers, and elfp_write lays them over the input as it writes. */
-	const uint8_t *img;
-	size_t size;
-	uint8_t img_kind;    /* elfp_img_kind */
-	int fd;              /* input file (copy_file_range source), or -1 */
-	bool be;
-	uint8_t ident[16];
-	uint16_t type, machine, ehsize;
-	uint32_t version, flags;
-	uint64_t entry, phoff, shoff;
-	size_t phnum_file;   /* e_phnum as read: the old table's extent */
-	size_t shstrndx;
+	elfr_file *in;
+	size_t shstrndx;     /* the output's (a file without section
+	                      * headers gets a .shstrtab at 1) */
 	elfp_sec *secs;
 	size_t nsecs, old_nsecs, seccap;
 	elfp_seg *segs;
@@ -86,7 +71,6 @@ struct elfp_file {
 	bool edited;
 	bool laid_out;
 	const elfp_file *syms_extra; /* elfp_set_extra_symbols */
-	bool sections_only;  /* elfp_open_symbols: no segments read */
 	uint8_t force_kind;  /* elfp_force_kind */
 	/* Layout results. Output offsets: [shift bytes: new ELF header and
 	 * program headers][img up to keep][new bytes]. */
@@ -104,16 +88,8 @@ void elfp_put(uint8_t *p, uint64_t v, unsigned n, bool be);
 /* Record a value (len <= 8 bytes) or a run of zeros at input offset off. */
 e2s_err elfp_add_bpatch(elfp_file *f, uint64_t off, uint64_t len,
 			uint64_t val, bool zero, e2s_diag *d);
-/* The first old program header of this type, or NULL. */
-const elfp_phdr *elfp_find_phdr(const elfp_file *f, uint32_t type);
 /* The PT_LOAD holding the table's file bytes from e_phoff up to end. */
 const elfp_phdr *elfp_table_load(const elfp_file *f, uint64_t end);
-/* The entries of PT_DYNAMIC: fn(tag, value, input offset of the value)
- * until DT_NULL; false when fn stopped it. */
-bool elfp_each_dyn(const elfp_file *f,
-		   bool (*fn)(void *ctx, int64_t tag, uint64_t val,
-			      uint64_t off),
-		   void *ctx);
 
 /* ---- GROWN (elfp_grow.c): the table grows over the sections after it,
  * which move to the new segment. */

@@ -76,8 +76,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/mem.h"
-#include "../common/reader.h"
 #include "elfp_internal.h"
 
 static uint64_t align_up(uint64_t v, uint64_t a)
@@ -153,7 +151,7 @@ e2s_err elfp_add_bpatch(elfp_file *f, uint64_t off, uint64_t len,
 	b->len = len;
 	b->zero = zero;
 	if (!zero)
-		elfp_put(b->val, val, (unsigned)len, f->be);
+		elfp_put(b->val, val, (unsigned)len, f->in->be);
 	return E2S_ERR_OK;
 }
 
@@ -250,12 +248,12 @@ static e2s_err add_ehdr_copy(elfp_file *f, uint64_t base, size_t total,
 	p = malloc(ELFP_EHDR_SIZE);
 	if (!p)
 		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
-	memcpy(p, f->img, ELFP_EHDR_SIZE);
-	elfp_put(p + 32, ELFP_EHDR_SIZE - f->shift, 8, f->be);
-	elfp_put(p + 40, 0, 8, f->be);
-	elfp_put(p + 56, total, 2, f->be);
-	elfp_put(p + 60, 0, 2, f->be);
-	elfp_put(p + 62, 0, 2, f->be);
+	memcpy(p, f->in->img, ELFP_EHDR_SIZE);
+	elfp_put(p + 32, ELFP_EHDR_SIZE - f->shift, 8, f->in->be);
+	elfp_put(p + 40, 0, 8, f->in->be);
+	elfp_put(p + 56, total, 2, f->in->be);
+	elfp_put(p + 60, 0, 2, f->in->be);
+	elfp_put(p + 62, 0, 2, f->in->be);
 	elfp_sec *c = &f->secs[idx];
 	c->place = ELFP_INPLACE;
 	c->old_offset = 0;
@@ -296,7 +294,7 @@ const elfp_phdr *elfp_table_load(const elfp_file *f, uint64_t end)
 {
 	for (size_t i = 0; i < f->old_nsegs; i++) {
 		const elfp_phdr *p = &f->segs[i].ph;
-		if (p->type == PT_LOAD && p->offset <= f->phoff &&
+		if (p->type == PT_LOAD && p->offset <= f->in->phoff &&
 		    end <= p->offset + p->filesz)
 			return p;
 	}
@@ -308,11 +306,11 @@ const elfp_phdr *elfp_table_load(const elfp_file *f, uint64_t end)
  * them too. */
 static bool room_in_place(const elfp_file *f, size_t n)
 {
-	uint64_t start = f->phoff + (uint64_t)f->phnum_file * ELFP_PHDR_SIZE;
-	uint64_t end = f->phoff + (uint64_t)n * ELFP_PHDR_SIZE;
-	if (f->phnum_file == 0 || f->phoff < ELFP_EHDR_SIZE || end > f->size)
+	uint64_t start = f->in->phoff + (uint64_t)f->in->phnum * ELFP_PHDR_SIZE;
+	uint64_t end = f->in->phoff + (uint64_t)n * ELFP_PHDR_SIZE;
+	if (f->in->phnum == 0 || f->in->phoff < ELFP_EHDR_SIZE || end > f->in->size)
 		return false;
-	if (n <= f->phnum_file)
+	if (n <= f->in->phnum)
 		return true;
 	if (!elfp_table_load(f, end))
 		return false;
@@ -324,7 +322,7 @@ static bool room_in_place(const elfp_file *f, size_t n)
 			return false;
 	}
 	for (uint64_t o = start; o < end; o++)
-		if (f->img[o])
+		if (f->in->img[o])
 			return false;
 	return true;
 }
@@ -343,38 +341,6 @@ static void drop_null_phdrs(elfp_file *f)
 	f->nsegs = m;
 }
 
-const elfp_phdr *elfp_find_phdr(const elfp_file *f, uint32_t type)
-{
-	for (size_t i = 0; i < f->old_nsegs; i++)
-		if (f->segs[i].ph.type == type)
-			return &f->segs[i].ph;
-	return NULL;
-}
-
-/* The entries of PT_DYNAMIC: fn(tag, value, input offset of the value)
- * until DT_NULL; stops early when fn returns false. */
-bool elfp_each_dyn(const elfp_file *f,
-		     bool (*fn)(void *ctx, int64_t tag, uint64_t val,
-				uint64_t off),
-		     void *ctx)
-{
-	const elfp_phdr *p = elfp_find_phdr(f, PT_DYNAMIC);
-	br_t r;
-	if (!p || !p->filesz)
-		return true;
-	br_init(&r, f->img + p->offset, p->filesz, f->be);
-	for (uint64_t k = 0; k + 16 <= p->filesz; k += 16) {
-		br_seek(&r, k);
-		int64_t tag = (int64_t)br_u64(&r);
-		uint64_t val = br_u64(&r);
-		if (tag == DT_NULL)
-			break;
-		if (!fn(ctx, tag, val, p->offset + k + 8))
-			return false;
-	}
-	return true;
-}
-
 /* Does the file need its table where old loaders look (the tie)?
  * Whatever can be run does: executables (pre-5.18 kernels and qemu-user
  * find the table there), the dynamic loader and static-pie programs
@@ -384,8 +350,8 @@ bool elfp_each_dyn(const elfp_file *f,
  * musl through PT_PHDR or the PT_LOAD covering e_phoff. */
 static bool needs_tie(const elfp_file *f)
 {
-	return f->type == ET_EXEC || f->entry != 0 ||
-	       elfp_find_phdr(f, PT_INTERP) != NULL;
+	return f->in->type == ET_EXEC || f->in->entry != 0 ||
+	       elfr_find_phdr(f->in, PT_INTERP) != NULL;
 }
 
 
@@ -399,8 +365,8 @@ static uint64_t kept_bytes(const elfp_file *f, bool new_shdrs,
 			   bool strtab_dead)
 {
 	uint64_t live = ELFP_EHDR_SIZE;
-	if (f->phnum_file)
-		live = f->phoff + (uint64_t)f->phnum_file * ELFP_PHDR_SIZE;
+	if (f->in->phnum)
+		live = f->in->phoff + (uint64_t)f->in->phnum * ELFP_PHDR_SIZE;
 	for (size_t i = 0; i < f->old_nsegs; i++) {
 		const elfp_phdr *p = &f->segs[i].ph;
 		if (p->filesz && p->offset + p->filesz > live)
@@ -413,20 +379,20 @@ static uint64_t kept_bytes(const elfp_file *f, bool new_shdrs,
 		if (!dead && s->in_size && s->in_off + s->in_size > live)
 			live = s->in_off + s->in_size;
 	}
-	if (!new_shdrs && f->shoff) {
-		uint64_t e = f->shoff + (uint64_t)f->old_nsecs * ELFP_SHDR_SIZE;
+	if (!new_shdrs && f->in->shoff) {
+		uint64_t e = f->in->shoff + (uint64_t)f->old_nsecs * ELFP_SHDR_SIZE;
 		if (e > live)
 			live = e;
 	}
-	if (live >= f->size)
-		return f->size;
+	if (live >= f->in->size)
+		return f->in->size;
 	/* The rest must be dead ranges with zeros between them. */
 	uint64_t pos = live;
-	while (pos < f->size) {
+	while (pos < f->in->size) {
 		uint64_t next = UINT64_MAX, end = 0;
-		if (new_shdrs && f->shoff >= pos) {
-			next = f->shoff;
-			end = f->shoff + (uint64_t)f->old_nsecs * ELFP_SHDR_SIZE;
+		if (new_shdrs && f->in->shoff >= pos) {
+			next = f->in->shoff;
+			end = f->in->shoff + (uint64_t)f->old_nsecs * ELFP_SHDR_SIZE;
 		}
 		for (size_t i = 1; i < f->old_nsecs; i++) {
 			const elfp_sec *s = &f->secs[i];
@@ -438,11 +404,11 @@ static uint64_t kept_bytes(const elfp_file *f, bool new_shdrs,
 				end = s->in_off + s->in_size;
 			}
 		}
-		if (next == UINT64_MAX || end <= pos || end > f->size)
-			return f->size;
+		if (next == UINT64_MAX || end <= pos || end > f->in->size)
+			return f->in->size;
 		for (uint64_t o = pos; o < next; o++)
-			if (f->img[o])
-				return f->size;
+			if (f->in->img[o])
+				return f->in->size;
 		pos = end;
 	}
 	return live;
@@ -457,7 +423,7 @@ static uint64_t kept_bytes(const elfp_file *f, bool new_shdrs,
 static e2s_err add_phdr_entry(elfp_file *f, e2s_diag *d)
 {
 	elfp_seg *ps;
-	if (elfp_find_phdr(f, PT_PHDR))
+	if (elfr_find_phdr(f->in, PT_PHDR))
 		return E2S_ERR_OK;
 	e2s_err e = elfp_insert_seg(f, 0, &ps, d);
 	if (e)
@@ -481,7 +447,7 @@ static int choose_kind(elfp_file *f, bool content, uint64_t end,
 {
 	size_t n = f->nsegs + 1, n_own = f->nsegs + (content ? 1 : 0);
 	/* SEG adds a PT_PHDR when there is none (see add_phdr_entry). */
-	size_t n_seg = n + (elfp_find_phdr(f, PT_PHDR) ? 0 : 1);
+	size_t n_seg = n + (elfr_find_phdr(f->in, PT_PHDR) ? 0 : 1);
 	uint64_t tsz = (uint64_t)n_seg * ELFP_PHDR_SIZE;
 	bool grow, tie = needs_tie(f);
 	elfp_seg_in in = {end, bias, max_end, page, true, ELFP_MAX_PAD, true};
@@ -581,7 +547,7 @@ e2s_err elfp_layout(elfp_file *f, e2s_diag *d)
 		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0, "layout done twice");
 	memset(li, 0, sizeof *li);
 	memset(&g, 0, sizeof g);
-	f->new_phoff = f->phoff;
+	f->new_phoff = f->in->phoff;
 	f->shift = 0;
 	rewrite_shdrs = f->nsecs != f->old_nsecs || f->strtab_changed;
 	for (size_t i = 0; i < f->nsecs; i++) {
@@ -593,7 +559,7 @@ e2s_err elfp_layout(elfp_file *f, e2s_diag *d)
 	f->keep = kept_bytes(f, rewrite_shdrs, f->strtab_changed);
 	uint64_t end = f->keep;
 
-	if (f->type != ET_REL && (need_load || f->nsegs > f->old_nsegs)) {
+	if (f->in->type != ET_REL && (need_load || f->nsegs > f->old_nsegs)) {
 		bool have_load = false;
 		for (size_t i = 0; i < f->old_nsegs; i++) {
 			const elfp_phdr *p = &f->segs[i].ph;
@@ -622,7 +588,7 @@ e2s_err elfp_layout(elfp_file *f, e2s_diag *d)
 			if (p->vaddr + p->memsz > max_end)
 				max_end = p->vaddr + p->memsz;
 		}
-		if (f->nsegs + 1 > f->phnum_file)
+		if (f->nsegs + 1 > f->in->phnum)
 			drop_null_phdrs(f);
 		g.in = calloc(f->old_nsecs + 1, sizeof *g.in);
 		if (!g.in)
@@ -634,9 +600,9 @@ e2s_err elfp_layout(elfp_file *f, e2s_diag *d)
 			memcpy(li->grow_refused, g.why, sizeof g.why);
 		need_load |= kind == ELFP_PH_GROWN || kind == ELFP_PH_SEG ||
 			     kind == ELFP_PH_SEG_TIED;
-		if (kind == ELFP_PH_ROOM && total < f->phnum_file)
-			e = elfp_add_bpatch(f, f->phoff + total * ELFP_PHDR_SIZE,
-				       (f->phnum_file - total) * ELFP_PHDR_SIZE, 0,
+		if (kind == ELFP_PH_ROOM && total < f->in->phnum)
+			e = elfp_add_bpatch(f, f->in->phoff + total * ELFP_PHDR_SIZE,
+				       (f->in->phnum - total) * ELFP_PHDR_SIZE, 0,
 				       true, d);
 		else if (kind == ELFP_PH_GROWN)
 			for (size_t i = 1; i < f->old_nsecs; i++)
@@ -660,7 +626,7 @@ e2s_err elfp_layout(elfp_file *f, e2s_diag *d)
 		li->phdrs_tied = kind != ELFP_PH_SEG;
 		li->shift = f->shift;
 	}
-	if (need_load && f->type != ET_REL) {
+	if (need_load && f->in->type != ET_REL) {
 		/* The new segment. */
 		uint64_t seg_off, seg_va, seg_align = page, cur;
 		if (phsec) {
@@ -730,7 +696,7 @@ e2s_err elfp_layout(elfp_file *f, e2s_diag *d)
 			p->offset = seg_off + phroom;
 		}
 	}
-	for (size_t i = 0; i < f->nsegs && f->type != ET_REL; i++)
+	for (size_t i = 0; i < f->nsegs && f->in->type != ET_REL; i++)
 		if (f->segs[i].ph.type == PT_PHDR)
 			f->segs[i].ph.filesz = f->segs[i].ph.memsz =
 				(uint64_t)f->nsegs * ELFP_PHDR_SIZE;
@@ -765,7 +731,7 @@ e2s_err elfp_layout(elfp_file *f, e2s_diag *d)
 			continue;
 		end = align_up(end, sc->sh.addralign);
 		sc->sh.offset = end;
-		if (f->type == ET_REL)
+		if (f->in->type == ET_REL)
 			sc->sh.addr = 0;
 		end += sc->sh.size;
 	}
@@ -775,9 +741,9 @@ e2s_err elfp_layout(elfp_file *f, e2s_diag *d)
 	if ((!tail && f->nsecs == f->old_nsecs) ||
 	    !(f->edited || f->strtab_changed)) {
 		/* Only in-place changes: the section header table stays. */
-		f->new_shoff = f->shoff ? f->shoff + f->shift : 0;
-		if (end < f->size + f->shift)
-			end = f->size + f->shift;
+		f->new_shoff = f->in->shoff ? f->in->shoff + f->shift : 0;
+		if (end < f->in->size + f->shift)
+			end = f->in->size + f->shift;
 	} else {
 		f->new_shoff = align_up(end, 8);
 		end = f->new_shoff + (uint64_t)f->nsecs * ELFP_SHDR_SIZE;

@@ -154,7 +154,7 @@ static e2s_err sink_input(wsink *k, const elfp_file *f, uint64_t off,
 		if (!n)
 			return E2S_ERR_OK;
 	}
-	return sink_put(k, f->img + off, n);
+	return sink_put(k, f->in->img + off, n);
 }
 
 /* The base layer over [a, b). */
@@ -201,7 +201,7 @@ static e2s_err emit_overlap(wsink *k, const elfp_file *f, wpatch *p,
 		return e2s_fail(k->d, E2S_ERR_NOMEM, NULL, 0, NULL);
 	if (b > lo && a < hi) {
 		uint64_t s = a > lo ? a : lo, t = b < hi ? b : hi;
-		memcpy(buf + (s - a), f->img + (s - lo), (size_t)(t - s));
+		memcpy(buf + (s - a), f->in->img + (s - lo), (size_t)(t - s));
 	}
 	qsort(p, n, sizeof *p, order_cmp);
 	for (size_t i = 0; i < n; i++) {
@@ -258,7 +258,7 @@ static e2s_err collect_patches(const elfp_file *f, wpatch **out, size_t *nout,
 			       uint8_t **tabs, uint8_t *eh, e2s_diag *d)
 {
 	size_t n = 0, cap = 2 * f->nsecs + f->nbp + 4;
-	bool be = f->be;
+	bool be = f->in->be;
 	uint64_t ph_len = (uint64_t)f->nsegs * ELFP_PHDR_SIZE;
 	uint64_t sh_len = (uint64_t)f->nsecs * ELFP_SHDR_SIZE;
 	wpatch *p = calloc(cap, sizeof *p);
@@ -293,7 +293,7 @@ static e2s_err collect_patches(const elfp_file *f, wpatch **out, size_t *nout,
 	/* GROWN: the moved sections' bytes, straight from the input. */
 	if (f->blk_hi > f->blk_lo)
 		add_patch(p, &n, f->blk_off, f->blk_hi - f->blk_lo,
-			  f->img + f->blk_lo);
+			  f->in->img + f->blk_lo);
 	for (size_t i = 0; i < f->nbp; i++)
 		add_patch(p, &n, f->bp[i].off + (f->bp[i].out ? 0 : f->shift),
 			  f->bp[i].len, f->bp[i].zero ? NULL : f->bp[i].val);
@@ -319,7 +319,7 @@ static e2s_err collect_patches(const elfp_file *f, wpatch **out, size_t *nout,
 	}
 	/* ELF header fields that move (layout 1: the old header's place
 	 * holds the copy add_ehdr_copy made). */
-	memcpy(eh, f->img, ELFP_EHDR_SIZE);
+	memcpy(eh, f->in->img, ELFP_EHDR_SIZE);
 	elfp_put(eh + 32, f->new_phoff, 8, be);
 	elfp_put(eh + 40, f->nsecs ? f->new_shoff : 0, 8, be);
 	/* Entry sizes too: an input without a table may say 0 there
@@ -362,7 +362,7 @@ static e2s_err serialise(const elfp_file *f, wsink *k, e2s_diag *d)
 	e2s_err e;
 
 	if (!f->edited && !f->strtab_changed)
-		return emit(k, f, NULL, 0, f->size);
+		return emit(k, f, NULL, 0, f->in->size);
 	if (!f->laid_out)
 		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0, "write before layout");
 	if (f->info.out_size < f->keep + f->shift)
@@ -378,12 +378,12 @@ static e2s_err serialise(const elfp_file *f, wsink *k, e2s_diag *d)
 /* Size of the output elfp_write writes. */
 static uint64_t out_size(const elfp_file *f)
 {
-	return !f->edited && !f->strtab_changed ? f->size : f->info.out_size;
+	return !f->edited && !f->strtab_changed ? f->in->size : f->info.out_size;
 }
 
 e2s_err elfp_write(elfp_file *f, int fd, e2s_diag *d)
 {
-	wsink k = {.fd = fd, .in_fd = f->fd, .d = d};
+	wsink k = {.fd = fd, .in_fd = f->in->fd, .d = d};
 	k.stage = malloc(ELFP_STAGE);
 	if (!k.stage)
 		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);

@@ -25,28 +25,20 @@
 #include <stdint.h>
 
 #include "../common/err.h"
+#include "../elf/elf_file.h"
 #include "../sframe/sfr.h"
 
-/* Host-order copies of the ELF64 headers. */
-typedef struct {
-	uint32_t name; /* offset in .shstrtab */
-	uint32_t type;
-	uint64_t flags, addr, offset, size;
-	uint32_t link, info;
-	uint64_t addralign, entsize;
-} elfp_shdr;
-
-typedef struct {
-	uint32_t type, flags;
-	uint64_t offset, vaddr, paddr, filesz, memsz, align;
-} elfp_phdr;
+/* Host-order headers: the reader's, read from the input (elf_file.h),
+ * then edited. */
+typedef elfr_shdr elfp_shdr;
+typedef elfr_phdr elfp_phdr;
 
 typedef struct elfp_file elfp_file;
 
-/* Map path (private, read-only; read() where mapping fails) and parse its
- * headers. Accepts 64-bit ELF of x86-64, AArch64 and s390x
- * (UNSUPPORTED_MACHINE otherwise). The file stays open until elfp_close:
- * elfp_write copies the unchanged bytes from it. */
+/* Open path with the ELF reader (mapped, read() where mapping fails) and
+ * check what editing needs beyond it. Accepts 64-bit ELF of x86-64,
+ * AArch64 and s390x (UNSUPPORTED_MACHINE otherwise). The file stays open
+ * until elfp_close: elfp_write copies the unchanged bytes from it. */
 e2s_err elfp_open(const char *path, elfp_file **out, e2s_diag *d);
 /* The same for a file read only for its sections and symbols (a separate
  * debug file, whose program headers describe another file): no segment

@@ -18,7 +18,7 @@ ok() { nok=$((nok + 1)); }
 for cc in gcc clang; do
   command -v $cc >/dev/null || { echo "note: no $cc"; continue; }
   $cc -std=c11 -O2 -Wall -Wextra -Werror -fno-omit-frame-pointer -Iinclude \
-    -o "$T/jit_$cc" contrib/jit/jit_sframe.c build/libeh2sframe.a -lelf 2>"$T/cc.err" &&
+    -o "$T/jit_$cc" contrib/jit/jit_sframe.c build/libeh2sframe.a -lz 2>"$T/cc.err" &&
     ok || { fail "$cc: $(cat "$T/cc.err")"; continue; }
   out=$("$T/jit_$cc" 2>&1); rc=$?
   echo "$out" | sed "s/^/  $cc: /"

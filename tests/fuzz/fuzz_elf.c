@@ -8,8 +8,8 @@
  * in-memory front ends (elfp_open_mem, cfi_file_open_mem) are also run on
  * the bytes directly.
  *
- * Oracles (a failure traps): a converted output opens again with both
- * our ELF parsers, keeps the input's FDE count, its .sframe decodes, and
+ * Oracles (a failure traps): a converted output opens again for editing
+ * and for its CFI, keeps the input's FDE count, its .sframe decodes, and
  * for linked files verifies against the CFI with no mismatch and no
  * extra function. */
 #include <stdint.h>
@@ -141,8 +141,9 @@ static void check_output(const elfp_opts *o, const elfp_result *res)
 			FUZZ_FAIL("the verifier disagrees with what was encoded");
 	}
 	sfr_free(&s);
-	/* libelf's view, relocations resolved: every part must decode when
-	 * all SFrame sections are ours (the input may carry junk ones). */
+	/* The .sframe finder's view, relocations resolved: every part must
+	 * decode when all SFrame sections are ours (the input may carry junk
+	 * ones). */
 	size_t nsf = 0;
 	for (size_t i = 1; i < elfp_shnum(ef); i++)
 		if (elfp_sframe_kind(ef, i) == SFR_SEC_SFRAME)
@@ -152,7 +153,7 @@ static void check_output(const elfp_opts *o, const elfp_result *res)
 		if (sfr_elf_decode(&se, &s, &d) == E2S_ERR_OK)
 			sfr_free(&s);
 		else if (nsf == res->nsections)
-			FUZZ_FAIL_DIAG("libelf view of our .sframe does not decode", &d);
+			FUZZ_FAIL_DIAG("sfr_elf view of our .sframe does not decode", &d);
 		sfr_elf_free(&se);
 	}
 	cfi_file_close(cf);
