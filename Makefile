@@ -29,7 +29,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(ASAN)/unit/%)
 
 PROG ?= eh2sframe
 
-all: $(PROG) $(BUILD)/libeh2sframe.a
+all: $(PROG) $(BUILD)/libeh2sframe.a $(BUILD)/libeh2sframe-internal.a
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -51,10 +51,15 @@ $(BUILD)/libeh2sframe.a: $(LIB_OBJS)
 libeh2sframe.a: $(BUILD)/libeh2sframe.a
 	cp $< $@
 
-# The command links the library's objects themselves: its hidden
-# developer mode calls an internal entry point (src/api/api_dev.h).
-$(PROG): $(CLI_OBJS) $(LIB_OBJS)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $(CLI_OBJS) $(LIB_OBJS) $(LDLIBS)
+# Every object with its names global, for what reaches the internals
+# through src/*/ headers: the command (its hidden developer mode calls
+# src/api/api_dev.h), test and benchmark programs. Not installed.
+$(BUILD)/libeh2sframe-internal.a: $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(PROG): $(CLI_OBJS) $(BUILD)/libeh2sframe-internal.a
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $(CLI_OBJS) $(BUILD)/libeh2sframe-internal.a $(LDLIBS)
 
 # Sanitizer build of the library for unit tests.
 $(ASAN)/%.o: %.c
@@ -228,7 +233,8 @@ uninstall:
 # baseline together with the change.
 ABI_BASELINE := abi/libeh2sframe.abi
 ABIDW_FLAGS := --headers-dir include --no-corpus-path --no-comp-dir-path \
-	--no-show-locs --type-id-style hash --drop-undefined-syms
+	--no-show-locs --type-id-style hash --drop-undefined-syms \
+	--drop-private-types
 
 abi-check: all
 	@bash tests/e2e/lib_abi.sh

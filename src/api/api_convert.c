@@ -198,15 +198,11 @@ const eh2s_function *eh2s_function_at(const eh2s_file *f, size_t i)
 eh2s_status api_convert_opts(const eh2s_convert_opts *o,
 			     eh2s_convert_opts *ours, eh2s_error *err)
 {
-	memset(ours, 0, sizeof *ours);
-	ours->size = sizeof *ours;
-	if (o) {
-		eh2s_status st = api_struct_in(
-			o, API_END(eh2s_convert_opts, cb_ctx), ours,
-			sizeof *ours, "eh2s_convert_opts", err);
-		if (st != EH2S_OK)
-			return st;
-	}
+	eh2s_status st = api_struct_in(o, API_END(eh2s_convert_opts, cb_ctx),
+				       ours, sizeof *ours, "eh2s_convert_opts",
+				       err);
+	if (st != EH2S_OK)
+		return st;
 	return api_sframe_version(ours->sframe_version, err);
 }
 

@@ -140,6 +140,10 @@ eh2s_status api_struct_in(const void *p, size_t min, void *ours,
 			  size_t ours_size, const char *what, eh2s_error *err)
 {
 	size_t size;
+	memset(ours, 0, ours_size);
+	memcpy(ours, &ours_size, sizeof ours_size);
+	if (!p)
+		return EH2S_OK; /* the defaults */
 	memcpy(&size, p, sizeof size);
 	eh2s_status st = struct_size_ok(size, min, what, err);
 	if (st != EH2S_OK)
@@ -155,8 +159,9 @@ eh2s_status api_struct_in(const void *p, size_t min, void *ours,
 			return api_usage(err, EH2S_E_UNSUPPORTED, msg);
 		}
 	}
-	memset(ours, 0, ours_size);
-	memcpy(ours, p, size < ours_size ? size : ours_size);
+	memcpy((unsigned char *)ours + sizeof size,
+	       (const unsigned char *)p + sizeof size,
+	       (size < ours_size ? size : ours_size) - sizeof size);
 	return EH2S_OK;
 }
 

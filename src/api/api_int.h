@@ -63,10 +63,10 @@ eh2s_status api_verified(const vf_counts *n, eh2s_error *err);
 	(offsetof(type, member) + sizeof(((type *)0)->member))
 
 /* The caller's struct *p (its first member its size) copied into *ours
- * (sizeof ours_size, cleared first; fields the caller's header lacks
- * stay 0): USAGE when its size is below min, UNSUPPORTED when it is
- * larger than ours and a byte beyond ours is not zero. what names the
- * type in the message. */
+ * (ours_size bytes, cleared first, its size set to ours; fields the
+ * caller's header lacks stay 0; p NULL: the defaults): USAGE when its
+ * size is below min, UNSUPPORTED when it is larger than ours and a byte
+ * beyond ours is not zero. what names the type in the message. */
 eh2s_status api_struct_in(const void *p, size_t min, void *ours,
 			  size_t ours_size, const char *what, eh2s_error *err);
 /* An output struct's size checked (USAGE as above) before the call

@@ -101,12 +101,9 @@ eh2s_status eh2s_convert_section(const eh2s_cfi_input *cfi,
 		return api_usage(err, EH2S_E_USAGE, "NULL argument");
 	*sframe = NULL;
 	*sframe_size = 0;
-	memset(&oc, 0, sizeof oc);
-	oc.size = sizeof oc;
-	if (opts && (st = api_struct_in(opts,
-					API_END(eh2s_section_opts, cb_ctx), &oc,
-					sizeof oc, "eh2s_section_opts",
-					err)) != EH2S_OK)
+	st = api_struct_in(opts, API_END(eh2s_section_opts, cb_ctx), &oc,
+			   sizeof oc, "eh2s_section_opts", err);
+	if (st != EH2S_OK)
 		return st;
 	if (sum && (st = api_struct_check(sum, API_SUMMARY_V1, "eh2s_summary",
 					  err)) != EH2S_OK)
@@ -254,13 +251,10 @@ eh2s_status eh2s_verify_section(const eh2s_cfi_input *cfi,
 
 	if (!sframe && sframe_size)
 		return api_usage(err, EH2S_E_USAGE, "NULL .sframe bytes");
-	memset(&o, 0, sizeof o);
-	o.size = sizeof o;
-	if (opts && (st = api_struct_in(
-			     opts, API_END(eh2s_verify_section_opts,
-					   report_skipped),
-			     &o, sizeof o, "eh2s_verify_section_opts",
-			     err)) != EH2S_OK)
+	st = api_struct_in(opts, API_END(eh2s_verify_section_opts,
+					 report_skipped),
+			   &o, sizeof o, "eh2s_verify_section_opts", err);
+	if (st != EH2S_OK)
 		return st;
 	if (out && (st = api_struct_check(out, API_VERIFY_RESULT_V1,
 					  "eh2s_verify_result", err)) != EH2S_OK)

@@ -117,12 +117,9 @@ eh2s_status eh2s_verify_file(const char *path, const eh2s_verify_opts *opts,
 
 	if (!path)
 		return api_usage(err, EH2S_E_USAGE, "NULL argument");
-	memset(&oc, 0, sizeof oc);
-	oc.size = sizeof oc;
-	if (opts && (st = api_struct_in(opts,
-					API_END(eh2s_verify_opts, report_skipped),
-					&oc, sizeof oc, "eh2s_verify_opts",
-					err)) != EH2S_OK)
+	st = api_struct_in(opts, API_END(eh2s_verify_opts, report_skipped), &oc,
+			   sizeof oc, "eh2s_verify_opts", err);
+	if (st != EH2S_OK)
 		return st;
 	if (out && (st = api_struct_check(out, API_VERIFY_RESULT_V1,
 					  "eh2s_verify_result", err)) != EH2S_OK)
@@ -206,12 +203,9 @@ eh2s_status eh2s_convert_file(const char *in, const char *out,
 
 	if (!in || !out)
 		return api_usage(err, EH2S_E_USAGE, "NULL argument");
-	memset(&o, 0, sizeof o);
-	o.size = sizeof o;
-	if (opts && (st = api_struct_in(opts,
-					API_END(eh2s_file_opts, symbols_from),
-					&o, sizeof o, "eh2s_file_opts",
-					err)) != EH2S_OK)
+	st = api_struct_in(opts, API_END(eh2s_file_opts, symbols_from), &o,
+			   sizeof o, "eh2s_file_opts", err);
+	if (st != EH2S_OK)
 		return st;
 	if ((st = api_convert_opts(o.convert, &c, err)) != EH2S_OK)
 		return st;
