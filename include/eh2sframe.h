@@ -190,6 +190,8 @@ typedef enum {
 	                             * modifier (PAuth_LR) */
 	EH2S_SKIP_RA_SIGN_STATE,    /* AArch64: RA_SIGN_STATE not a constant
 	                             * 0 or 1 */
+	EH2S_SKIP_CIE_PTR_WIDTH,    /* malformed: an 8-byte CIE pointer in a
+	                             * 32-bit record (Free Pascal) */
 	EH2S_SKIP_COUNT,            /* reasons this header knows; a newer
 	                             * library may report more */
 	EH2S_SKIP_NO_RELOCATION = 1000, /* ET_REL: FDE start not relocated */

@@ -233,11 +233,12 @@ static void test_enums(void)
 	CHECK_STR(eh2s_skip_name(EH2S_SKIP_COUNT + 7), "unknown");
 	CHECK_STR(eh2s_strerror((eh2s_status)(EH2S_E_INTERNAL + 1)),
 		  "unknown error");
-	/* The four newest reasons are public, with their README names. */
+	/* The newest reasons are public, with their README names. */
 	CHECK_STR(eh2s_skip_name(EH2S_SKIP_V2), "not-in-sframe-v2");
 	CHECK_STR(eh2s_skip_name(EH2S_SKIP_PC_RELATIVE), "pc-relative");
 	CHECK_STR(eh2s_skip_name(EH2S_SKIP_RA_SIGN_PC), "ra-signed-with-pc");
 	CHECK_STR(eh2s_skip_name(EH2S_SKIP_RA_SIGN_STATE), "ra-sign-state");
+	CHECK_STR(eh2s_skip_name(EH2S_SKIP_CIE_PTR_WIDTH), "cie-pointer-width");
 	/* In: an SFrame version or CFI kind it does not know. */
 	ebuf e;
 	build(&e);
