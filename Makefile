@@ -28,25 +28,41 @@ ASAN_FLAGS := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sani
 ASAN_LIB_OBJS := $(LIB_SRCS:%.c=$(ASAN)/%.o)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(ASAN)/unit/%)
 
-.PHONY: all deps check unit e2e demo clean oracle fuzz fuzz-build replay clang-check install bench corpus-check check-distro size-check
+.PHONY: all deps check unit e2e demo clean oracle fuzz fuzz-build replay clang-check install bench corpus-check check-distro size-check abi-check abi-update
 
 PROG ?= eh2sframe
 
-all: $(PROG) $(BUILD)/libeh2sframe.a
+all: $(PROG) $(BUILD)/libeh2sframe.a $(BUILD)/libeh2sframe-internal.a
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
+# The static library is one prelinked object in which only the public
+# API (eh2s_*) stays global: the modules' own names (cfi_*, sfe_*, elfp_*,
+# ...) become local, so they cannot collide with the names of the
+# program that links it (tests/e2e/lib_symbols.sh checks with nm).
+OBJCOPY ?= objcopy
 $(BUILD)/libeh2sframe.a: $(LIB_OBJS)
 	@rm -f $@
-	ar rcs $@ $^
+	@mkdir -p $(BUILD)/prelink
+	$(CC) -r -nostdlib -o $(BUILD)/prelink/libeh2sframe.o $^
+	$(OBJCOPY) --wildcard --keep-global-symbol='eh2s_*' \
+		$(BUILD)/prelink/libeh2sframe.o
+	ar rcs $@ $(BUILD)/prelink/libeh2sframe.o
 
 libeh2sframe.a: $(BUILD)/libeh2sframe.a
 	cp $< $@
 
-$(PROG): $(CLI_OBJS) $(BUILD)/libeh2sframe.a
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $(CLI_OBJS) $(BUILD)/libeh2sframe.a $(LDLIBS)
+# Every object with its names global, for what reaches the internals
+# through src/*/ headers: the command (its hidden developer mode calls
+# src/api/api_dev.h), test and benchmark programs. Not installed.
+$(BUILD)/libeh2sframe-internal.a: $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(PROG): $(CLI_OBJS) $(BUILD)/libeh2sframe-internal.a
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $(CLI_OBJS) $(BUILD)/libeh2sframe-internal.a $(LDLIBS)
 
 # Sanitizer build of the library for unit tests.
 $(ASAN)/%.o: %.c
@@ -155,8 +171,11 @@ clean:
 
 # ---- Public library (include/eh2sframe.h, src/api): shared + static,
 # pkg-config file, install/uninstall.
-LIBVERSION := 0.1.0
-SOVERSION := 0
+# The one version is the header's EH2S_VERSION_*; its MAJOR is the ABI
+# number, the soname's (README, "Embedding the library").
+version_part = $(shell sed -n 's/^\#define EH2S_VERSION_$(1) \([0-9][0-9]*\)$$/\1/p' include/eh2sframe.h)
+SOVERSION := $(call version_part,MAJOR)
+LIBVERSION := $(SOVERSION).$(call version_part,MINOR).$(call version_part,PATCH)
 PIC := $(BUILD)/pic
 PIC_OBJS := $(LIB_SRCS:%.c=$(PIC)/%.o)
 SONAME := libeh2sframe.so.$(SOVERSION)
@@ -208,6 +227,30 @@ uninstall:
 		$(DESTDIR)$(PKGCONFIGDIR)/eh2sframe.pc
 
 .PHONY: uninstall
+
+# ---- ABI baseline: abi/libeh2sframe.abi is abidw's description of the
+# shared library's public interface (types reachable from
+# include/eh2sframe.h). `make check` compares the built library with it
+# (tests/e2e/lib_abi.sh, abidiff); any difference fails. A deliberate
+# change to the interface runs `make abi-update` and commits the new
+# baseline together with the change.
+ABI_BASELINE := abi/libeh2sframe.abi
+ABIDW_FLAGS := --headers-dir include --no-corpus-path --no-comp-dir-path \
+	--no-show-locs --type-id-style hash --drop-undefined-syms \
+	--drop-private-types
+
+abi-check: all
+	@bash tests/e2e/lib_abi.sh
+
+abi-update: all
+	@mkdir -p $(dir $(ABI_BASELINE))
+	abidw $(ABIDW_FLAGS) --out-file $(ABI_BASELINE) $(SOLIB)
+	@echo "$(ABI_BASELINE) updated: commit it with the interface change"
+
+abidw-flags:
+	@echo $(ABIDW_FLAGS)
+
+.PHONY: abidw-flags
 -include $(PIC_OBJS:.o=.d)
 
 -include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(ASAN_LIB_OBJS:.o=.d) $(FUZZ_LIB_OBJS:.o=.d)

@@ -27,7 +27,7 @@ fi
 [ "$full" = 1 ] && synth="$synth 1000000"
 say() { echo "bench: $*" >&2; }
 
-[ -x ./eh2sframe ] && [ -f build/libeh2sframe.a ] || { say "run 'make all' first"; exit 1; }
+[ -x ./eh2sframe ] && [ -f build/libeh2sframe-internal.a ] || { say "run 'make all' first"; exit 1; }
 WFLAGS="-std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes"
 cc=${CC:-gcc}
 # Snapshot the tool: the tree may be rebuilt while the benchmark runs.
@@ -36,7 +36,7 @@ e2s=$work/bin/eh2sframe
 $cc $WFLAGS -o "$work/bin/gen_synth" bench/gen_synth.c -lm
 $cc $WFLAGS -o "$work/bin/rtime" bench/rtime.c
 rt=$work/bin/rtime
-$cc $WFLAGS -Isrc -o "$work/bin/convert_only" bench/convert_only.c build/libeh2sframe.a -lz
+$cc $WFLAGS -Isrc -o "$work/bin/convert_only" bench/convert_only.c build/libeh2sframe-internal.a -lz
 
 dwarfdump=$(command -v llvm-dwarfdump-14 || command -v llvm-dwarfdump || true)
 [ -n "$dwarfdump" ] || say "llvm-dwarfdump not found (Debian package llvm-14): column skipped"

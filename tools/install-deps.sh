@@ -14,6 +14,7 @@ pkgs=(
   qemu-user debootstrap libclang-rt-14-dev file python3 util-linux
   debhelper dpkg-dev rpm pkg-config groff-base man-db fakeroot gdb
   kmod
+  abigail-tools
 )
 # eco_kbuild: Debian's kernel headers (an out-of-tree module is built
 # against them); the arm64 headers are downloaded by the test (apt-get

@@ -15,13 +15,17 @@
  *      specification) and once with libgcc's DWARF unwinder over the
  *      registered .eh_frame - and checks that both give the same caller.
  *
- * Build (x86-64 Linux; the callback needs a frame pointer):
+ * Build (x86-64 Linux; the callback needs a frame pointer), as C or C++:
  *     cc -O2 -fno-omit-frame-pointer jit_sframe.c \
+ *        $(pkg-config --cflags --libs eh2sframe) -o jit_sframe
+ *     c++ -O2 -fno-omit-frame-pointer -x c++ jit_sframe.c -x none \
  *        $(pkg-config --cflags --libs eh2sframe) -o jit_sframe
  * Run: ./jit_sframe [--corrupt]   (--corrupt changes one CFA offset
  * after conversion: the verifier must reject it; exit status 1)
  * Exit status: 0 all checks passed, 1 a check failed, 77 not x86-64. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,8 +38,15 @@
 
 #if defined(__x86_64__) && defined(__linux__)
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* libgcc's registration of an .eh_frame built at run time. */
 extern void __register_frame(void *begin);
 extern void __deregister_frame(void *begin);
+#ifdef __cplusplus
+}
+#endif
 
 /* ---- generated code ---------------------------------------------------
  * gen_fp(cb, arg): push %rbp; mov %rsp,%rbp; sub $32,%rsp; mov %rdi,%rax;
@@ -216,6 +227,17 @@ static int sframe_step(const uint8_t *s, size_t size, uint64_t pc,
 	return -1;
 }
 
+/* The verifier's report of one function that differs. */
+static void on_issue(void *ctx, const eh2s_verify_issue *is)
+{
+	(void)ctx;
+	printf("verify: %s at %#" PRIx64 ": %s\n",
+	       is->kind == EH2S_ISSUE_MISMATCH ? "mismatch"
+	       : is->kind == EH2S_ISSUE_MISSING ? "missing"
+	       : is->kind == EH2S_ISSUE_EXTRA ? "extra" : "other",
+	       is->pc, is->what);
+}
+
 /* ---- the callback: unwind the generated frame both ways ---------------- */
 
 typedef struct {
@@ -231,7 +253,7 @@ typedef struct {
 
 static _Unwind_Reason_Code bt(struct _Unwind_Context *uc, void *arg)
 {
-	ctx_t *c = arg;
+	ctx_t *c = (ctx_t *)arg;
 	uintptr_t ip = (uintptr_t)_Unwind_GetIP(uc);
 	if (c->seen_jit) {
 		c->dwarf_next = ip;
@@ -244,11 +266,11 @@ static _Unwind_Reason_Code bt(struct _Unwind_Context *uc, void *arg)
 
 __attribute__((noinline)) static int callback(void *arg)
 {
-	ctx_t *c = arg;
+	ctx_t *c = (ctx_t *)arg;
 	/* With a frame pointer: [fp] = the caller's FP, [fp+8] = the return
 	 * address into generated code, fp+16 = the caller's SP after the
 	 * call returns. */
-	uintptr_t *fp = __builtin_frame_address(0);
+	uintptr_t *fp = (uintptr_t *)__builtin_frame_address(0);
 	uint64_t pc = fp[1], sp = (uintptr_t)(fp + 2), cfp = fp[0];
 	step st;
 
@@ -285,12 +307,13 @@ int main(int argc, char **argv)
 	 * .sframe (DW_EH_PE_pcrel|sdata4 pointers need the CFI within 2 GiB
 	 * of the code, as in any JIT code cache). */
 	size_t page = 4096;
-	uint8_t *code = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
-			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (code == MAP_FAILED) {
+	void *map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED) {
 		perror("jit_sframe");
 		return 1;
 	}
+	uint8_t *code = (uint8_t *)map;
 	uint8_t *eh = code + page;
 	memcpy(code + FP_OFF, code_fp, sizeof code_fp);
 	memcpy(code + SP_OFF, code_sp, sizeof code_sp);
@@ -308,15 +331,16 @@ int main(int argc, char **argv)
 	/* 1. .eh_frame -> .sframe. The size does not depend on the address,
 	 * so convert once to learn it, allocate, convert for the real place. */
 	eh2s_cfi_input in;
-	memset(&in, 0, sizeof in);
+	eh2s_cfi_input_init(&in);          /* every struct: _init first */
 	in.machine = 62;                   /* EM_X86_64 */
 	in.kind = EH2S_CFI_EH_FRAME;
 	in.data = eh;
-	in.size = b.n;
+	in.data_size = b.n;
 	in.addr = (uintptr_t)eh;
 	eh2s_section_opts o;
 	eh2s_section_opts_init(&o);
 	eh2s_summary sum;
+	eh2s_summary_init(&sum);
 	eh2s_error err;
 	void *tmp = NULL;
 	size_t n = 0;
@@ -342,9 +366,14 @@ int main(int argc, char **argv)
 		sframe[n - 1] = 16; /* gen_sp's last row: CFA = rsp+16, not +8 */
 
 	/* 2. The verifier: every row of both functions. */
+	eh2s_verify_section_opts vo;
+	eh2s_verify_section_opts_init(&vo);
+	vo.on_issue = on_issue;
+	vo.report_missing = 1;
 	eh2s_verify_result vr;
+	eh2s_verify_result_init(&vr);
 	eh2s_status st = eh2s_verify_section(&in, sframe, n, (uintptr_t)sframe,
-					     NULL, NULL, 0, &vr, &err);
+					     &vo, &vr, &err);
 	printf("verify: functions=%zu match=%zu mismatch=%zu missing=%zu\n",
 	       vr.functions, vr.match, vr.mismatch, vr.missing);
 	if (st != EH2S_OK || vr.match != 2) {
@@ -367,7 +396,7 @@ int main(int argc, char **argv)
 		c.failed = 1;
 	}
 	__deregister_frame(eh);
-	munmap(code, 2 * page);
+	munmap(map, 2 * page);
 	printf("%s\n", c.failed ? "FAILED" : "all checks passed");
 	return c.failed ? 1 : 0;
 }

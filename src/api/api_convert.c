@@ -9,12 +9,18 @@
 #include "../convert/convert.h"
 #include "api_int.h"
 
-/* The public reason numbers are the encoder's; these never move (its
- * list is append-only). */
-_Static_assert((int)EH2S_SKIP_BAD_CFI == (int)SFE_SKIP_BAD_CFI, "skip ids");
-_Static_assert((int)EH2S_SKIP_DUPLICATE == (int)SFE_SKIP_DUPLICATE, "skip ids");
-_Static_assert((int)EH2S_SKIP_PLT_SHAPE == (int)SFE_SKIP_PLT_SHAPE, "skip ids");
-_Static_assert(SFE_SKIP_COUNT_ <= 32, "eh2s_summary.skipped too small");
+/* The public reasons are the converter's, every one of them, with the
+ * same numbers and in the same order (src/sframe/sfe.h, SFE_SKIPS): a
+ * reason added there without its EH2S_SKIP_ name stops the build. */
+#define API_SAME_SKIP(name, text)                                        \
+	_Static_assert((int)EH2S_SKIP_##name == (int)SFE_SKIP_##name,    \
+		       "EH2S_SKIP_" #name " is SFE_SKIP_" #name);
+SFE_SKIPS(API_SAME_SKIP)
+#undef API_SAME_SKIP
+_Static_assert((int)EH2S_SKIP_COUNT == (int)SFE_SKIP_COUNT_,
+	       "include/eh2sframe.h lists every reason of SFE_SKIPS");
+_Static_assert((int)EH2S_SKIP_NO_RELOCATION >= (int)SFE_SKIP_COUNT_,
+	       "no-relocation stays apart from the converter's reasons");
 
 const char *eh2s_skip_name(int reason)
 {
@@ -25,10 +31,9 @@ const char *eh2s_skip_name(int reason)
 	return sfe_skip_name((sfe_skip)reason);
 }
 
-void eh2s_convert_opts_init(eh2s_convert_opts *o)
+size_t eh2s_skip_reason_count(void)
 {
-	if (o)
-		memset(o, 0, sizeof *o);
+	return EH2S_SKIP_COUNT;
 }
 
 void api_free_result(eh2s_file *f)
@@ -40,6 +45,7 @@ void api_free_result(eh2s_file *f)
 	f->nfns = 0;
 	f->have_result = false;
 	memset(&f->sum, 0, sizeof f->sum);
+	memset(f->by_reason, 0, sizeof f->by_reason);
 }
 
 /* The per-FDE outcomes elfp_convert reported (res->fns, every FDE),
@@ -52,8 +58,9 @@ static e2s_err take_functions(elfp_result *res, eh2s_function **out,
 		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
 	for (size_t i = 0; i < res->nfns; i++) {
 		elfp_fn *r = &res->fns[i];
+		fns[i].size = sizeof fns[i];
 		fns[i].pc = r->pc;
-		fns[i].size = r->size;
+		fns[i].pc_range = r->size;
 		fns[i].shndx = r->shndx;
 		fns[i].reason = r->unrelocated ? EH2S_SKIP_NO_RELOCATION : r->reason;
 		fns[i].name = r->name;
@@ -97,8 +104,8 @@ static e2s_err run_convert(const eh2s_file *f, const elfp_opts *eo,
 eh2s_status eh2s_convert(eh2s_file *f, const eh2s_convert_opts *opts,
 			 eh2s_error *err)
 {
-	eh2s_convert_opts defaults;
-	const eh2s_convert_opts *o = opts;
+	eh2s_convert_opts oc;
+	const eh2s_convert_opts *o = &oc;
 	eh2s_function *fns = NULL;
 	size_t nfns = 0;
 	elfp_result res;
@@ -110,14 +117,9 @@ eh2s_status eh2s_convert(eh2s_file *f, const eh2s_convert_opts *opts,
 	memset(&res, 0, sizeof res);
 	if (!f)
 		return api_usage(err, EH2S_E_USAGE, "NULL handle");
-	if (!o) {
-		eh2s_convert_opts_init(&defaults);
-		o = &defaults;
-	}
-	if (o->sframe_version != 0 && o->sframe_version != 2 &&
-	    o->sframe_version != 3)
-		return api_usage(err, EH2S_E_USAGE,
-				 "SFrame version must be 2 or 3");
+	eh2s_status st = api_convert_opts(opts, &oc, err);
+	if (st != EH2S_OK)
+		return st;
 	if (f->had_sframe && !o->force)
 		return api_usage(err, EH2S_E_EXISTS,
 				 "file already has an .sframe section "
@@ -148,13 +150,7 @@ eh2s_status eh2s_convert(eh2s_file *f, const eh2s_convert_opts *opts,
 	f->fns = fns;
 	f->nfns = nfns;
 	f->have_result = true;
-	f->sum.functions = res.nfdes;
-	f->sum.converted = res.converted;
-	f->sum.unrelocated = res.unrelocated;
-	for (size_t i = 1; i < res.ncounts && i < 32; i++)
-		f->sum.skipped[i] = res.counts[i];
-	f->sum.sframe_bytes = res.sframe_size;
-	f->sum.sframe_sections = res.nsections;
+	api_summary_of(&res, &f->sum, f->by_reason, EH2S_SKIP_COUNT);
 	elfp_result_free(&res);
 	if (o->on_function)
 		for (size_t i = 0; i < nfns; i++)
@@ -177,20 +173,70 @@ eh2s_status eh2s_get_summary(const eh2s_file *f, eh2s_summary *out,
 {
 	if (!f || !out)
 		return api_usage(err, EH2S_E_USAGE, "NULL argument");
+	eh2s_status st = api_struct_check(out, API_SUMMARY_V1, "eh2s_summary",
+					  err);
+	if (st != EH2S_OK)
+		return st;
 	if (!f->have_result)
 		return api_usage(err, EH2S_E_USAGE, "no conversion yet");
-	*out = f->sum;
+	api_summary_out(out, &f->sum, f->by_reason, EH2S_SKIP_COUNT);
 	return api_ok(err);
 }
 
-eh2s_status eh2s_get_functions(const eh2s_file *f, const eh2s_function **fns,
-			       size_t *n, eh2s_error *err)
+size_t eh2s_function_count(const eh2s_file *f)
 {
-	if (!f || !fns || !n)
-		return api_usage(err, EH2S_E_USAGE, "NULL argument");
-	if (!f->have_result)
-		return api_usage(err, EH2S_E_USAGE, "no conversion yet");
-	*fns = f->fns;
-	*n = f->nfns;
-	return api_ok(err);
+	return f && f->have_result ? f->nfns : 0;
+}
+
+const eh2s_function *eh2s_function_at(const eh2s_file *f, size_t i)
+{
+	return f && f->have_result && i < f->nfns ? &f->fns[i] : NULL;
+}
+
+/* ---- Shared by the converting calls ------------------------------------ */
+
+eh2s_status api_convert_opts(const eh2s_convert_opts *o,
+			     eh2s_convert_opts *ours, eh2s_error *err)
+{
+	eh2s_status st = api_struct_in(o, API_END(eh2s_convert_opts, cb_ctx),
+				       ours, sizeof *ours, "eh2s_convert_opts",
+				       err);
+	if (st != EH2S_OK)
+		return st;
+	return api_sframe_version(ours->sframe_version, err);
+}
+
+eh2s_status api_sframe_version(int version, eh2s_error *err)
+{
+	if (version != 0 && version != 2 && version != 3)
+		return api_usage(err, EH2S_E_UNSUPPORTED,
+				 "SFrame version must be 2 or 3");
+	return EH2S_OK;
+}
+
+void api_summary_of(const elfp_result *r, eh2s_summary *sum,
+		    size_t *by_reason, size_t len)
+{
+	memset(sum, 0, sizeof *sum);
+	sum->size = sizeof *sum;
+	sum->functions = r->nfdes;
+	sum->converted = r->converted;
+	sum->unrelocated = r->unrelocated;
+	for (size_t i = 1; i < r->ncounts; i++)
+		sum->skipped_total += r->counts[i];
+	sum->sframe_bytes = r->sframe_size;
+	sum->sframe_sections = r->nsections;
+	api_by_reason(by_reason, len, r->counts, r->ncounts);
+	if (by_reason && len)
+		by_reason[0] = r->converted;
+}
+
+void api_summary_out(eh2s_summary *out, const eh2s_summary *ours,
+		     const size_t *counts, size_t n)
+{
+	api_by_reason(out->by_reason, out->by_reason_len, counts, n);
+	eh2s_summary tmp = *ours;
+	tmp.by_reason = out->by_reason;
+	tmp.by_reason_len = out->by_reason_len;
+	api_struct_out(out, &tmp, sizeof tmp);
 }

@@ -14,9 +14,19 @@
 #include "../common/mem.h"
 #include "api_int.h"
 
+#define API_STR_(x) #x
+#define API_STR(x) API_STR_(x)
+
+/* The one version: the header's. */
 const char *eh2s_version(void)
 {
-	return "0.1.0";
+	return API_STR(EH2S_VERSION_MAJOR) "." API_STR(EH2S_VERSION_MINOR)
+		"." API_STR(EH2S_VERSION_PATCH);
+}
+
+void eh2s_free(void *p)
+{
+	free(p);
 }
 
 static const char *const status_text[] = {
@@ -111,24 +121,106 @@ eh2s_status api_ok(eh2s_error *err)
 	return EH2S_OK;
 }
 
-eh2s_status api_verified(const vf_counts *n, eh2s_verify_result *out,
-			 eh2s_error *err)
+/* ---- Size-prefixed structs --------------------------------------------- */
+
+static eh2s_status struct_size_ok(size_t size, size_t min, const char *what,
+				  eh2s_error *err)
 {
-	if (out) {
-		out->functions = n->functions;
-		out->match = n->match;
-		out->mismatch = n->mismatch;
-		out->missing = n->missing;
-		out->skipped = n->skipped;
-		out->extra = n->extra;
-		out->points = n->points;
+	char msg[160];
+	if (size >= min)
+		return EH2S_OK;
+	snprintf(msg, sizeof msg,
+		 "%s.size is %zu, not the struct's size (call %s_init)", what,
+		 size, what);
+	return api_usage(err, EH2S_E_USAGE, msg);
+}
+
+eh2s_status api_struct_in(const void *p, size_t min, void *ours,
+			  size_t ours_size, const char *what, eh2s_error *err)
+{
+	size_t size;
+	memset(ours, 0, ours_size);
+	memcpy(ours, &ours_size, sizeof ours_size);
+	if (!p)
+		return EH2S_OK; /* the defaults */
+	memcpy(&size, p, sizeof size);
+	eh2s_status st = struct_size_ok(size, min, what, err);
+	if (st != EH2S_OK)
+		return st;
+	/* A newer caller's fields we do not know: fine while they hold
+	 * their default (0), refused otherwise. */
+	for (size_t i = ours_size; i < size; i++) {
+		if (((const unsigned char *)p)[i] != 0) {
+			char msg[160];
+			snprintf(msg, sizeof msg,
+				 "%s: a field this library (eh2sframe %s) "
+				 "does not know is set", what, eh2s_version());
+			return api_usage(err, EH2S_E_UNSUPPORTED, msg);
+		}
 	}
+	memcpy((unsigned char *)ours + sizeof size,
+	       (const unsigned char *)p + sizeof size,
+	       (size < ours_size ? size : ours_size) - sizeof size);
+	return EH2S_OK;
+}
+
+eh2s_status api_struct_check(const void *p, size_t min, const char *what,
+			     eh2s_error *err)
+{
+	size_t size;
+	memcpy(&size, p, sizeof size);
+	return struct_size_ok(size, min, what, err);
+}
+
+void api_struct_out(void *p, const void *ours, size_t ours_size)
+{
+	size_t size;
+	memcpy(&size, p, sizeof size);
+	if (size > ours_size)
+		size = ours_size;
+	if (size > sizeof size)
+		memcpy((unsigned char *)p + sizeof size,
+		       (const unsigned char *)ours + sizeof size,
+		       size - sizeof size);
+}
+
+void api_by_reason(size_t *by_reason, size_t len, const size_t *counts,
+		   size_t n)
+{
+	for (size_t r = 0; by_reason && r < len; r++)
+		by_reason[r] = r < n ? counts[r] : 0;
+}
+
+eh2s_status api_verified(const vf_counts *n, eh2s_error *err)
+{
 	if (!n->mismatch && !n->extra)
 		return api_ok(err);
 	char msg[128];
 	snprintf(msg, sizeof msg, "%zu mismatching and %zu extra functions",
 		 n->mismatch, n->extra);
 	return api_usage(err, EH2S_E_VERIFY, msg);
+}
+
+void api_verify_out(eh2s_verify_result *out, const vf_counts *n,
+		    size_t bad_relocs, const char *failed_path)
+{
+	eh2s_verify_result r;
+	if (!out)
+		return;
+	memset(&r, 0, sizeof r);
+	r.size = sizeof r;
+	if (n) {
+		r.functions = n->functions;
+		r.match = n->match;
+		r.mismatch = n->mismatch;
+		r.missing = n->missing;
+		r.skipped = n->skipped;
+		r.extra = n->extra;
+		r.points = n->points;
+	}
+	r.bad_relocs = bad_relocs;
+	r.failed_path = failed_path;
+	api_struct_out(out, &r, sizeof r);
 }
 
 /* ---- Files ----------------------------------------------------------- */

@@ -177,13 +177,18 @@ static size_t debuglink(const elfr_file *e)
 	return 0;
 }
 
-eh2s_status eh2s_debug_refs_read(const char *path, eh2s_debug_refs *out,
+eh2s_status eh2s_debug_refs_read(const char *path, eh2s_debug_refs *caller,
 				 eh2s_error *err)
 {
 	elfr_file *e = NULL;
 	e2s_diag d = {0};
-	if (!path || !out)
+	eh2s_debug_refs refs, *out = &refs;
+	eh2s_status st;
+	if (!path || !caller)
 		return api_usage(err, EH2S_E_USAGE, "NULL argument");
+	if ((st = api_struct_check(caller, API_END(eh2s_debug_refs, linked),
+				   "eh2s_debug_refs", err)) != EH2S_OK)
+		return st;
 	memset(out, 0, sizeof *out);
 	if (dbg_open(path, 0, &e, &d))
 		return api_fail(err, &d);
@@ -197,6 +202,7 @@ eh2s_status eh2s_debug_refs_read(const char *path, eh2s_debug_refs *out,
 		snprintf(out->debuglink, sizeof out->debuglink, "%s",
 			 (const char *)e->img + e->sh[l].offset);
 	elfr_close(e);
+	api_struct_out(caller, out, sizeof *out);
 	return api_ok(err);
 }
 
@@ -571,9 +577,10 @@ static e2s_err fix_crc(const char *file, const elfr_file *c,
 }
 
 eh2s_status eh2s_update_debug_file(const char *file, const char *debug,
-				   eh2s_debug_result *res, eh2s_error *err)
+				   eh2s_debug_result *caller, eh2s_error *err)
 {
-	eh2s_debug_result local;
+	eh2s_debug_result local, *res = &local;
+	eh2s_status st;
 	elfr_file *c = NULL, *g = NULL;
 	dbg_plan p;
 	e2s_diag d = {0};
@@ -583,8 +590,10 @@ eh2s_status eh2s_update_debug_file(const char *file, const char *debug,
 
 	if (!file || !debug)
 		return api_usage(err, EH2S_E_USAGE, "NULL argument");
-	if (!res)
-		res = &local;
+	if (caller && (st = api_struct_check(
+			       caller, API_END(eh2s_debug_result, crc_updated),
+			       "eh2s_debug_result", err)) != EH2S_OK)
+		return st;
 	memset(res, 0, sizeof *res);
 	memset(&p, 0, sizeof p);
 	/* A link is followed: the file it names is the debug file. */
@@ -633,6 +642,8 @@ eh2s_status eh2s_update_debug_file(const char *file, const char *debug,
 	free(p.added);
 	elfr_close(c);
 	elfr_close(g);
+	if (caller)
+		api_struct_out(caller, res, sizeof *res);
 	/* A mismatch is said as it is, without "invalid argument". */
 	if (e == E2S_ERR_USAGE)
 		return api_usage(err, EH2S_E_USAGE, d.detail);

@@ -46,6 +46,9 @@ eh2s_status eh2s_verify(const eh2s_file *f, eh2s_verify_result *out,
 
 	if (!f)
 		return api_usage(err, EH2S_E_USAGE, "NULL handle");
+	if (out && (st = api_struct_check(out, API_VERIFY_RESULT_V1,
+					  "eh2s_verify_result", err)) != EH2S_OK)
+		return st;
 	if (!f->nsecs)
 		return api_usage(err, EH2S_E_USAGE,
 				 "no .sframe section to verify");
@@ -63,7 +66,8 @@ eh2s_status eh2s_verify(const eh2s_file *f, eh2s_verify_result *out,
 		st = api_fail(err, &d);
 		goto out;
 	}
-	st = api_verified(&n, out, err);
+	api_verify_out(out, &n, 0, NULL);
+	st = api_verified(&n, err);
 out:
 	if (cf)
 		cfi_file_close(cf);
@@ -97,7 +101,7 @@ static e2s_err section_sizes(const uint8_t *img, size_t size, eh2s_stats *o,
 
 /* What a default conversion would do. No CFI is not an error here. */
 static e2s_err dry_run(const eh2s_file *f, const uint8_t *img, size_t size,
-		       eh2s_stats *o, e2s_diag *d)
+		       eh2s_stats *o, size_t *by_reason, e2s_diag *d)
 {
 	cfi_load_opts lo = {.prefer_debug_frame = f->debug_frame};
 	cfi_file *cf = NULL;
@@ -123,11 +127,14 @@ static e2s_err dry_run(const eh2s_file *f, const uint8_t *img, size_t size,
 	for (size_t i = 0; i < t->nfdes; i++) {
 		uint8_t why = i < set.nfdes ? set.fde_skip[i] : SFE_SKIP_BAD_CFI;
 		o->code_bytes += t->fdes[i].pc_range;
-		if (why != SFE_SKIP_NONE)
-			o->skipped[why < 32 ? why : 0]++;
-		else if (unrel[i])
+		if (why != SFE_SKIP_NONE) {
+			o->skipped_total++;
+			if (why < EH2S_SKIP_COUNT)
+				by_reason[why]++;
+		} else if (unrel[i])
 			o->unrelocated++;
 		else {
+			by_reason[SFE_SKIP_NONE]++;
 			o->converted++;
 			o->code_bytes_converted += t->fdes[i].pc_range;
 		}
@@ -148,23 +155,36 @@ eh2s_status eh2s_get_stats(const eh2s_file *f, eh2s_stats *out,
 	e2s_diag d = {0};
 	size_t size;
 	const uint8_t *img;
+	eh2s_stats o;
+	size_t by_reason[EH2S_SKIP_COUNT] = {0};
 
 	if (!f || !out)
 		return api_usage(err, EH2S_E_USAGE, "NULL argument");
-	memset(out, 0, sizeof *out);
+	eh2s_status st = api_struct_check(
+		out, API_END(eh2s_stats, code_bytes_converted), "eh2s_stats",
+		err);
+	if (st != EH2S_OK)
+		return st;
+	memset(&o, 0, sizeof o);
 	img = api_cur(f, &size);
-	if (section_sizes(img, size, out, &d) || dry_run(f, img, size, out, &d))
+	if (section_sizes(img, size, &o, &d) ||
+	    dry_run(f, img, size, &o, by_reason, &d))
 		return api_fail(err, &d);
 	for (size_t i = 0; i < f->nsecs; i++)
-		out->sframe_size += f->secs[i].size;
+		o.sframe_size += f->secs[i].size;
 	if (f->nsecs) {
 		sfr_section s;
 		if (api_decode(f, &s, &d))
 			return api_fail(err, &d);
-		out->sframe_fdes = s.nfdes;
-		out->sframe_fres = s.nfres;
-		out->sframe_version = s.nblocks ? s.blocks[0].version : 0;
+		o.sframe_fdes = s.nfdes;
+		o.sframe_fres = s.nfres;
+		o.sframe_version = s.nblocks ? s.blocks[0].version : 0;
 		sfr_free(&s);
 	}
+	o.by_reason = out->by_reason;
+	o.by_reason_len = out->by_reason_len;
+	api_by_reason(out->by_reason, out->by_reason_len, by_reason,
+		      EH2S_SKIP_COUNT);
+	api_struct_out(out, &o, sizeof o);
 	return api_ok(err);
 }

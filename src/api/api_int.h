@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "../common/err.h"
+#include "../convert/convert.h"
 #include "../elf/sfr_file.h"
 #include "../verify/vf.h"
 #include "eh2sframe.h"
@@ -31,7 +32,8 @@ struct eh2s_file {
 	api_sec *secs;        /* .sframe sections of the current image */
 	size_t nsecs;
 	bool have_result;     /* summary and functions are valid */
-	eh2s_summary sum;
+	eh2s_summary sum;     /* totals (by_reason NULL) */
+	size_t by_reason[EH2S_SKIP_COUNT]; /* [0] = converted */
 	eh2s_function *fns;
 	size_t nfns;
 };
@@ -49,10 +51,60 @@ eh2s_status api_fail(eh2s_error *err, const e2s_diag *d);
 eh2s_status api_usage(eh2s_error *err, eh2s_status code, const char *msg);
 eh2s_status api_ok(eh2s_error *err);
 eh2s_status api_status(e2s_err e);
-/* A verification's outcome: its counts into out (when not NULL), and
- * EH2S_E_VERIFY when a function mismatches or is extra. */
-eh2s_status api_verified(const vf_counts *n, eh2s_verify_result *out,
-			 eh2s_error *err);
+/* A verification's outcome: EH2S_E_VERIFY when a function mismatches
+ * or is extra (with a message), else OK. */
+eh2s_status api_verified(const vf_counts *n, eh2s_error *err);
+
+/* ---- Size-prefixed structs (include/eh2sframe.h, "Keeping the ABI") --
+ * API_END(T, last): the size of the first release's T, whose last field
+ * was `last`; a caller's size below it is a struct never initialised.
+ * Fields appended later leave these as they are. */
+#define API_END(type, member) \
+	(offsetof(type, member) + sizeof(((type *)0)->member))
+
+/* The caller's struct *p (its first member its size) copied into *ours
+ * (ours_size bytes, cleared first, its size set to ours; fields the
+ * caller's header lacks stay 0; p NULL: the defaults): USAGE when its
+ * size is below min, UNSUPPORTED when it is larger than ours and a byte
+ * beyond ours is not zero. what names the type in the message. */
+eh2s_status api_struct_in(const void *p, size_t min, void *ours,
+			  size_t ours_size, const char *what, eh2s_error *err);
+/* An output struct's size checked (USAGE as above) before the call
+ * fills it. */
+eh2s_status api_struct_check(const void *p, size_t min, const char *what,
+			     eh2s_error *err);
+/* *ours (ours_size bytes, its size member ignored) copied to the
+ * caller's *p, as many bytes as its size says; p->size is kept. */
+void api_struct_out(void *p, const void *ours, size_t ours_size);
+
+/* Per-reason counts (counts[0..n), index sfe_skip) into the caller's
+ * by_reason array of len entries (either may be NULL/0). */
+void api_by_reason(size_t *by_reason, size_t len, const size_t *counts,
+		   size_t n);
+
+/* The first release's sizes of the structs more than one file checks. */
+#define API_SUMMARY_V1 API_END(eh2s_summary, sframe_sections)
+#define API_VERIFY_RESULT_V1 API_END(eh2s_verify_result, failed_path)
+
+/* The caller's conversion options (NULL: defaults) checked and copied
+ * into *ours (sizeof ours; its SFrame version checked too). */
+eh2s_status api_convert_opts(const eh2s_convert_opts *o,
+			     eh2s_convert_opts *ours, eh2s_error *err);
+/* 0, 2 or 3; else UNSUPPORTED. */
+eh2s_status api_sframe_version(int version, eh2s_error *err);
+/* A file conversion's totals (by_reason[0..len) gets the per-reason
+ * counts, [0] = converted; may be NULL). */
+void api_summary_of(const elfp_result *r, eh2s_summary *sum,
+		    size_t *by_reason, size_t len);
+/* *ours and the per-reason counts[0..n) to the caller's summary (its
+ * size already checked): counts into its by_reason array, the rest up
+ * to its size. */
+void api_summary_out(eh2s_summary *out, const eh2s_summary *ours,
+		     const size_t *counts, size_t n);
+/* A verification's outcome into the caller's *out (NULL, or its size
+ * checked), with failed_path. */
+void api_verify_out(eh2s_verify_result *out, const vf_counts *n,
+		    size_t bad_relocs, const char *failed_path);
 
 /* Whole-file I/O. */
 e2s_err api_read_file(const char *path, uint8_t **data, size_t *size,

@@ -14,12 +14,6 @@
 #include "../sframe/sframe_fmt.h"
 #include "api_int.h"
 
-void eh2s_section_opts_init(eh2s_section_opts *o)
-{
-	if (o)
-		memset(o, 0, sizeof *o);
-}
-
 /* Adapts the public read_mem callback to the parser's. */
 static bool read_mem_adapter(void *ctx, uint64_t addr, unsigned size,
 			     uint64_t *out)
@@ -28,15 +22,24 @@ static bool read_mem_adapter(void *ctx, uint64_t addr, unsigned size,
 	return in->read_mem(in->read_mem_ctx, addr, size, out) == 0;
 }
 
-/* Check the description of the input and turn it into the parser's
- * cfi_section; *abi gets the ABI. USAGE / UNSUPPORTED with err filled. */
-static eh2s_status describe(const eh2s_cfi_input *in, cfi_section *sec,
-			    cfi_abi *abi, eh2s_error *err)
+/* Check the caller's description of the input, copy it to *in (the
+ * read_mem adapter's context: it must outlive the call) and turn it
+ * into the parser's cfi_section; *abi gets the ABI. USAGE / UNSUPPORTED
+ * with err filled. */
+static eh2s_status describe(const eh2s_cfi_input *caller, eh2s_cfi_input *in,
+			    cfi_section *sec, cfi_abi *abi, eh2s_error *err)
 {
-	if (!in || (!in->data && in->size))
+	if (!caller)
+		return api_usage(err, EH2S_E_USAGE, "NULL CFI section");
+	eh2s_status st = api_struct_in(caller,
+				       API_END(eh2s_cfi_input, read_mem_ctx),
+				       in, sizeof *in, "eh2s_cfi_input", err);
+	if (st != EH2S_OK)
+		return st;
+	if (!in->data && in->data_size)
 		return api_usage(err, EH2S_E_USAGE, "NULL CFI section");
 	if (in->kind != EH2S_CFI_EH_FRAME && in->kind != EH2S_CFI_DEBUG_FRAME)
-		return api_usage(err, EH2S_E_USAGE,
+		return api_usage(err, EH2S_E_UNSUPPORTED,
 				 "CFI kind must be EH2S_CFI_EH_FRAME or "
 				 "EH2S_CFI_DEBUG_FRAME");
 	*abi = cfi_abi_from_machine(in->machine);
@@ -53,13 +56,13 @@ static eh2s_status describe(const eh2s_cfi_input *in, cfi_section *sec,
 				 *abi == CFI_ABI_AMD64
 					 ? "x86-64 is little-endian only"
 					 : "s390x is big-endian only");
-	if (in->size == 0)
+	if (in->data_size == 0)
 		return api_usage(err, EH2S_E_NO_CFI, "empty CFI section");
 	memset(sec, 0, sizeof *sec);
 	sec->kind = in->kind == EH2S_CFI_DEBUG_FRAME ? CFI_SEC_DEBUG_FRAME
 						     : CFI_SEC_EH_FRAME;
 	sec->data = in->data;
-	sec->size = in->size;
+	sec->size = in->data_size;
 	sec->big_endian = in->big_endian != 0;
 	sec->addr_size = 8;
 	sec->vaddr = in->addr;
@@ -72,14 +75,17 @@ static eh2s_status describe(const eh2s_cfi_input *in, cfi_section *sec,
 	return EH2S_OK;
 }
 
-eh2s_status eh2s_convert_section(const eh2s_cfi_input *in,
+eh2s_status eh2s_convert_section(const eh2s_cfi_input *cfi,
 				 uint64_t sframe_addr,
 				 const eh2s_section_opts *opts, void **sframe,
 				 size_t *sframe_size, eh2s_summary *sum,
 				 eh2s_error *err)
 {
-	eh2s_section_opts defaults;
-	const eh2s_section_opts *o = opts;
+	eh2s_section_opts oc;
+	const eh2s_section_opts *o = &oc;
+	eh2s_cfi_input in;
+	eh2s_summary total;
+	size_t by_reason[EH2S_SKIP_COUNT] = {0};
 	cfi_section sec;
 	cfi_abi abi;
 	cfi_table t;
@@ -95,19 +101,20 @@ eh2s_status eh2s_convert_section(const eh2s_cfi_input *in,
 		return api_usage(err, EH2S_E_USAGE, "NULL argument");
 	*sframe = NULL;
 	*sframe_size = 0;
-	if (sum)
-		memset(sum, 0, sizeof *sum);
-	if (!o) {
-		eh2s_section_opts_init(&defaults);
-		o = &defaults;
-	}
-	if (o->sframe_version != 0 && o->sframe_version != 2 &&
-	    o->sframe_version != 3)
-		return api_usage(err, EH2S_E_USAGE,
-				 "SFrame version must be 2 or 3");
-	st = describe(in, &sec, &abi, err);
+	st = api_struct_in(opts, API_END(eh2s_section_opts, cb_ctx), &oc,
+			   sizeof oc, "eh2s_section_opts", err);
 	if (st != EH2S_OK)
 		return st;
+	if (sum && (st = api_struct_check(sum, API_SUMMARY_V1, "eh2s_summary",
+					  err)) != EH2S_OK)
+		return st;
+	if ((st = api_sframe_version(o->sframe_version, err)) != EH2S_OK)
+		return st;
+	st = describe(cfi, &in, &sec, &abi, err);
+	if (st != EH2S_OK)
+		return st;
+	memset(&total, 0, sizeof total);
+	total.size = sizeof total;
 
 	memset(&t, 0, sizeof t);
 	memset(&set, 0, sizeof set);
@@ -128,11 +135,12 @@ eh2s_status eh2s_convert_section(const eh2s_cfi_input *in,
 	memset(&eo, 0, sizeof eo);
 	eo.section_vaddr = sframe_addr;
 	eo.share_fres = o->share_fres != 0;
-	if (sum) {
-		sum->functions = t.nfdes;
-		sum->converted = set.counts[SFE_SKIP_NONE];
-		for (int k = 1; k < SFE_SKIP_COUNT_ && k < 32; k++)
-			sum->skipped[k] = set.counts[k];
+	total.functions = t.nfdes;
+	total.converted = set.counts[SFE_SKIP_NONE];
+	for (int k = 0; k < SFE_SKIP_COUNT_; k++) {
+		by_reason[k] = set.counts[k];
+		if (k != SFE_SKIP_NONE)
+			total.skipped_total += set.counts[k];
 	}
 	if (o->on_function) {
 		for (size_t i = 0; i < t.nfdes; i++) {
@@ -140,8 +148,9 @@ eh2s_status eh2s_convert_section(const eh2s_cfi_input *in,
 						   : SFE_SKIP_BAD_CFI;
 			if (reason == SFE_SKIP_NONE && !o->report_all)
 				continue;
-			eh2s_function fn = {.pc = t.fdes[i].pc_begin,
-					    .size = t.fdes[i].pc_range,
+			eh2s_function fn = {.size = sizeof fn,
+					    .pc = t.fdes[i].pc_begin,
+					    .pc_range = t.fdes[i].pc_range,
 					    .reason = reason};
 			o->on_function(o->cb_ctx, &fn);
 		}
@@ -153,15 +162,16 @@ eh2s_status eh2s_convert_section(const eh2s_cfi_input *in,
 		e = e2s_fail(&d, E2S_ERR_NOMEM, NULL, 0, NULL);
 		goto out;
 	}
-	if (sum) {
-		sum->sframe_bytes = w.len;
-		sum->sframe_sections = 1;
-	}
+	total.sframe_bytes = w.len;
+	total.sframe_sections = 1;
 	/* The writer's buffer becomes the caller's (eh2s_free). */
 	*sframe = w.data;
 	*sframe_size = w.len;
 	w.data = NULL;
 out:
+	/* The totals also when nothing was convertible. */
+	if (sum)
+		api_summary_out(sum, &total, by_reason, EH2S_SKIP_COUNT);
 	bw_free(&w);
 	sfe_set_free(&set);
 	cfi_table_free(&t);
@@ -171,26 +181,22 @@ out:
 
 /* ---- Verification ----------------------------------------------------- */
 
-struct issue_fwd {
-	eh2s_verify_cb cb;
-	void *ctx;
-	int report_missing;
-};
-
 static void forward_issue(void *ctx, const vf_issue *is)
 {
-	const struct issue_fwd *fw = ctx;
-	if (is->kind == VF_SKIPPED ||
-	    (is->kind == VF_MISSING && !fw->report_missing))
+	const eh2s_verify_section_opts *o = ctx;
+	if ((is->kind == VF_SKIPPED && !o->report_skipped) ||
+	    (is->kind == VF_MISSING && !o->report_missing))
 		return;
 	eh2s_verify_issue pub = {
+		.size = sizeof pub,
 		.kind = is->kind == VF_EXTRA	 ? EH2S_ISSUE_EXTRA
 			: is->kind == VF_MISSING ? EH2S_ISSUE_MISSING
+			: is->kind == VF_SKIPPED ? EH2S_ISSUE_SKIPPED
 						 : EH2S_ISSUE_MISMATCH,
 		.pc = is->pc,
 		.what = is->what,
 	};
-	fw->cb(fw->ctx, &pub);
+	o->on_issue(o->cb_ctx, &pub);
 }
 
 /* The single call into the verifier (src/verify) for in-memory
@@ -228,36 +234,45 @@ static e2s_err verify_rows(const cfi_section *sec, const cfi_table *t,
 	return e;
 }
 
-eh2s_status eh2s_verify_section(const eh2s_cfi_input *in,
-				const void *sframe, size_t size,
-				uint64_t sframe_addr, eh2s_verify_cb on_issue,
-				void *cb_ctx, int report_missing,
+eh2s_status eh2s_verify_section(const eh2s_cfi_input *cfi,
+				const void *sframe, size_t sframe_size,
+				uint64_t sframe_addr,
+				const eh2s_verify_section_opts *opts,
 				eh2s_verify_result *out, eh2s_error *err)
 {
+	eh2s_verify_section_opts o;
+	eh2s_cfi_input in;
 	cfi_section sec;
 	cfi_abi abi;
 	cfi_table t;
 	vf_counts n;
-	struct issue_fwd fw = {on_issue, cb_ctx, report_missing};
 	e2s_diag d = {0};
 	eh2s_status st;
 
-	if (!sframe && size)
+	if (!sframe && sframe_size)
 		return api_usage(err, EH2S_E_USAGE, "NULL .sframe bytes");
-	if (out)
-		memset(out, 0, sizeof *out);
-	st = describe(in, &sec, &abi, err);
+	st = api_struct_in(opts, API_END(eh2s_verify_section_opts,
+					 report_skipped),
+			   &o, sizeof o, "eh2s_verify_section_opts", err);
+	if (st != EH2S_OK)
+		return st;
+	if (out && (st = api_struct_check(out, API_VERIFY_RESULT_V1,
+					  "eh2s_verify_result", err)) != EH2S_OK)
+		return st;
+	api_verify_out(out, NULL, 0, NULL);
+	st = describe(cfi, &in, &sec, &abi, err);
 	if (st != EH2S_OK)
 		return st;
 	memset(&t, 0, sizeof t);
 	memset(&n, 0, sizeof n);
 	if (cfi_parse_records(&sec, abi, &t, &d) ||
-	    verify_rows(&sec, &t, sframe, size, sframe_addr,
-			on_issue ? forward_issue : NULL, &fw, &n, &d)) {
+	    verify_rows(&sec, &t, sframe, sframe_size, sframe_addr,
+			o.on_issue ? forward_issue : NULL, &o, &n, &d)) {
 		st = api_fail(err, &d);
 		goto out;
 	}
-	st = api_verified(&n, out, err);
+	api_verify_out(out, &n, 0, NULL);
+	st = api_verified(&n, err);
 out:
 	cfi_table_free(&t);
 	return st;

@@ -13,11 +13,6 @@
 #include "../verify/vf.h"
 #include "api_int.h"
 
-void eh2s_free(void *p)
-{
-	free(p);
-}
-
 /* ---- --dump-cfi ------------------------------------------------------ */
 
 eh2s_status eh2s_dump_cfi_file(const char *path, int debug_frame, FILE *out,
@@ -79,14 +74,8 @@ eh2s_status eh2s_dump_sframe_file(const char *path, const char *heading,
 
 /* ---- --verify -------------------------------------------------------- */
 
-void eh2s_verify_opts_init(eh2s_verify_opts *o)
-{
-	if (o)
-		memset(o, 0, sizeof *o);
-}
-
 typedef struct {
-	const eh2s_verify_opts *o;
+	const eh2s_verify_opts *o;  /* the library's copy */
 	cfi_file *f;
 	const cfi_table *t;
 } verify_ctx;
@@ -99,6 +88,7 @@ static void verify_issue(void *ctx, const vf_issue *is)
 	    (is->kind == VF_SKIPPED && !c->o->report_skipped))
 		return;
 	memset(&pub, 0, sizeof pub);
+	pub.size = sizeof pub;
 	pub.kind = is->kind == VF_EXTRA ? EH2S_ISSUE_EXTRA
 		   : is->kind == VF_MISSING ? EH2S_ISSUE_MISSING
 		   : is->kind == VF_SKIPPED ? EH2S_ISSUE_SKIPPED
@@ -114,10 +104,10 @@ static void verify_issue(void *ctx, const vf_issue *is)
 }
 
 eh2s_status eh2s_verify_file(const char *path, const eh2s_verify_opts *opts,
-			     eh2s_verify_file_result *out, eh2s_error *err)
+			     eh2s_verify_result *out, eh2s_error *err)
 {
-	eh2s_verify_opts defaults;
-	const eh2s_verify_opts *o = opts;
+	eh2s_verify_opts oc;
+	const eh2s_verify_opts *o = &oc;
 	sfr_elf el;
 	sfr_section s;
 	vf_counts n;
@@ -127,15 +117,15 @@ eh2s_status eh2s_verify_file(const char *path, const eh2s_verify_opts *opts,
 
 	if (!path)
 		return api_usage(err, EH2S_E_USAGE, "NULL argument");
-	if (!o) {
-		eh2s_verify_opts_init(&defaults);
-		o = &defaults;
-	}
+	st = api_struct_in(opts, API_END(eh2s_verify_opts, report_skipped), &oc,
+			   sizeof oc, "eh2s_verify_opts", err);
+	if (st != EH2S_OK)
+		return st;
+	if (out && (st = api_struct_check(out, API_VERIFY_RESULT_V1,
+					  "eh2s_verify_result", err)) != EH2S_OK)
+		return st;
 	const char *cfi_path = o->cfi_from ? o->cfi_from : path;
-	if (out) {
-		memset(out, 0, sizeof *out);
-		out->failed = path;
-	}
+	api_verify_out(out, NULL, 0, path);
 	if (sfr_elf_read(path, &el, &d) != E2S_ERR_OK) {
 		/* A file without the section is not a malformed one. */
 		if (d.code == E2S_ERR_BAD_SFRAME && !d.section &&
@@ -152,8 +142,7 @@ eh2s_status eh2s_verify_file(const char *path, const eh2s_verify_opts *opts,
 	cfi_load_opts lo = {.prefer_debug_frame = o->debug_frame != 0,
 			    .records_only = true};
 	if (cfi_file_open(cfi_path, &lo, &f, &d) != E2S_ERR_OK) {
-		if (out)
-			out->failed = cfi_path;
+		api_verify_out(out, NULL, 0, cfi_path);
 		st = api_fail(err, &d);
 		goto done;
 	}
@@ -164,11 +153,8 @@ eh2s_status eh2s_verify_file(const char *path, const eh2s_verify_opts *opts,
 		st = api_fail(err, &d);
 		goto done;
 	}
-	if (out) {
-		out->bad_relocs = el.bad_relocs;
-		out->failed = NULL;
-	}
-	st = api_verified(&n, out ? &out->counts : NULL, err);
+	api_verify_out(out, &n, el.bad_relocs, NULL);
+	st = api_verified(&n, err);
 done:
 	if (f)
 		cfi_file_close(f);
@@ -179,22 +165,10 @@ done:
 
 /* ---- Conversion by path ---------------------------------------------- */
 
-void eh2s_file_opts_init(eh2s_file_opts *o)
-{
-	if (o)
-		memset(o, 0, sizeof *o);
-}
-
 static void fill_result(const elfp_result *r, eh2s_file_result *res)
 {
 	memset(res, 0, sizeof *res);
-	res->summary.functions = r->nfdes;
-	res->summary.converted = r->converted;
-	res->summary.unrelocated = r->unrelocated;
-	for (size_t i = 1; i < r->ncounts && i < 32; i++)
-		res->summary.skipped[i] = r->counts[i];
-	res->summary.sframe_bytes = r->sframe_size;
-	res->summary.sframe_sections = r->nsections;
+	res->size = sizeof *res;
 	res->padding = r->layout.pad;
 	res->shift = r->layout.shift;
 	res->phdrs_moved = r->layout.phdrs_moved;
@@ -217,41 +191,44 @@ static e2s_err copy_unchanged(const char *in, const char *out, e2s_diag *d)
 }
 
 eh2s_status eh2s_convert_file(const char *in, const char *out,
-			      const eh2s_file_opts *opts,
+			      const eh2s_file_opts *opts, eh2s_summary *sum,
 			      eh2s_file_result *res, eh2s_error *err)
 {
-	eh2s_file_opts defaults;
-	const eh2s_file_opts *o = opts;
+	eh2s_file_opts o;
+	eh2s_convert_opts c;
 	elfp_result r;
 	e2s_diag d = {0};
 	e2s_err e;
+	eh2s_status st;
 
 	if (!in || !out)
 		return api_usage(err, EH2S_E_USAGE, "NULL argument");
-	if (!o) {
-		eh2s_file_opts_init(&defaults);
-		o = &defaults;
-	}
-	const eh2s_convert_opts *c = &o->convert;
-	if (c->sframe_version != 0 && c->sframe_version != 2 &&
-	    c->sframe_version != 3)
-		return api_usage(err, EH2S_E_USAGE,
-				 "SFrame version must be 2 or 3");
-	elfp_opts eo = {.force = c->force != 0,
-			.debug_frame = c->debug_frame != 0,
-			.in_place = o->in_place != 0,
-			.want_skipped = c->on_function != NULL,
-			.share_fres = c->share_fres != 0,
-			.sframe_version = (uint8_t)c->sframe_version,
-			.symbols_from = o->symbols_from};
-	if (res)
-		memset(res, 0, sizeof *res);
+	st = api_struct_in(opts, API_END(eh2s_file_opts, symbols_from), &o,
+			   sizeof o, "eh2s_file_opts", err);
+	if (st != EH2S_OK)
+		return st;
+	if ((st = api_convert_opts(o.convert, &c, err)) != EH2S_OK)
+		return st;
+	if (sum && (st = api_struct_check(sum, API_SUMMARY_V1, "eh2s_summary",
+					  err)) != EH2S_OK)
+		return st;
+	if (res && (st = api_struct_check(
+			    res, API_END(eh2s_file_result, layout_note),
+			    "eh2s_file_result", err)) != EH2S_OK)
+		return st;
+	elfp_opts eo = {.force = c.force != 0,
+			.debug_frame = c.debug_frame != 0,
+			.in_place = o.in_place != 0,
+			.want_skipped = c.on_function != NULL,
+			.share_fres = c.share_fres != 0,
+			.sframe_version = (uint8_t)c.sframe_version,
+			.symbols_from = o.symbols_from};
 	e = elfp_convert(in, out, &eo, &r, &d);
 	/* Without force, EXISTS carries no detail; with it, the detail says
 	 * why force was refused. */
-	if (e == E2S_ERR_EXISTS && !c->force) {
+	if (e == E2S_ERR_EXISTS && !c.force) {
 		elfp_result_free(&r);
-		if ((o->copy_unchanged & EH2S_COPY_EXISTING) && !o->in_place &&
+		if ((o.copy_unchanged & EH2S_COPY_EXISTING) && !o.in_place &&
 		    (e = copy_unchanged(in, out, &d)) != 0)
 			return api_fail(err, &d);
 		return api_usage(err, EH2S_E_EXISTS,
@@ -260,7 +237,7 @@ eh2s_status eh2s_convert_file(const char *in, const char *out,
 	}
 	/* Nothing to convert: out may still be asked for (build rules). */
 	if ((e == E2S_ERR_NO_CFI || e == E2S_ERR_NO_FUNCS) &&
-	    (o->copy_unchanged & EH2S_COPY_NOTHING) && !o->in_place) {
+	    (o.copy_unchanged & EH2S_COPY_NOTHING) && !o.in_place) {
 		e2s_diag cd = {0};
 		if (copy_unchanged(in, out, &cd) != 0) {
 			elfp_result_free(&r);
@@ -268,82 +245,25 @@ eh2s_status eh2s_convert_file(const char *in, const char *out,
 		}
 	}
 	if (e == E2S_ERR_OK || e == E2S_ERR_NO_FUNCS) {
-		if (res)
-			fill_result(&r, res);
-		for (size_t i = 0; c->on_function && i < r.nfns; i++) {
-			eh2s_function fn = {.pc = r.fns[i].pc,
+		if (sum) {
+			eh2s_summary s;
+			size_t by_reason[EH2S_SKIP_COUNT];
+			api_summary_of(&r, &s, by_reason, EH2S_SKIP_COUNT);
+			api_summary_out(sum, &s, by_reason, EH2S_SKIP_COUNT);
+		}
+		if (res && e == E2S_ERR_OK) {
+			eh2s_file_result fr;
+			fill_result(&r, &fr);
+			api_struct_out(res, &fr, sizeof fr);
+		}
+		for (size_t i = 0; c.on_function && i < r.nfns; i++) {
+			eh2s_function fn = {.size = sizeof fn,
+					    .pc = r.fns[i].pc,
 					    .name = r.fns[i].name,
 					    .reason = r.fns[i].reason};
-			c->on_function(c->cb_ctx, &fn);
+			c.on_function(c.cb_ctx, &fn);
 		}
 	}
 	elfp_result_free(&r);
-	return e ? api_fail(err, &d) : api_ok(err);
-}
-
-/* ---- Section bytes only ---------------------------------------------- */
-
-eh2s_status eh2s_encode_sframe_file(const char *path,
-				    const eh2s_encode_opts *o, void **data,
-				    size_t *size, eh2s_encode_info *info,
-				    eh2s_error *err)
-{
-	cfi_file *f = NULL;
-	e2s_diag d = {0};
-	sfe_set set;
-	sfe_encode_stats st;
-	bw_t w;
-	e2s_err e;
-
-	if (!path || !o || !data || !size)
-		return api_usage(err, EH2S_E_USAGE, "NULL argument");
-	*data = NULL;
-	*size = 0;
-	if (o->sframe_version != 0 && o->sframe_version != 2 &&
-	    o->sframe_version != 3)
-		return api_usage(err, EH2S_E_USAGE,
-				 "SFrame version must be 2 or 3");
-	cfi_load_opts lo = {.prefer_debug_frame = o->debug_frame != 0};
-	uint8_t *img = NULL;
-	size_t isize = 0;
-	int mode;
-	e = api_read_file(path, &img, &isize, &mode, &d);
-	if (e)
-		return api_fail(err, &d);
-	memset(&set, 0, sizeof set);
-	memset(&st, 0, sizeof st);
-	e = sfe_project_view(img, isize, &lo, (unsigned)o->sframe_version, &f,
-			     &set, &d);
-	if (e) {
-		free(img);
-		return api_fail(err, &d);
-	}
-	const cfi_table *t = cfi_file_table(f);
-	sfe_encode_opts eo = {.relocatable = cfi_file_is_rel(f),
-			      .section_vaddr = o->vaddr,
-			      .share_fres = o->share_fres != 0};
-	bw_init(&w, t->big_endian);
-	e = sfe_encode_ex(&set, &eo, &w, NULL, NULL, &st, &d);
-	if (!e && info) {
-		memset(info, 0, sizeof *info);
-		info->functions = set.nfuncs;
-		for (int k = 0; k < SFE_SKIP_COUNT_ && k < 32; k++)
-			info->outcome[k] = set.counts[k];
-		info->bytes = w.len;
-		info->fre_bytes = st.fre_bytes;
-		info->fre_bytes_unshared = st.fre_bytes_unshared;
-		info->shared_fdes = st.shared_fdes;
-	}
-	if (!e) {
-		/* The writer's buffer becomes the caller's. */
-		*data = w.data;
-		*size = w.len;
-		w.data = NULL;
-		w.len = 0;
-	}
-	sfe_set_free(&set);
-	bw_free(&w);
-	cfi_file_close(f);
-	free(img);
 	return e ? api_fail(err, &d) : api_ok(err);
 }

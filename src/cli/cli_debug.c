@@ -94,6 +94,7 @@ static bool find_linked(const char *root, const char *file,
 		if (w < 0 || (size_t)w >= sizeof p || !resolve_in(root, p, out) ||
 		    strcmp(out, self) == 0)
 			continue;
+		eh2s_debug_refs_init(&dr);
 		if (eh2s_debug_refs_read(out, &dr, &err) == EH2S_OK &&
 		    strcmp(dr.build_id, refs->build_id) == 0)
 			return true;
@@ -109,6 +110,7 @@ int cli_debug_find(const cli_opts *o, const char *file, const char *root,
 	bool found = false;
 
 	msg[0] = debug[0] = '\0';
+	eh2s_debug_refs_init(&refs);
 	if (o->debug_file) {
 		if ((size_t)snprintf(debug, PATH_MAX, "%s", o->debug_file) >= PATH_MAX)
 			return CLI_DEBUG_FAILED;
@@ -140,6 +142,7 @@ int cli_debug_update(const char *file, const char *debug, char *msg,
 	eh2s_error err;
 
 	msg[0] = '\0';
+	eh2s_debug_result_init(&res);
 	if (eh2s_update_debug_file(file, debug, &res, &err) != EH2S_OK) {
 		snprintf(msg, len, "%s", err.message);
 		return CLI_DEBUG_FAILED;

@@ -48,20 +48,20 @@ static void list_free(fn_list *l)
 	free(l->v);
 }
 
-static void report(const char *file, const eh2s_file_result *r,
+static void report(const char *file, const eh2s_summary *s,
+		   const size_t *by_reason, const eh2s_file_result *r,
 		   const fn_list *l, const cli_opts *o)
 {
-	const eh2s_summary *s = &r->summary;
 	size_t skipped = s->functions - s->converted;
 	const char *sep = ": ";
 	if (o->quiet || s->functions == 0)
 		return;
 	fprintf(stderr, "%s: converted %zu of %zu functions; skipped %zu", file,
 		s->converted, s->functions, skipped);
-	for (int i = 1; i < 32; i++) {
-		if (!s->skipped[i])
+	for (int i = 1; i < EH2S_SKIP_COUNT; i++) {
+		if (!by_reason[i])
 			continue;
-		fprintf(stderr, "%s%s=%zu", sep, eh2s_skip_name(i), s->skipped[i]);
+		fprintf(stderr, "%s%s=%zu", sep, eh2s_skip_name(i), by_reason[i]);
 		sep = ", ";
 	}
 	if (s->unrelocated)
@@ -134,6 +134,9 @@ static int convert_one(const char *in, const cli_opts *o)
 	char resolved[PATH_MAX];
 	const char *out = o->output;
 	eh2s_file_opts fo;
+	eh2s_convert_opts co;
+	eh2s_summary sum;
+	size_t by_reason[EH2S_SKIP_COUNT];
 	eh2s_file_result res;
 	eh2s_error err;
 	fn_list skipped = {NULL, 0, 0, false};
@@ -154,29 +157,35 @@ static int convert_one(const char *in, const cli_opts *o)
 	if (o->debug_file || o->ndebug_roots)
 		found = cli_debug_find(o, out, NULL, debug, dmsg, sizeof dmsg);
 	eh2s_file_opts_init(&fo);
+	eh2s_convert_opts_init(&co);
+	eh2s_summary_init(&sum);
+	eh2s_file_result_init(&res);
+	sum.by_reason = by_reason;
+	sum.by_reason_len = EH2S_SKIP_COUNT;
 	if (found == CLI_DEBUG_FOUND)
 		fo.symbols_from = debug;
-	fo.convert.force = o->force;
-	fo.convert.debug_frame = o->debug_frame;
-	fo.convert.share_fres = o->share_fres;
-	fo.convert.sframe_version = o->sframe_version;
+	co.force = o->force;
+	co.debug_frame = o->debug_frame;
+	co.share_fres = o->share_fres;
+	co.sframe_version = o->sframe_version;
 	if (o->verbose > 0) {
-		fo.convert.on_function = on_skipped;
-		fo.convert.cb_ctx = &skipped;
+		co.on_function = on_skipped;
+		co.cb_ctx = &skipped;
 	}
+	fo.convert = &co;
 	fo.in_place = o->in_place;
 	/* -o always writes OUT: a copy when there is nothing to do. */
 	if (!o->in_place)
 		fo.copy_unchanged = EH2S_COPY_EXISTING |
 				    (o->require_sframe ? 0 : EH2S_COPY_NOTHING);
-	eh2s_status st = eh2s_convert_file(in, out, &fo, &res, &err);
+	eh2s_status st = eh2s_convert_file(in, out, &fo, &sum, &res, &err);
 	if (st == EH2S_OK || st == EH2S_E_NO_FUNCS) {
 		if (skipped.oom) {
 			cli_error(in, "out of memory");
 			list_free(&skipped);
 			return 1;
 		}
-		report(in, &res, &skipped, o);
+		report(in, &sum, by_reason, &res, &skipped, o);
 	}
 	bool nothing = st == EH2S_E_NO_CFI || st == EH2S_E_NO_FUNCS;
 	/* Without --force, EXISTS means "nothing to do" (OUT is a copy). */

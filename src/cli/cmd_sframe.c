@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/api_dev.h"
 #include "eh2sframe.h"
 #include "cli.h"
 
@@ -48,16 +49,16 @@ static int dev_build(const cli_opts *o, const char *spec)
 	}
 	memcpy(out, spec, (size_t)(at - spec));
 	out[at - spec] = '\0';
-	eh2s_encode_opts eo = {.debug_frame = o->debug_frame,
+	api_encode_opts eo = {.debug_frame = o->debug_frame,
 			       .vaddr = strtoull(at + 1, NULL, 0),
 			       .share_fres = strstr(at, ",share") != NULL,
 			       .sframe_version = strstr(at, ",v2") ? 2 : 3};
-	eh2s_encode_info info;
+	api_encode_info info;
 	eh2s_error err;
 	void *data = NULL;
 	size_t size = 0;
-	if (eh2s_encode_sframe_file(o->files[0], &eo, &data, &size, &info,
-				    &err) != EH2S_OK) {
+	if (api_encode_sframe_file(o->files[0], &eo, &data, &size, &info,
+				   &err) != EH2S_OK) {
 		cli_error(o->files[0], "%s", err.message);
 		return 1;
 	}
@@ -71,7 +72,7 @@ static int dev_build(const cli_opts *o, const char *spec)
 		rc = 1;
 	if (!o->quiet) {
 		fprintf(stderr, "functions=%zu", info.functions);
-		for (int k = 0; k < 32; k++)
+		for (int k = 0; k < EH2S_SKIP_COUNT; k++)
 			if (info.outcome[k])
 				fprintf(stderr, " %s=%zu", eh2s_skip_name(k),
 					info.outcome[k]);
@@ -104,14 +105,14 @@ int cmd_verify(const cli_opts *o)
 {
 	const char *path = o->files[0];
 	eh2s_verify_opts vo;
-	eh2s_verify_file_result res;
+	eh2s_verify_result res;
 	eh2s_error err;
 
 	if (o->nfiles != 1) {
 		cli_error(NULL, "--verify takes exactly one file");
 		return 2;
 	}
-	memset(&res, 0, sizeof res);
+	eh2s_verify_result_init(&res);
 	eh2s_verify_opts_init(&vo);
 	vo.cfi_from = o->cfi_from;
 	vo.debug_frame = o->debug_frame;
@@ -120,15 +121,15 @@ int cmd_verify(const cli_opts *o)
 	vo.report_skipped = o->verbose > 0;
 	eh2s_status st = eh2s_verify_file(path, &vo, &res, &err);
 	if (st != EH2S_OK && st != EH2S_E_VERIFY) {
-		cli_error(res.failed ? res.failed : path, "%s", err.message);
+		cli_error(res.failed_path ? res.failed_path : path, "%s",
+			  err.message);
 		return 1;
 	}
 	if (res.bad_relocs)
 		printf("warning: %zu .sframe relocations of an unexpected type ignored\n",
 		       res.bad_relocs);
 	printf("functions=%zu match=%zu mismatch=%zu missing=%zu skipped=%zu extra=%zu points=%zu\n",
-	       res.counts.functions, res.counts.match, res.counts.mismatch,
-	       res.counts.missing, res.counts.skipped, res.counts.extra,
-	       res.counts.points);
+	       res.functions, res.match, res.mismatch, res.missing,
+	       res.skipped, res.extra, res.points);
 	return st == EH2S_E_VERIFY ? 1 : 0;
 }

@@ -61,11 +61,11 @@ static void print_json(const char *path, const eh2s_file *f,
 	       ratio((double)s->code_bytes_converted, (double)s->code_bytes));
 	printf("   \"skipped\": {");
 	const char *sep = "";
-	for (int k = 1; k < 32; k++)
-		if (s->skipped[k]) {
+	for (int k = 1; k < EH2S_SKIP_COUNT; k++)
+		if (s->by_reason[k]) {
 			printf("%s", sep);
 			json_str(eh2s_skip_name(k));
-			printf(": %zu", s->skipped[k]);
+			printf(": %zu", s->by_reason[k]);
 			sep = ", ";
 		}
 	if (s->unrelocated)
@@ -98,10 +98,10 @@ static void print_text(const char *path, const eh2s_file *f,
 	       100 * ratio((double)s->converted, (double)s->functions),
 	       100 * ratio((double)s->code_bytes_converted, (double)s->code_bytes),
 	       s->fres);
-	for (int k = 1; k < 32; k++)
-		if (s->skipped[k])
+	for (int k = 1; k < EH2S_SKIP_COUNT; k++)
+		if (s->by_reason[k])
 			printf("  skipped          %s=%zu\n", eh2s_skip_name(k),
-			       s->skipped[k]);
+			       s->by_reason[k]);
 	if (s->unrelocated)
 		printf("  skipped          no-relocation=%zu\n", s->unrelocated);
 }
@@ -117,6 +117,10 @@ int cmd_stats(const cli_opts *o)
 		eh2s_file *f = NULL;
 		eh2s_error err;
 		eh2s_stats s;
+		size_t by_reason[EH2S_SKIP_COUNT];
+		eh2s_stats_init(&s);
+		s.by_reason = by_reason;
+		s.by_reason_len = EH2S_SKIP_COUNT;
 		if (eh2s_open(path, &f, &err) != EH2S_OK ||
 		    eh2s_get_stats(f, &s, &err) != EH2S_OK) {
 			cli_error(path, "%s", err.message);

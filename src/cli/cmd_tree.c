@@ -49,7 +49,7 @@ typedef struct {
 	int outcome;
 	int debug;           /* CLI_DEBUG_* */
 	size_t converted, nfdes, unrelocated;
-	size_t counts[32];
+	size_t counts[EH2S_SKIP_COUNT]; /* eh2s_summary.by_reason */
 } t_item;
 
 typedef struct {
@@ -344,21 +344,27 @@ static void convert_item(t_run *r, t_item *it)
 
 	if (kind == T_PATCHED) {
 		eh2s_file_opts fo;
-		eh2s_file_result res;
+		eh2s_convert_opts co;
+		eh2s_summary sum;
 		eh2s_error err;
 		found = cli_debug_find(o, it->path, it->root, debug, dmsg,
 				       sizeof dmsg);
 		looked = true;
 		eh2s_file_opts_init(&fo);
+		eh2s_convert_opts_init(&co);
+		eh2s_summary_init(&sum);
+		sum.by_reason = it->counts;
+		sum.by_reason_len = EH2S_SKIP_COUNT;
 		if (found == CLI_DEBUG_FOUND)
 			fo.symbols_from = debug;
-		fo.convert.force = o->force;
-		fo.convert.debug_frame = o->debug_frame;
-		fo.convert.sframe_version = o->sframe_version;
-		fo.convert.share_fres = o->share_fres;
+		co.force = o->force;
+		co.debug_frame = o->debug_frame;
+		co.sframe_version = o->sframe_version;
+		co.share_fres = o->share_fres;
+		fo.convert = &co;
 		fo.in_place = 1;
-		eh2s_status st = eh2s_convert_file(it->path, it->path, &fo, &res,
-						   &err);
+		eh2s_status st = eh2s_convert_file(it->path, it->path, &fo, &sum,
+						   NULL, &err);
 		/* classify() has rejected other machines and ELF classes, so
 		 * UNSUPPORTED here is a limit (too large), a failure. */
 		switch (st) {
@@ -371,11 +377,9 @@ static void convert_item(t_run *r, t_item *it)
 		}
 		snprintf(why, sizeof why, "%.255s", err.message);
 		if (st == EH2S_OK || st == EH2S_E_NO_FUNCS) {
-			it->converted = res.summary.converted;
-			it->nfdes = res.summary.functions;
-			it->unrelocated = res.summary.unrelocated;
-			for (int i = 1; i < 32; i++)
-				it->counts[i] = res.summary.skipped[i];
+			it->converted = sum.converted;
+			it->nfdes = sum.functions;
+			it->unrelocated = sum.unrelocated;
 		}
 	}
 	it->outcome = kind;
@@ -467,7 +471,7 @@ int cmd_tree(const cli_opts *o)
 {
 	t_run r;
 	int bad = 0;
-	size_t files[T_COUNT] = {0}, conv = 0, unrel = 0, counts[32] = {0};
+	size_t files[T_COUNT] = {0}, conv = 0, unrel = 0, counts[EH2S_SKIP_COUNT] = {0};
 	size_t dbg[CLI_DEBUG_FAILED + 1] = {0};
 
 	memset(&r, 0, sizeof r);
@@ -518,7 +522,7 @@ int cmd_tree(const cli_opts *o)
 			continue;
 		conv += it->converted;
 		unrel += it->unrelocated;
-		for (int k = 1; k < 32; k++)
+		for (int k = 1; k < EH2S_SKIP_COUNT; k++)
 			counts[k] += it->counts[k];
 	}
 	files[T_FAILED] += (size_t)bad;
@@ -533,12 +537,12 @@ int cmd_tree(const cli_opts *o)
 		if (files[T_LINK])
 			fprintf(stderr, ", %zu %s", files[T_LINK], t_words[T_LINK]);
 		fprintf(stderr, ", %zu %s", files[T_FAILED], t_words[T_FAILED]);
-		for (int k = 1; k < 32; k++)
+		for (int k = 1; k < EH2S_SKIP_COUNT; k++)
 			skipped += counts[k];
 		fprintf(stderr, "\neh2sframe: functions: %zu converted, %zu skipped",
 			conv, skipped);
 		const char *sep = " (";
-		for (int k = 1; k < 32; k++)
+		for (int k = 1; k < EH2S_SKIP_COUNT; k++)
 			if (counts[k]) {
 				fprintf(stderr, "%s%s=%zu", sep,
 					eh2s_skip_name(k), counts[k]);

@@ -63,14 +63,19 @@ tick() { echo "[$((SECONDS - start))s] $*"; }
 export DEBIAN_FRONTEND=noninteractive
 
 # ---- 1. package and install eh2sframe + dh-sframe
-S=$T/pkg/eh2sframe-0.1.0
+# The version is the header's; the packaging's changelog must say the same.
+ver() { sed -n "s/^#define EH2S_VERSION_$1 \([0-9]*\)$/\1/p" include/eh2sframe.h; }
+V=$(ver MAJOR).$(ver MINOR).$(ver PATCH)
+cv=$(dpkg-parsechangelog -l contrib/debian/package/debian/changelog -S Version)
+[ "$cv" = "$V" ] && ok || fail "contrib/debian/package/debian/changelog says $cv, include/eh2sframe.h $V"
+S=$T/pkg/eh2sframe-$V
 mkdir -p "$S"
 cp -r Makefile include src doc contrib eh2sframe.pc.in README.md "$S/"
 cp -r contrib/debian/package/debian "$S/debian"
 ( cd "$S" && DEB_BUILD_OPTIONS=parallel=2 nice dpkg-buildpackage -us -uc -b ) >"$T/pkg.log" 2>&1 ||
   { tail -30 "$T/pkg.log"; echo "FAIL: building the eh2sframe packages"; exit 1; }
 tick "eh2sframe packages built"
-apt-get install -y -qq "$T/pkg/eh2sframe_0.1.0_"*.deb "$T/pkg/dh-sframe_0.1.0_all.deb" >"$T/inst.log" 2>&1 ||
+apt-get install -y -qq "$T/pkg/eh2sframe_${V}_"*.deb "$T/pkg/dh-sframe_${V}_all.deb" >"$T/inst.log" 2>&1 ||
   { cat "$T/inst.log"; echo "FAIL: installing eh2sframe and dh-sframe"; exit 1; }
 ok
 dpkg-query -W -f='${Provides}' dh-sframe | grep -q dh-sequence-sframe && ok || fail "dh-sframe does not provide dh-sequence-sframe"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# contrib/jit/jit_sframe.c, built with gcc and clang against the library
-# (build/libeh2sframe.a): generates two x86-64 functions with CFI, builds
+# contrib/jit/jit_sframe.c, built as C with gcc and clang and as C++ with
+# g++ against the library (build/libeh2sframe.a): generates two x86-64 functions with CFI, builds
 # their .eh_frame in memory and registers it, converts it with
 # eh2s_convert_section, checks it with eh2s_verify_section, then unwinds
 # each generated frame with its own SFrame reader and with libgcc's DWARF
@@ -15,10 +15,12 @@ trap 'rm -rf "$T"' EXIT
 nfail=0 nok=0
 fail() { echo "FAIL: $*"; nfail=$((nfail + 1)); }
 ok() { nok=$((nok + 1)); }
-for cc in gcc clang; do
+for cc in gcc clang g++; do
   command -v $cc >/dev/null || { echo "note: no $cc"; continue; }
-  $cc -std=c11 -O2 -Wall -Wextra -Werror -fno-omit-frame-pointer -Iinclude \
-    -o "$T/jit_$cc" contrib/jit/jit_sframe.c build/libeh2sframe.a -lz 2>"$T/cc.err" &&
+  lang=(-std=c11)
+  [ $cc = g++ ] && lang=(-std=c++11 -pedantic -x c++)
+  $cc -O2 -Wall -Wextra -Werror -fno-omit-frame-pointer -Iinclude \
+    -o "$T/jit_$cc" "${lang[@]}" contrib/jit/jit_sframe.c -x none build/libeh2sframe.a -lz 2>"$T/cc.err" &&
     ok || { fail "$cc: $(cat "$T/cc.err")"; continue; }
   out=$("$T/jit_$cc" 2>&1); rc=$?
   echo "$out" | sed "s/^/  $cc: /"
@@ -33,7 +35,8 @@ for cc in gcc clang; do
     [ -n "$s" ] && [ "$s" = "$d" ] && ok || fail "$cc: $fn: SFrame and DWARF callers differ: $line"
   done
   out=$("$T/jit_$cc" --corrupt 2>&1); rc=$?
-  [ $rc = 1 ] && echo "$out" | grep -q 'match=1 mismatch=1' && ok ||
+  [ $rc = 1 ] && echo "$out" | grep -q 'match=1 mismatch=1' &&
+    echo "$out" | grep -q '^verify: mismatch at 0x[0-9a-f]*: CFA' && ok ||
     fail "$cc: corrupted .sframe not rejected (exit $rc): $out"
 done
 echo "eco_jit: $nok checks passed, $nfail failed"

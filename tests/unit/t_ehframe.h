@@ -79,12 +79,12 @@ static inline void fde(ebuf *e, uint64_t sec_addr, uint64_t func, uint32_t size,
 static inline eh2s_cfi_input input(const ebuf *e, unsigned machine, uint64_t addr)
 {
 	eh2s_cfi_input in;
-	memset(&in, 0, sizeof in);
+	eh2s_cfi_input_init(&in);
 	in.machine = machine;
 	in.big_endian = e->be;
 	in.kind = EH2S_CFI_EH_FRAME;
 	in.data = e->b;
-	in.size = e->n;
+	in.data_size = e->n;
 	in.addr = addr;
 	return in;
 }

@@ -70,8 +70,11 @@ static void check_pair(const char *name, const char *readelf)
 	snprintf(f, sizeof f, "%s/%s", dir, name);
 	snprintf(g, sizeof g, "%s/%s.debug", dir, name);
 	eh2s_file_opts_init(&fo);
+	eh2s_file_result_init(&fr);
+	eh2s_debug_result_init(&r);
+	eh2s_debug_refs_init(&refs);
 	fo.in_place = 1;
-	CHECK_EQ(eh2s_convert_file(f, f, &fo, &fr, &err), EH2S_OK);
+	CHECK_EQ(eh2s_convert_file(f, f, &fo, NULL, &fr, &err), EH2S_OK);
 
 	/* The references, against readelf. */
 	CHECK_EQ(eh2s_debug_refs_read(f, &refs, &err), EH2S_OK);
@@ -115,6 +118,8 @@ int main(void)
 	eh2s_debug_refs refs;
 	eh2s_error err;
 
+	eh2s_debug_result_init(&r);
+	eh2s_debug_refs_init(&refs);
 	snprintf(dir, sizeof dir, "/tmp/test_api_debug.XXXXXX");
 	if (!mkdtemp(dir))
 		return 1;

@@ -86,6 +86,7 @@ static void test_x86(void)
 	void *out = NULL;
 	size_t n = 0;
 	eh2s_summary sum;
+	eh2s_summary_init(&sum);
 	eh2s_error err;
 
 	CHECK_EQ(eh2s_convert_section(&in, X86_SFRAME, NULL, &out, &n, &sum,
@@ -132,7 +133,8 @@ static void test_x86(void)
 
 	/* Verify: the function matches; deterministic output. */
 	eh2s_verify_result vr;
-	CHECK_EQ(eh2s_verify_section(&in, out, n, X86_SFRAME, NULL, NULL, 0,
+	eh2s_verify_result_init(&vr);
+	CHECK_EQ(eh2s_verify_section(&in, out, n, X86_SFRAME, NULL,
 				     &vr, &err), EH2S_OK);
 	CHECK_EQ(vr.functions, 1);
 	CHECK_EQ(vr.match, 1);
@@ -146,7 +148,7 @@ static void test_x86(void)
 	/* Checked at another address it does not match (the start field
 	 * points elsewhere: an extra function, a missing one). */
 	CHECK_EQ(eh2s_verify_section(&in, out, n, X86_SFRAME + 0x1000, NULL,
-				     NULL, 0, &vr, &err), EH2S_E_VERIFY);
+				     &vr, &err), EH2S_E_VERIFY);
 	CHECK_EQ(vr.extra, 1);
 	/* A changed data word (the last FRE's CFA offset 16 -> 24). */
 	uint8_t *bad = malloc(n);
@@ -154,20 +156,18 @@ static void test_x86(void)
 		memcpy(bad, out, n);
 		bad[n - 2] = 24;
 		CHECK_EQ(eh2s_verify_section(&in, bad, n, X86_SFRAME, NULL,
-					     NULL, 0, &vr, &err),
-			 EH2S_E_VERIFY);
+					     &vr, &err), EH2S_E_VERIFY);
 		CHECK_EQ(vr.mismatch, 1);
 		CHECK(strstr(err.message, "mismatching") != NULL);
 		/* Truncated bytes are malformed, not a mismatch. */
 		CHECK_EQ(eh2s_verify_section(&in, bad, 20, X86_SFRAME, NULL,
-					     NULL, 0, &vr, &err),
-			 EH2S_E_BAD_SFRAME);
+					     &vr, &err), EH2S_E_BAD_SFRAME);
 		free(bad);
 	}
 	/* The same bytes claimed to be AArch64 CFI: the ABI id differs. */
 	eh2s_cfi_input wrong = in;
 	wrong.machine = EM_AARCH64;
-	CHECK_EQ(eh2s_verify_section(&wrong, out, n, X86_SFRAME, NULL, NULL, 0,
+	CHECK_EQ(eh2s_verify_section(&wrong, out, n, X86_SFRAME, NULL,
 				     &vr, &err), EH2S_E_BAD_SFRAME);
 
 	/* V2: version byte 2, the 20-byte V2 FDE entry. */
@@ -183,7 +183,7 @@ static void test_x86(void)
 		CHECK_EQ(h.version, 2);
 		CHECK_EQ(h.freoff, 20);
 		CHECK_EQ(eh2s_verify_section(&in, v2, nv2, X86_SFRAME, NULL,
-					     NULL, 0, &vr, &err), EH2S_OK);
+					     &vr, &err), EH2S_OK);
 		CHECK_EQ(vr.match, 1);
 	}
 	eh2s_free(v2);
@@ -237,7 +237,8 @@ static void test_aarch64(int be)
 	CHECK(n == 28 + 16 + sizeof want &&
 	      memcmp(s + 44, w2, sizeof w2) == 0);
 	eh2s_verify_result vr;
-	CHECK_EQ(eh2s_verify_section(&in, out, n, 0x30000, NULL, NULL, 0, &vr,
+	eh2s_verify_result_init(&vr);
+	CHECK_EQ(eh2s_verify_section(&in, out, n, 0x30000, NULL, &vr,
 				     &err), EH2S_OK);
 	CHECK_EQ(vr.match, 1);
 	eh2s_free(out);
@@ -279,6 +280,10 @@ static void test_skip(void)
 	void *out = NULL;
 	size_t n = 0;
 	eh2s_summary sum;
+	size_t by_reason[EH2S_SKIP_COUNT];
+	eh2s_summary_init(&sum);
+	sum.by_reason = by_reason;
+	sum.by_reason_len = EH2S_SKIP_COUNT;
 	eh2s_error err;
 	CHECK_EQ(eh2s_convert_section(&in, X86_SFRAME, &o, &out, &n, &sum,
 				      &err), EH2S_OK);
@@ -288,7 +293,9 @@ static void test_skip(void)
 	CHECK_EQ(k.pc, X86_FUNC + 0x40);
 	CHECK_EQ(sum.functions, 2);
 	CHECK_EQ(sum.converted, 1);
-	CHECK_EQ(sum.skipped[EH2S_SKIP_CFA_EXPR], 1);
+	CHECK_EQ(by_reason[EH2S_SKIP_CFA_EXPR], 1);
+	CHECK_EQ(by_reason[EH2S_SKIP_NONE], 1);
+	CHECK_EQ(sum.skipped_total, 1);
 	/* report_all: both. */
 	k.calls = 0;
 	o.report_all = 1;
@@ -298,7 +305,8 @@ static void test_skip(void)
 	CHECK_EQ(k.calls, 2);
 	eh2s_free(out2);
 	eh2s_verify_result vr;
-	CHECK_EQ(eh2s_verify_section(&in, out, n, X86_SFRAME, NULL, NULL, 0,
+	eh2s_verify_result_init(&vr);
+	CHECK_EQ(eh2s_verify_section(&in, out, n, X86_SFRAME, NULL,
 				     &vr, &err), EH2S_OK);
 	CHECK_EQ(vr.functions, 2);
 	CHECK_EQ(vr.match, 1);
@@ -315,7 +323,8 @@ static void test_skip(void)
 				      &err), EH2S_E_NO_FUNCS);
 	CHECK(out == NULL);
 	CHECK_EQ(sum.functions, 1);
-	CHECK_EQ(sum.skipped[EH2S_SKIP_CFA_EXPR], 1);
+	CHECK_EQ(by_reason[EH2S_SKIP_CFA_EXPR], 1);
+	CHECK_EQ(by_reason[EH2S_SKIP_NONE], 0);
 	CHECK(err.message[0] != '\0');
 }
 
@@ -352,13 +361,15 @@ static void test_repeats(void)
 		void *out = NULL;
 		size_t n = 0;
 		eh2s_summary sum;
+		eh2s_summary_init(&sum);
 		eh2s_error err;
 		CHECK_EQ(eh2s_convert_section(&in, X86_SFRAME, &o, &out, &n, &sum,
 					      &err), EH2S_OK);
 		CHECK_EQ(sum.converted, 4);
 		eh2s_verify_result vr;
-		CHECK_EQ(eh2s_verify_section(&in, out, n, X86_SFRAME, NULL, NULL,
-					     0, &vr, &err), EH2S_OK);
+		eh2s_verify_result_init(&vr);
+		CHECK_EQ(eh2s_verify_section(&in, out, n, X86_SFRAME, NULL,
+					     &vr, &err), EH2S_OK);
 		CHECK_EQ(vr.match, 4);
 		CHECK_EQ(vr.mismatch, 0);
 		eh2s_free(out);
@@ -384,7 +395,7 @@ static void test_errors(void)
 	eh2s_section_opts_init(&o);
 	o.sframe_version = 7;
 	CHECK_EQ(eh2s_convert_section(&in, 0, &o, &out, &n, NULL, &err),
-		 EH2S_E_USAGE);
+		 EH2S_E_UNSUPPORTED);
 	CHECK(strstr(err.message, "version") != NULL);
 	eh2s_cfi_input x = in;
 	x.machine = EM_386;
@@ -402,24 +413,25 @@ static void test_errors(void)
 	x = in;
 	x.kind = 9;
 	CHECK_EQ(eh2s_convert_section(&x, 0, NULL, &out, &n, NULL, &err),
-		 EH2S_E_USAGE);
+		 EH2S_E_UNSUPPORTED);
 	x = in;
-	x.size = 0;
+	x.data_size = 0;
 	CHECK_EQ(eh2s_convert_section(&x, 0, NULL, &out, &n, NULL, &err),
 		 EH2S_E_NO_CFI);
 	/* The CIE's length runs past the end. */
 	x = in;
-	x.size = 10;
+	x.data_size = 10;
 	CHECK_EQ(eh2s_convert_section(&x, 0, NULL, &out, &n, NULL, &err),
 		 EH2S_E_BAD_CFI);
 	CHECK(err.message[0] != '\0');
 	CHECK(out == NULL);
 	/* Verify: NULL bytes, garbage bytes. */
 	eh2s_verify_result vr;
-	CHECK_EQ(eh2s_verify_section(&in, NULL, 10, 0, NULL, NULL, 0, &vr,
+	eh2s_verify_result_init(&vr);
+	CHECK_EQ(eh2s_verify_section(&in, NULL, 10, 0, NULL, &vr,
 				     &err), EH2S_E_USAGE);
 	static const uint8_t junk[40] = {1, 2, 3};
-	CHECK_EQ(eh2s_verify_section(&in, junk, sizeof junk, 0, NULL, NULL, 0,
+	CHECK_EQ(eh2s_verify_section(&in, junk, sizeof junk, 0, NULL,
 				     &vr, &err), EH2S_E_BAD_SFRAME);
 	/* Every FDE bad (an unknown opcode): converted nothing. */
 	static const uint8_t badop[] = {0x41, 0x3f};
@@ -428,9 +440,14 @@ static void test_errors(void)
 	fde(&e, X86_SEC, X86_FUNC, 0x10, badop, sizeof badop);
 	in = input(&e, EM_X86_64, X86_SEC);
 	eh2s_summary sum;
+	size_t by_reason[EH2S_SKIP_COUNT];
+	eh2s_summary_init(&sum);
+	sum.by_reason = by_reason;
+	sum.by_reason_len = EH2S_SKIP_COUNT;
 	CHECK_EQ(eh2s_convert_section(&in, 0, NULL, &out, &n, &sum, &err),
 		 EH2S_E_NO_FUNCS);
-	CHECK_EQ(sum.skipped[EH2S_SKIP_BAD_CFI], 1);
+	CHECK_EQ(by_reason[EH2S_SKIP_BAD_CFI], 1);
+	CHECK_EQ(sum.skipped_total, 1);
 }
 
 /* ---- real files: /bin/ls, a big-endian s390x library -------------- */
@@ -492,19 +509,21 @@ static void test_file(const char *path, int force)
 	CHECK_EQ(eh2s_sframe_section(f, 0, &fsec, &fsize, &fvaddr, &err),
 		 EH2S_OK);
 	eh2s_summary fsum;
+	eh2s_summary_init(&fsum);
 	CHECK_EQ(eh2s_get_summary(f, &fsum, &err), EH2S_OK);
 
 	eh2s_cfi_input in;
-	memset(&in, 0, sizeof in);
+	eh2s_cfi_input_init(&in);
 	in.machine = eh2s_machine(f);
 	in.big_endian = img[EI_DATA] == ELFDATA2MSB;
 	in.kind = EH2S_CFI_EH_FRAME;
 	in.data = eh.data;
-	in.size = eh.size;
+	in.data_size = eh.size;
 	in.addr = eh.addr;
 	void *out = NULL;
 	size_t nout = 0;
 	eh2s_summary sum;
+	eh2s_summary_init(&sum);
 	CHECK_EQ(eh2s_convert_section(&in, fvaddr, NULL, &out, &nout, &sum,
 				      &err), EH2S_OK);
 	CHECK_EQ(nout, fsize);
@@ -512,7 +531,8 @@ static void test_file(const char *path, int force)
 	CHECK_EQ(sum.functions, readelf_fdes(path));
 	CHECK_EQ(sum.converted, fsum.converted);
 	eh2s_verify_result vr;
-	CHECK_EQ(eh2s_verify_section(&in, out, nout, fvaddr, NULL, NULL, 0,
+	eh2s_verify_result_init(&vr);
+	CHECK_EQ(eh2s_verify_section(&in, out, nout, fvaddr, NULL,
 				     &vr, &err), EH2S_OK);
 	CHECK_EQ(vr.functions, sum.functions);
 	CHECK_EQ(vr.match, sum.converted);

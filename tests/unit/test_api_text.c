@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api/api_dev.h"
 #include "eh2sframe.h"
 #include "t.h"
 #include "t_files.h"
@@ -179,6 +180,9 @@ static void test_convert(const char *obj, const char *bad)
 {
 	char out[128], out2[128], cmd[512];
 	eh2s_file_opts fo;
+	eh2s_convert_opts co;
+	eh2s_summary sum;
+	size_t by_reason[EH2S_SKIP_COUNT];
 	eh2s_file_result res;
 	eh2s_error err;
 	skips sk = {0, 0, 0, ""};
@@ -187,34 +191,44 @@ static void test_convert(const char *obj, const char *bad)
 	path_in(out, sizeof out, "t.sf.o");
 	path_in(out2, sizeof out2, "t.copy.o");
 	eh2s_file_opts_init(&fo);
-	fo.convert.on_function = on_skip;
-	fo.convert.cb_ctx = &sk;
-	CHECK_EQ(eh2s_convert_file(obj, out, &fo, &res, &err), EH2S_OK);
-	CHECK_EQ(res.summary.functions, readelf_fdes(obj));
-	CHECK_EQ(res.summary.converted, res.summary.functions);
+	eh2s_convert_opts_init(&co);
+	eh2s_summary_init(&sum);
+	eh2s_file_result_init(&res);
+	sum.by_reason = by_reason;
+	sum.by_reason_len = EH2S_SKIP_COUNT;
+	co.on_function = on_skip;
+	co.cb_ctx = &sk;
+	fo.convert = &co;
+	CHECK_EQ(eh2s_convert_file(obj, out, &fo, &sum, &res, &err), EH2S_OK);
+	CHECK_EQ(sum.functions, readelf_fdes(obj));
+	CHECK_EQ(sum.converted, sum.functions);
+	CHECK_EQ(by_reason[EH2S_SKIP_NONE], sum.functions);
 	CHECK_EQ(sk.calls, 0);
 	CHECK(section(out, ".sframe", &sz) > 0);
-	CHECK_EQ(res.summary.sframe_bytes, sz);
-	CHECK_EQ(res.summary.sframe_sections, 1);
+	CHECK_EQ(sum.sframe_bytes, sz);
+	CHECK_EQ(sum.sframe_sections, 1);
 
 	/* A second conversion: EXISTS; the copy is the input, byte for byte. */
 	fo.copy_unchanged = 1;
-	CHECK_EQ(eh2s_convert_file(out, out2, &fo, &res, &err), EH2S_E_EXISTS);
+	CHECK_EQ(eh2s_convert_file(out, out2, &fo, &sum, &res, &err),
+		 EH2S_E_EXISTS);
 	snprintf(cmd, sizeof cmd, "cmp -s %s %s", out, out2);
 	CHECK_EQ(run(cmd), 0);
 	/* force rebuilds it: the same functions give the same bytes. */
-	fo.convert.force = 1;
-	CHECK_EQ(eh2s_convert_file(out, out2, &fo, &res, &err), EH2S_OK);
+	co.force = 1;
+	CHECK_EQ(eh2s_convert_file(out, out2, &fo, &sum, &res, &err), EH2S_OK);
 	CHECK_EQ(run(cmd), 0);
-	fo.convert.force = 0;
+	co.force = 0;
 	fo.copy_unchanged = 0;
 
 	/* The planted byte: fib, at section offset 0 (nm), is skipped. */
 	char bad_out[128];
 	path_in(bad_out, sizeof bad_out, "bad.sf.o");
-	CHECK_EQ(eh2s_convert_file(bad, bad_out, &fo, &res, &err), EH2S_OK);
-	CHECK_EQ(res.summary.converted, res.summary.functions - 1);
-	CHECK_EQ(res.summary.skipped[EH2S_SKIP_BAD_CFI], 1);
+	CHECK_EQ(eh2s_convert_file(bad, bad_out, &fo, &sum, NULL, &err),
+		 EH2S_OK);
+	CHECK_EQ(sum.converted, sum.functions - 1);
+	CHECK_EQ(by_reason[EH2S_SKIP_BAD_CFI], 1);
+	CHECK_EQ(sum.skipped_total, 1);
 	CHECK_EQ(sk.calls, 1);
 	CHECK_EQ(sk.reason, EH2S_SKIP_BAD_CFI);
 	CHECK_STR(sk.name, "fib");
@@ -225,11 +239,13 @@ static void test_convert(const char *obj, const char *bad)
 	/* Errors leave no output. */
 	char none[128];
 	path_in(none, sizeof none, "none.o");
-	CHECK_EQ(eh2s_convert_file("/nonexistent/x", none, &fo, &res, &err),
-		 EH2S_E_IO);
+	CHECK_EQ(eh2s_convert_file("/nonexistent/x", none, &fo, &sum, &res,
+				   &err), EH2S_E_IO);
 	CHECK(access(none, F_OK) != 0);
-	fo.convert.sframe_version = 7;
-	CHECK_EQ(eh2s_convert_file(obj, none, &fo, &res, &err), EH2S_E_USAGE);
+	co.sframe_version = 7;
+	CHECK_EQ(eh2s_convert_file(obj, none, &fo, NULL, NULL, &err),
+		 EH2S_E_UNSUPPORTED);
+	CHECK(access(none, F_OK) != 0);
 }
 
 typedef struct {
@@ -253,7 +269,7 @@ static void test_verify(const char *obj, const char *bad)
 {
 	char conv[128], bad_conv[128];
 	eh2s_verify_opts vo;
-	eh2s_verify_file_result r;
+	eh2s_verify_result r;
 	eh2s_error err;
 	issues is = {0, 0, 0, 0};
 	long fdes = readelf_fdes(obj);
@@ -261,16 +277,17 @@ static void test_verify(const char *obj, const char *bad)
 	path_in(conv, sizeof conv, "t.sf.o");
 	path_in(bad_conv, sizeof bad_conv, "bad.sf.o");
 	eh2s_verify_opts_init(&vo);
+	eh2s_verify_result_init(&r);
 	vo.on_issue = on_issue;
 	vo.cb_ctx = &is;
 	CHECK_EQ(eh2s_verify_file(conv, &vo, &r, &err), EH2S_OK);
-	CHECK_EQ(r.counts.functions, fdes);
-	CHECK_EQ(r.counts.match, fdes);
-	CHECK(r.failed == NULL);
+	CHECK_EQ(r.functions, fdes);
+	CHECK_EQ(r.match, fdes);
+	CHECK(r.failed_path == NULL);
 	/* bad.sf.o lacks fib; against the intact CFI it is missing. */
 	vo.cfi_from = obj;
 	CHECK_EQ(eh2s_verify_file(bad_conv, &vo, &r, &err), EH2S_OK);
-	CHECK_EQ(r.counts.missing, 1);
+	CHECK_EQ(r.missing, 1);
 	CHECK_EQ(is.missing, 0); /* not reported without report_missing */
 	vo.report_missing = 1;
 	CHECK_EQ(eh2s_verify_file(bad_conv, &vo, &r, &err), EH2S_OK);
@@ -279,22 +296,22 @@ static void test_verify(const char *obj, const char *bad)
 	 * interprets, so no DWARF rule covers fib: extra. */
 	vo.cfi_from = bad;
 	CHECK_EQ(eh2s_verify_file(conv, &vo, &r, &err), EH2S_E_VERIFY);
-	CHECK_EQ(r.counts.extra, 1);
+	CHECK_EQ(r.extra, 1);
 	CHECK_EQ(is.extra, 1);
 	/* Skipped functions are reported on request, with the reason. */
 	vo.cfi_from = NULL;
 	vo.report_skipped = 1;
 	is.skipped = 0;
 	CHECK_EQ(eh2s_verify_file(bad_conv, &vo, &r, &err), EH2S_OK);
-	CHECK_EQ(is.skipped, (int)r.counts.skipped);
+	CHECK_EQ(is.skipped, (int)r.skipped);
 	/* The error names the file it is about. */
 	vo.cfi_from = "/nonexistent/x";
 	CHECK_EQ(eh2s_verify_file(conv, &vo, &r, &err), EH2S_E_IO);
-	CHECK_STR(r.failed, "/nonexistent/x");
+	CHECK_STR(r.failed_path, "/nonexistent/x");
 	/* No .sframe to check. */
 	eh2s_status st = eh2s_verify_file(obj, NULL, &r, &err);
 	CHECK(st != EH2S_OK && st != EH2S_E_VERIFY);
-	CHECK_STR(r.failed, obj);
+	CHECK_STR(r.failed_path, obj);
 }
 
 static void test_dump_sframe(const char *obj)
@@ -319,14 +336,14 @@ static void test_dump_sframe(const char *obj)
 
 static void test_encode(const char *obj)
 {
-	eh2s_encode_opts eo = {0, 0, 0, 0};
-	eh2s_encode_info info;
+	api_encode_opts eo = {0, 0, 0, 0};
+	api_encode_info info;
 	eh2s_error err;
 	void *data = NULL;
 	size_t size = 0;
 	long fdes = readelf_fdes(obj);
 
-	CHECK_EQ(eh2s_encode_sframe_file(obj, &eo, &data, &size, &info, &err),
+	CHECK_EQ(api_encode_sframe_file(obj, &eo, &data, &size, &info, &err),
 		 EH2S_OK);
 	const unsigned char *p = data;
 	CHECK(size >= 28 && size == info.bytes);
@@ -340,14 +357,14 @@ static void test_encode(const char *obj)
 	CHECK_EQ(info.outcome[EH2S_SKIP_NONE], fdes);
 	eh2s_free(data);
 	eo.sframe_version = 2;
-	CHECK_EQ(eh2s_encode_sframe_file(obj, &eo, &data, &size, &info, &err),
+	CHECK_EQ(api_encode_sframe_file(obj, &eo, &data, &size, &info, &err),
 		 EH2S_OK);
 	p = data;
 	CHECK(size >= 4 && p[2] == 2);
 	eh2s_free(data);
 	eo.sframe_version = 4;
-	CHECK_EQ(eh2s_encode_sframe_file(obj, &eo, &data, &size, &info, &err),
-		 EH2S_E_USAGE);
+	CHECK_EQ(api_encode_sframe_file(obj, &eo, &data, &size, &info, &err),
+		 EH2S_E_UNSUPPORTED);
 	CHECK(data == NULL);
 }
 

@@ -25,6 +25,8 @@ static void *run(void *arg)
 	eh2s_file *f = NULL;
 	eh2s_summary s;
 	eh2s_verify_result v;
+	eh2s_summary_init(&s);
+	eh2s_verify_result_init(&v);
 	j->st = eh2s_open(j->path, &f, NULL);
 	if (!j->st)
 		j->st = eh2s_convert(f, NULL, NULL);

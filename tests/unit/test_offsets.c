@@ -150,15 +150,19 @@ static void one(const abi_t *a, int k, int version)
 	void *out = NULL;
 	size_t nout = 0;
 	eh2s_summary sum;
+	eh2s_summary_init(&sum);
 	eh2s_error err;
-	memset(&sum, 0, sizeof sum);
 	CHECK_EQ(eh2s_convert_section(&in, SFRAME, &o, &out, &nout, &sum, &err),
 		 EH2S_OK);
 	CHECK(sum.converted >= 1);
 	if (out) {
 		eh2s_verify_result vr;
-		CHECK_EQ(eh2s_verify_section(&in, out, nout, SFRAME, NULL, NULL, 1,
-					     &vr, &err), EH2S_OK);
+		eh2s_verify_result_init(&vr);
+		eh2s_verify_section_opts vo;
+		eh2s_verify_section_opts_init(&vo);
+		vo.report_missing = 1;
+		CHECK_EQ(eh2s_verify_section(&in, out, nout, SFRAME, &vo, &vr,
+					     &err), EH2S_OK);
 		CHECK_EQ(vr.mismatch, 0);
 		CHECK_EQ(vr.missing, 0);
 		CHECK_EQ(vr.extra, 0);

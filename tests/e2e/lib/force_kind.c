@@ -2,8 +2,8 @@
  * but with the program header layout KIND (grown, shift, seg-tied, seg)
  * whenever the file allows it, so that tests reach the layouts eh2sframe
  * keeps for files other than the ones at hand. Prints the kind used.
- * Built by the tests against build/libeh2sframe.a and its internal
- * headers. */
+ * Built by the tests against build/libeh2sframe-internal.a and its
+ * internal headers. */
 #include <stdio.h>
 #include <string.h>
 
