@@ -23,6 +23,7 @@
 #include <zlib.h>
 
 #include "../common/atomic.h"
+#include "../common/buf.h"
 #include "../common/reader.h"
 #include "../elf/elf_file.h"
 #include "../elfpatch/elfpatch.h"
@@ -32,12 +33,6 @@
 #define D_PHDR 56u
 #define D_SHDR 64u
 #define D_SYM 24u
-
-static void put(uint8_t *p, uint64_t v, unsigned n, bool be)
-{
-	for (unsigned i = 0; i < n; i++)
-		p[be ? n - 1 - i : i] = (uint8_t)(v >> (8 * i));
-}
 
 static uint64_t align_up(uint64_t v, uint64_t a)
 {
@@ -355,15 +350,15 @@ static e2s_err section_bytes(const elfr_file *g, const dbg_plan *p, size_t i,
 			uint64_t shndx = e2s_load_uN(b + k + 6, 2, g->be);
 			if (shndx && shndx < g->shnum && p->delta[shndx]) {
 				uint64_t v = e2s_load_uN(b + k + 8, 8, g->be);
-				put(b + k + 8, v + (uint64_t)p->delta[shndx], 8,
+				e2s_store_uN(b + k + 8, v + (uint64_t)p->delta[shndx], 8,
 				    g->be);
 			}
-			put(b + k + 6, new_index(p, shndx), 2, g->be);
+			e2s_store_uN(b + k + 6, new_index(p, shndx), 2, g->be);
 		}
 	} else if (s->type == SHT_SYMTAB_SHNDX || s->type == SHT_GROUP) {
 		/* A group's first word is its flags. */
 		for (uint64_t k = s->type == SHT_GROUP ? 4 : 0; k + 4 <= s->size; k += 4)
-			put(b + k, new_index(p, e2s_load_uN(b + k, 4, g->be)), 4,
+			e2s_store_uN(b + k, new_index(p, e2s_load_uN(b + k, 4, g->be)), 4,
 			    g->be);
 	}
 	*out = b;
@@ -475,16 +470,16 @@ static e2s_err write_new(const elfr_file *c, const elfr_file *g,
 			}
 		}
 		uint8_t *q = sh + i * D_SHDR;
-		put(q, s.name, 4, g->be);
-		put(q + 4, s.type, 4, g->be);
-		put(q + 8, s.flags, 8, g->be);
-		put(q + 16, s.addr, 8, g->be);
-		put(q + 24, s.offset, 8, g->be);
-		put(q + 32, s.size, 8, g->be);
-		put(q + 40, s.link, 4, g->be);
-		put(q + 44, s.info, 4, g->be);
-		put(q + 48, s.addralign, 8, g->be);
-		put(q + 56, s.entsize, 8, g->be);
+		e2s_store_uN(q, s.name, 4, g->be);
+		e2s_store_uN(q + 4, s.type, 4, g->be);
+		e2s_store_uN(q + 8, s.flags, 8, g->be);
+		e2s_store_uN(q + 16, s.addr, 8, g->be);
+		e2s_store_uN(q + 24, s.offset, 8, g->be);
+		e2s_store_uN(q + 32, s.size, 8, g->be);
+		e2s_store_uN(q + 40, s.link, 4, g->be);
+		e2s_store_uN(q + 44, s.info, 4, g->be);
+		e2s_store_uN(q + 48, s.addralign, 8, g->be);
+		e2s_store_uN(q + 56, s.entsize, 8, g->be);
 	}
 	e = pw(fd, str, p->str_len, p->str_off, d);
 	if (!e)
@@ -493,11 +488,11 @@ static e2s_err write_new(const elfr_file *c, const elfr_file *g,
 	free(sh);
 	free(names);
 	uint8_t h[24];
-	put(h, c->phoff, 8, g->be);           /* e_phoff */
-	put(h + 8, p->sh_off, 8, g->be);      /* e_shoff */
-	put(h + 16, c->phnum, 2, g->be);      /* e_phnum */
-	put(h + 18, g->shnum + p->nadded, 2, g->be); /* e_shnum */
-	put(h + 20, new_index(p, g->shstrndx), 2, g->be); /* e_shstrndx */
+	e2s_store_uN(h, c->phoff, 8, g->be);           /* e_phoff */
+	e2s_store_uN(h + 8, p->sh_off, 8, g->be);      /* e_shoff */
+	e2s_store_uN(h + 16, c->phnum, 2, g->be);      /* e_phnum */
+	e2s_store_uN(h + 18, g->shnum + p->nadded, 2, g->be); /* e_shnum */
+	e2s_store_uN(h + 20, new_index(p, g->shstrndx), 2, g->be); /* e_shstrndx */
 	if (!e)
 		e = pw(fd, h, 8, 32, d);
 	if (!e)
@@ -559,7 +554,7 @@ static e2s_err fix_crc(const char *file, const elfr_file *c,
 	if (!sec)
 		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
 	memcpy(sec, c->img + c->sh[l].offset, (size_t)c->sh[l].size);
-	put(sec + c->sh[l].size - 4, crc, 4, c->be);
+	e2s_store_uN(sec + c->sh[l].size - 4, crc, 4, c->be);
 	e = elfp_open(file, &f, d);
 	if (!e)
 		e = elfp_shrink_section(f, l, c->sh[l].size, d);

@@ -41,18 +41,12 @@ eh2s_status eh2s_dump_cfi_file(const char *path, int debug_frame, FILE *out,
 	return api_ok(err);
 }
 
-/* ---- --dump ---------------------------------------------------------- */
-
-eh2s_status eh2s_dump_sframe_file(const char *path, const char *heading,
-				  FILE *out, eh2s_error *err)
+/* path's .sframe, read and decoded (el and s to free on EH2S_OK). */
+static eh2s_status read_sframe(const char *path, sfr_elf *el, sfr_section *s,
+			       eh2s_error *err)
 {
-	sfr_elf el;
-	sfr_section s;
 	e2s_diag d = {0};
-
-	if (!path || !out)
-		return api_usage(err, EH2S_E_USAGE, "NULL argument");
-	if (sfr_elf_read(path, &el, &d) != E2S_ERR_OK) {
+	if (sfr_elf_read(path, el, &d) != E2S_ERR_OK) {
 		/* A file without the section is not a malformed one. */
 		if (d.code == E2S_ERR_BAD_SFRAME && !d.section &&
 		    strcmp(d.detail, "no .sframe section") == 0)
@@ -60,10 +54,26 @@ eh2s_status eh2s_dump_sframe_file(const char *path, const char *heading,
 					 "no .sframe section");
 		return api_fail(err, &d);
 	}
-	if (sfr_elf_decode(&el, &s, &d) != E2S_ERR_OK) {
-		sfr_elf_free(&el);
+	if (sfr_elf_decode(el, s, &d) != E2S_ERR_OK) {
+		sfr_elf_free(el);
 		return api_fail(err, &d);
 	}
+	return EH2S_OK;
+}
+
+/* ---- --dump ---------------------------------------------------------- */
+
+eh2s_status eh2s_dump_sframe_file(const char *path, const char *heading,
+				  FILE *out, eh2s_error *err)
+{
+	sfr_elf el;
+	sfr_section s;
+	eh2s_status st;
+
+	if (!path || !out)
+		return api_usage(err, EH2S_E_USAGE, "NULL argument");
+	if ((st = read_sframe(path, &el, &s, err)) != EH2S_OK)
+		return st;
 	if (heading)
 		fprintf(out, "%s\n", heading);
 	sfr_dump(out, &s);
@@ -126,18 +136,8 @@ eh2s_status eh2s_verify_file(const char *path, const eh2s_verify_opts *opts,
 		return st;
 	const char *cfi_path = o->cfi_from ? o->cfi_from : path;
 	api_verify_out(out, NULL, 0, path);
-	if (sfr_elf_read(path, &el, &d) != E2S_ERR_OK) {
-		/* A file without the section is not a malformed one. */
-		if (d.code == E2S_ERR_BAD_SFRAME && !d.section &&
-		    strcmp(d.detail, "no .sframe section") == 0)
-			return api_usage(err, EH2S_E_BAD_SFRAME,
-					 "no .sframe section");
-		return api_fail(err, &d);
-	}
-	if (sfr_elf_decode(&el, &s, &d) != E2S_ERR_OK) {
-		sfr_elf_free(&el);
-		return api_fail(err, &d);
-	}
+	if ((st = read_sframe(path, &el, &s, err)) != EH2S_OK)
+		return st;
 	/* Records only: the verifier runs the CFI programs itself. */
 	cfi_load_opts lo = {.prefer_debug_frame = o->debug_frame != 0,
 			    .records_only = true};

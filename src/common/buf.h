@@ -27,6 +27,14 @@ static inline void bw_u16(bw_t *w, uint16_t v) { bw_uN(w, v, 2); }
 static inline void bw_u32(bw_t *w, uint32_t v) { bw_uN(w, v, 4); }
 static inline void bw_u64(bw_t *w, uint64_t v) { bw_uN(w, v, 8); }
 /* Overwrite n bytes at offset off (must already be written). */
+/* Store the low n bytes of v at p in the given byte order (the writer's
+ * counterpart of e2s_load_uN). */
+static inline void e2s_store_uN(uint8_t *p, uint64_t v, unsigned n, bool be)
+{
+	for (unsigned i = 0; i < n; i++)
+		p[be ? n - 1 - i : i] = (uint8_t)(v >> (8 * i));
+}
+
 void bw_put_uN(bw_t *w, size_t off, uint64_t v, unsigned n);
 void bw_uleb(bw_t *w, uint64_t v);
 void bw_sleb(bw_t *w, int64_t v);

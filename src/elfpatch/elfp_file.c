@@ -8,10 +8,7 @@
 
 void elfp_put(uint8_t *p, uint64_t v, unsigned n, bool be)
 {
-	for (unsigned i = 0; i < n; i++) {
-		unsigned shift = be ? 8 * (n - 1 - i) : 8 * i;
-		p[i] = (uint8_t)(v >> shift);
-	}
+	e2s_store_uN(p, v, n, be);
 }
 
 static bool machine_ok(unsigned m)
