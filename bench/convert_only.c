@@ -1,9 +1,13 @@
 /* convert_only: the conversion without ELF writing, for the benchmark.
  *
  *   convert_only FILE               cfi_file_open_stream (mapping the file) with
- *                                   the streaming projection, then
+ *                                   the streaming projection as the tool
+ *                                   runs it (repeated programs taken from
+ *                                   the first, rows one by one), then
  *                                   sfe_encoded_size + sfe_encode, once;
  *                                   prints one line of key=value stats
+ *                                   (rows: the DWARF rows of the file,
+ *                                   counted apart, untimed)
  *   convert_only -r SECONDS FILE    then repeat the in-memory part
  *                                   (sfe_project_view on an image read
  *                                   beforehand: parse + interpret +
@@ -12,7 +16,7 @@
  *                                   the fastest iteration per phase
  *
  * Times are CPU times (CLOCK_PROCESS_CPUTIME_ID) in seconds. The phase
- * "open" is libelf setup plus the whole CFI pass including the
+ * "open" is ELF setup plus the whole CFI pass including the
  * projection (they are one streaming pass now); "project" is only the
  * final sort and bookkeeping. "memcpy" is a copy of the whole file image,
  * for reference (the library no longer makes one). */
@@ -50,18 +54,17 @@ static int fail(const char *path, const char *what, const e2s_diag *d)
 	return 1;
 }
 
-/* Streaming callback: count the rows, then project. */
-typedef struct {
-	sfe_stream *s;
-	size_t nrows;
-} count_ctx;
-
-static e2s_err count_fde(void *ctx, const cfi_table *t, size_t fde,
-			 const cfi_row *rows, size_t nrows)
+/* DWARF rows of the file (the table the converter never builds),
+ * counted apart from the timed conversions. */
+static size_t count_rows(const char *path)
 {
-	count_ctx *c = ctx;
-	c->nrows += nrows;
-	return sfe_stream_fde(c->s, t, fde, rows, nrows);
+	e2s_diag d;
+	cfi_file *cf = NULL;
+	if (cfi_file_open(path, NULL, &cf, &d))
+		return 0;
+	size_t n = cfi_file_table(cf)->nrows;
+	cfi_file_close(cf);
+	return n;
 }
 
 /* One conversion. img == NULL: cfi_file_open(path) with the streaming
@@ -75,7 +78,7 @@ static int convert(const char *path, const void *img, size_t size,
 	bw_t w;
 	e2s_err e;
 	int rc = 1;
-	count_ctx cc = {NULL, 0};
+	sfe_stream *ss = NULL;
 
 	memset(&d, 0, sizeof d);
 	memset(&set, 0, sizeof set);
@@ -86,18 +89,20 @@ static int convert(const char *path, const void *img, size_t size,
 			return fail(path, "open+project", &d);
 		t1 = cpu_now();
 	} else {
-		if (sfe_stream_new(&cc.s, 0)) {
+		if (sfe_stream_new(&ss, 0)) {
 			fprintf(stderr, "convert_only: out of memory\n");
 			return 1;
 		}
-		e = cfi_file_open_stream(path, NULL, count_fde, &cc, &cf, &d);
+		/* As sfe_project_view, on the mapped file. */
+		cfi_load_opts lo = {false, false, sfe_stream_pre, sfe_stream_row};
+		e = cfi_file_open_stream(path, &lo, sfe_stream_fde, ss, &cf, &d);
 		if (e) {
-			sfe_stream_free(cc.s);
+			sfe_stream_free(ss);
 			return fail(path, "open", &d);
 		}
 		t1 = cpu_now();
-		e = sfe_stream_finish(cc.s, cfi_file_table(cf), &set, &d);
-		sfe_stream_free(cc.s);
+		e = sfe_stream_finish(ss, cfi_file_table(cf), &set, &d);
+		sfe_stream_free(ss);
 		if (e) {
 			fail(path, "project", &d);
 			goto out;
@@ -129,7 +134,6 @@ static int convert(const char *path, const void *img, size_t size,
 	st->eh_size = t->size;
 	st->nfdes = t->nfdes;
 	st->nbad = t->nbad_fdes;
-	st->nrows = cc.nrows;
 	st->nfuncs = set.nfuncs;
 	st->nfres = set.nfres;
 	st->sframe_size = w.len;
@@ -189,6 +193,7 @@ int main(int argc, char **argv)
 	memset(&st, 0, sizeof st);
 	if (convert(path, NULL, 0, &st))
 		return 1;
+	st.nrows = count_rows(path);
 	printf("file=%s section=%s eh_bytes=%zu fdes=%zu bad=%zu rows=%zu "
 	       "funcs=%zu fres=%zu sframe_bytes=%zu "
 	       "t_open=%.6f t_project=%.6f t_encode=%.6f",

@@ -43,7 +43,8 @@ with open(os.path.join(work, "raw.tsv")) as f:
         raw.setdefault((inp, tool), []).append(
             (float(u) + float(s), int(m), float(e)))
 tools = sorted({t for (_, t) in raw}, key=["eh2sframe", "convert", "cp",
-                                          "readelf", "dwarfdump"].index)
+                                          "readelf", "dwarfdump",
+                                          "baseline"].index)
 
 stats = {}
 with open(os.path.join(work, "stats.tsv")) as f:
@@ -127,7 +128,10 @@ emit("`eh2sframe` = `eh2sframe IN -o OUT` (whole tool: maps the input, "
      "project in one pass, then size + encode; fastest of repeated "
      "iterations in one process, so no start-up or file read); `memcpy` = "
      "a copy of the whole file image, for scale only (the library no longer "
-     "copies the file). MB/s = .eh_frame bytes (10^6) per CPU second.")
+     "copies the file). MB/s = .eh_frame bytes (10^6) per CPU second." +
+     (" `baseline` = `eh2sframe IN -o OUT` built from %s (BENCH_BASELINE), "
+      "timed in the same runs." % machine.get("baseline")
+      if "baseline" in tools else ""))
 emit()
 head = ["input", "file MB", ".eh_frame MB", "FDEs"] + tools + \
     ["core ms", "memcpy ms", "MB/s convert", "MB/s core", "M FDEs/s core",
@@ -157,6 +161,8 @@ head += ["convert/readelf"]
 if "dwarfdump" in tools:
     head.append("convert/dwarfdump")
 head += ["eh2sframe/cp (wall)"]
+if "baseline" in tools:
+    head.append("eh2sframe/baseline")
 rows = []
 for inp in order:
     e2s = med(inp, "eh2sframe", 0)
@@ -169,6 +175,8 @@ for inp in order:
     if "dwarfdump" in tools:
         r.append(ratio(conv, med(inp, "dwarfdump", 0)))
     r.append(ratio(med(inp, "eh2sframe", 2), med(inp, "cp", 2)))
+    if "baseline" in tools:
+        r.append(ratio(e2s, med(inp, "baseline", 0)))
     rows.append(r)
 table(head, rows)
 
@@ -447,6 +455,11 @@ for inp in llvm:
     emit("- >= 10x faster than `readelf --debug-dump=frames-interp` (%s): "
          "**%s** (%.1fx by CPU time)." %
          (name(inp), "met" if rr >= 10 else "NOT met", rr))
+    if "baseline" in tools:
+        rb = med(inp, "eh2sframe", 0) / med(inp, "baseline", 0)
+        emit("- No slower than the baseline %s (%s): **%s** (%.2fx its CPU "
+             "time)." % (machine.get("baseline"), name(inp),
+                        "met" if rb <= 1.0 else "NOT met", rb))
 if tree_ratio is not None:
     emit("- Tree mode -j2 within 2x of copying the same files (wall): **%s** "
          "(%.2fx)." % ("met" if tree_ratio <= 2 else "NOT met", tree_ratio))

@@ -10,7 +10,9 @@
 #   BENCH_TREE=DIR     tree-mode input (default /usr/lib/x86_64-linux-gnu)
 #   BENCH_NO_TREE=1    skip the tree-mode comparison with cp -a
 #   BENCH_BASELINE=REV also convert with eh2sframe built from git revision
-#                      REV (or the path of an eh2sframe binary): before/after
+#                      REV (or the path of an eh2sframe binary): before/after,
+#                      timed beside the others (tool "baseline") and in the
+#                      size sweep
 # Writes bench/RESULTS.md and prints the same tables.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -74,9 +76,27 @@ raw=$work/raw.tsv stats=$work/stats.tsv
   echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 } >"$work/machine.txt"
 
+# ---- the baseline eh2sframe (BENCH_BASELINE) --------------------------------
+basebin=
+if [ -n "${BENCH_BASELINE:-}" ]; then
+  if [ -x "$BENCH_BASELINE" ]; then
+    cp "$BENCH_BASELINE" "$work/bin/baseline" && basebin=$work/bin/baseline
+  elif git -C "$repo" rev-parse -q --verify "$BENCH_BASELINE^{commit}" >/dev/null; then
+    say "building the baseline eh2sframe of $BENCH_BASELINE"
+    rm -rf "$work/baseline" && mkdir -p "$work/baseline"
+    git -C "$repo" archive "$BENCH_BASELINE" | tar -x -C "$work/baseline" &&
+      make -s -C "$work/baseline" -j2 eh2sframe >/dev/null &&
+      basebin=$work/baseline/eh2sframe || say "baseline build failed"
+  else
+    say "BENCH_BASELINE=$BENCH_BASELINE is neither a program nor a revision"
+  fi
+fi
+echo "baseline=${BENCH_BASELINE:-none}" >>"$work/machine.txt"
+
 # ---- timed runs, interleaved ---------------------------------------------
 tools=(eh2sframe convert cp readelf)
 [ -n "$dwarfdump" ] && tools+=(dwarfdump)
+[ -n "$basebin" ] && tools+=(baseline)
 printf 'input\ttool\trun\tuser\tsys\trss_kb\twall\n' >"$raw"
 t=$work/time.txt
 measure() { # input tool run
@@ -84,6 +104,7 @@ measure() { # input tool run
   rm -f "$out"
   case $tool in
     eh2sframe) "$rt" "$t" "$e2s" -q "$in" -o "$out" ;;
+    baseline)  "$rt" "$t" "$basebin" -q "$in" -o "$out" ;;
     convert)   "$rt" "$t" "$work/bin/convert_only" "$in" >/dev/null ;;
     cp)        "$rt" "$t" cp "$in" "$out" ;;
     # The comparison tools may exit non-zero over warnings: time them anyway.
@@ -192,22 +213,9 @@ if [ "${BENCH_NO_SIZE:-0}" != 1 ]; then
   sz=$work/size
   rm -rf "$sz" && mkdir -p "$sz"
   base=()
-  if [ -n "${BENCH_BASELINE:-}" ]; then
-    if [ -x "$BENCH_BASELINE" ]; then
-      base=(--baseline "$BENCH_BASELINE")
-    elif git -C "$repo" rev-parse -q --verify "$BENCH_BASELINE^{commit}" >/dev/null; then
-      say "building the baseline eh2sframe of $BENCH_BASELINE"
-      rm -rf "$work/baseline" && mkdir -p "$work/baseline"
-      git -C "$repo" archive "$BENCH_BASELINE" | tar -x -C "$work/baseline" &&
-        make -s -C "$work/baseline" -j2 eh2sframe >/dev/null &&
-        base=(--baseline "$work/baseline/eh2sframe") || say "baseline build failed"
-    else
-      say "BENCH_BASELINE=$BENCH_BASELINE is neither a program nor a revision"
-    fi
-  fi
+  [ -n "$basebin" ] && base=(--baseline "$basebin")
   if [ "$quick" = 1 ]; then bash bench/size_inputs.sh usrbin 8; else bash bench/size_inputs.sh usrbin; fi >"$sz/usrbin.list"
   bash bench/size_inputs.sh libs >"$sz/libs.list"
-  echo "baseline=${BENCH_BASELINE:-none}" >>"$work/machine.txt"
   say "size sweep: $(wc -l <"$sz/usrbin.list") files of /usr/bin, $(wc -l <"$sz/libs.list") libraries"
   python3 bench/size.py --e2s "$e2s" "${base[@]}" --out "$sz/out" --tsv "$sz/usrbin.tsv" \
     --files-from "$sz/usrbin.list" || say "size sweep: eh2sframe failed on some files"

@@ -199,4 +199,63 @@ x_ops:
 	.cfi_endproc
 	.size x_ops, .-x_ops
 
+	/* FP's value is CFA - 16 (val_offset) while only the CFA offset
+	 * changes: the FP word follows the CFA (no row shortcut may keep
+	 * the old one). */
+	.globl x_fp_cfa_valued
+	.type x_fp_cfa_valued, @function
+x_fp_cfa_valued:
+	.cfi_startproc
+	push %rbp
+	.cfi_def_cfa_offset 16
+	.cfi_val_offset %rbp, -16
+	sub $8, %rsp
+	.cfi_def_cfa_offset 24
+	add $8, %rsp
+	.cfi_def_cfa_offset 16
+	pop %rbp
+	.cfi_def_cfa_offset 8
+	.cfi_restore %rbp
+	ret
+	.cfi_endproc
+	.size x_fp_cfa_valued, .-x_fp_cfa_valued
+
+	/* The same CFA program twice: the first reaches its end (its last
+	 * rule takes effect at the end, so covers no instruction), the
+	 * second is longer and has one more row. */
+	.globl x_reach_end
+	.type x_reach_end, @function
+x_reach_end:
+	.cfi_startproc
+	push %rbp
+	.cfi_def_cfa_offset 16
+	.cfi_endproc
+	.size x_reach_end, .-x_reach_end
+	.globl x_reach_past
+	.type x_reach_past, @function
+x_reach_past:
+	.cfi_startproc
+	push %rbp
+	.cfi_def_cfa_offset 16
+	pop %rbp
+	nop
+	ret
+	.cfi_endproc
+	.size x_reach_past, .-x_reach_past
+
+	/* SP "same value" holds only while the CFA is SP + 0: after the
+	 * CFA offset moves, SFrame's caller SP (= CFA) is wrong, so the
+	 * function is not converted (sp-rule). */
+	.globl x_sp_same
+	.type x_sp_same, @function
+x_sp_same:
+	.cfi_startproc
+	.cfi_def_cfa %rsp, 0
+	.cfi_same_value %rsp
+	nop
+	.cfi_def_cfa_offset 8
+	ret
+	.cfi_endproc
+	.size x_sp_same, .-x_sp_same
+
 	.section .note.GNU-stack,"",@progbits

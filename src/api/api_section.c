@@ -125,8 +125,8 @@ eh2s_status eh2s_convert_section(const eh2s_cfi_input *cfi,
 		e2s_fail(&d, e, NULL, 0, NULL);
 		goto out;
 	}
-	e = cfi_parse_stream_pre(&sec, abi, sfe_stream_pre, sfe_stream_fde, ps, &t,
-				 &d);
+	cfi_sink sink = {sfe_stream_pre, sfe_stream_row, sfe_stream_fde, ps};
+	e = cfi_parse_sink(&sec, abi, &sink, &t, &d);
 	if (!e)
 		e = sfe_stream_finish(ps, &t, &set, &d);
 	if (e)

@@ -23,8 +23,13 @@ typedef struct sfe_stream sfe_stream;
 e2s_err sfe_stream_new(sfe_stream **out, unsigned version); /* NOMEM only */
 e2s_err sfe_stream_fde(void *ctx, const cfi_table *t, size_t fde,
 		       const cfi_row *rows, size_t nrows);
-/* A cfi_fde_pre_fn for the same stream: an FDE whose program, CIE and
- * size equal an earlier FDE's takes its outcome without running. */
+/* A cfi_row_fn for the same stream: rows one by one as the interpreter
+ * makes them (sfe_stream_fde then ends the FDE), none kept. */
+e2s_err sfe_stream_row(void *ctx, const cfi_table *t, size_t fde,
+		       const cfi_row *row);
+/* A cfi_fde_pre_fn for the same stream: an FDE whose program and CIE
+ * equal an earlier FDE's, and whose size is the same or past both
+ * programs' reach, takes its outcome without running. */
 int sfe_stream_pre(void *ctx, const cfi_table *t, size_t fde);
 /* After the parse: *out receives the set (sfe_set_free). t is the
  * parsed table (its FDE count must match what the stream saw). */

@@ -62,14 +62,66 @@ int sfe_claim(sfe_claims *c, uint32_t shndx, uint64_t start, uint64_t end);
 
 /* ---- Working state of one projection ---------------------------------- */
 
-/* A program converted before (sfe_project.c, "Programs seen before"). */
-#define SFE_MEMO_SLOTS 32768
+/* A program converted before (sfe_project.c, "Programs seen before"):
+ * 32 bytes, so that a set of two is one cache line. */
+#define SFE_MEMO_SETS 8192
 typedef struct {
-	uint64_t hash;
-	uint32_t cie, pc_range, insn_off, insn_len; /* insn_len 0: empty */
-	uint32_t enc_off, enc_len, fre_count;
-	uint8_t skip, fde_type, fre_type;
+	uint32_t tag;      /* hash bits, never 0 (0: empty) */
+	uint32_t insn_off;
+	uint32_t pc_range;
+	uint32_t reach;    /* cfi_fde.reach */
+	uint32_t enc_off, enc_len;
+	uint16_t insn_len, cie, fre_count;
+	uint8_t skip;
+	uint8_t types;     /* fde_type | fre_type << 1 */
 } sfe_memo;
+_Static_assert(sizeof(sfe_memo) == 32, "two memo entries per cache line");
+
+/* A row reduced to what SFrame tracks (sfe_project.c). */
+typedef struct {
+	uint8_t kind;   /* PL_* (sfe_project.c) */
+	uint16_t reg;
+	int64_t off;
+} sfe_ploc;
+
+typedef struct {
+	bool ra_undef;
+	bool cfa_deref;
+	bool mangled;
+	uint16_t cfa_reg;
+	int64_t cfa_off;
+	sfe_ploc ra, fp;
+} sfe_prow;
+
+/* A projected row and where it starts. */
+typedef struct {
+	uint64_t start;
+	sfe_prow p;
+} sfe_prow_at;
+
+/* The rows of the FDE being projected, as they come (sfe_project.c,
+ * fde_row): reduced to sfe_prow at once, its functions made when the
+ * FDE ends (fde_end). */
+typedef struct {
+	size_t fde;         /* the FDE (SIZE_MAX: none) */
+	uint64_t pc, end;   /* its range */
+	bool active;        /* its rows are projected (fde_precheck passed) */
+	bool rows_bad;      /* the table's row range of it is broken */
+	size_t nrows;       /* rows seen (up to the first PLT row) */
+	sfe_skip row_skip;  /* the first row SFrame cannot express */
+	bool flex;          /* some row needs a flexible FDE */
+	unsigned same;      /* CFI_COL_* the rows since the last projected
+	                     * one share with their predecessors */
+	bool have_prev;     /* pv has a row, made from a CFA rule of: */
+	uint8_t prev_cfa_kind;
+	uint16_t prev_cfa_reg;
+	sfe_prow_at *pv;    /* the projected rows */
+	grow_t gp;
+	bool plt;           /* a PLT CFA expression was seen, at pstart */
+	uint64_t pstart;
+	uint32_t plt_k;
+	sfe_skip plt_skip;  /* why the PLT rows do not fit */
+} sfe_fdeproj;
 
 typedef struct {
 	const cfi_table *t;
@@ -77,6 +129,7 @@ typedef struct {
 	const cfi_abi_regs *regs;
 	bool v2;         /* writing SFrame V2 */
 	unsigned retcol; /* the current FDE's CIE return-address column */
+	sfe_fdeproj f;   /* the FDE being projected */
 	sfe_set *set;
 	grow_t gf;       /* set->funcs */
 	sfe_fre *fres;   /* the current FDE's FREs (sfe_func.enc_off indexes
@@ -87,10 +140,9 @@ typedef struct {
 	grow_t ge; /* set->enc */
 	bool started;
 	bool memo_on;    /* streaming: remember programs (sfe_memo) */
-	sfe_memo *memo;  /* SFE_MEMO_SLOTS, direct-mapped, NULL until used */
+	sfe_memo *memo;  /* SFE_MEMO_SETS sets of two, NULL until used */
 	size_t hash_fde; /* the FDE whose key hash_val is (SIZE_MAX: none) */
 	uint64_t hash_val;
-	bool plt_rows;   /* the FDE just projected had a PLT CFA expression */
 } sfe_pctx;
 
 /* The CFA offset word of an FRE, or why no data word can hold it. Every CFA offset from the input comes here before any arithmetic:

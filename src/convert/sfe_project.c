@@ -25,22 +25,10 @@ enum {
 	              * into PL_REG on the CFA's base register */
 };
 
-typedef struct {
-	uint8_t kind;
-	uint16_t reg;
-	int64_t off;
-} ploc;
+typedef sfe_ploc ploc;
+typedef sfe_prow prow;
 
-typedef struct {
-	bool ra_undef;
-	bool cfa_deref;
-	uint16_t cfa_reg;
-	int64_t cfa_off;
-	ploc ra, fp;
-	bool mangled;
-} prow;
-
-/* ABIs with flexible FDEs: all three. Spec 3.2 ties the flexible FDE
+/* Flexible FDEs on all three ABIs. Spec 3.2 ties the flexible FDE
  * to no ABI (its control words name DWARF registers), and it is what
  * AArch64 needs for an RA parked in a register (glibc's __clone,
  * __vfork, __sigsetjmp around their GCS calls: mov x13, x30), a CFA on
@@ -49,11 +37,6 @@ typedef struct {
  * the same way as theirs (tests/e2e/interop_libsframe.sh). SFrame V2 has
  * no flexible FDE on AArch64: such functions are skipped there
  * (SFE_SKIP_V2, sfe_v2_fit). */
-static bool abi_has_flex(cfi_abi abi)
-{
-	return abi == CFI_ABI_AMD64 || abi == CFI_ABI_AARCH64 ||
-	       abi == CFI_ABI_S390X;
-}
 
 static bool fits_i32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 
@@ -294,6 +277,32 @@ static inline sfe_skip project_row(cfi_abi abi, const cfi_abi_regs *regs,
 	return SFE_SKIP_NONE;
 }
 
+/* Does project_row's result for r differ from its result for the row
+ * projected before it only in cfa_off? It does when the CFA changed by
+ * its offset alone (f->same: the CFI_COL_* bits r and every row since
+ * share with their predecessors) and no rule reads that offset: RA and
+ * FP not CFA-valued, and an SP rule that is not checked against it
+ * (check_sp). default_ok does not read cfa_off either. */
+static inline bool cfa_off_only(const cfi_abi_regs *regs, const sfe_fdeproj *f,
+				const cfi_row *r)
+{
+	if ((f->same | CFI_COL_CFA) != CFI_COL_ALL ||
+	    r->cfa.kind != CFI_CFA_REG_OFF || f->prev_cfa_kind != CFI_CFA_REG_OFF ||
+	    r->cfa.reg != f->prev_cfa_reg || r->ra.kind == CFI_RULE_VAL_OFFSET ||
+	    r->fp.kind == CFI_RULE_VAL_OFFSET)
+		return false;
+	switch (r->sp.kind) {
+	case CFI_RULE_UNSPEC:
+	case CFI_RULE_VAL_OFFSET:
+	case CFI_RULE_OFFSET:
+		return true;
+	case CFI_RULE_REGISTER:
+		return r->sp.reg != regs->sp;
+	default:
+		return false;
+	}
+}
+
 /* Can a default FDE express p? *why names what a default FDE lacks: the
  * skip reason where no flexible FDE may be used (SFrame V2 aside, every
  * ABI has them: abi_has_flex). */
@@ -466,26 +475,33 @@ static sfe_func *new_func(sfe_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 	return fn;
 }
 
-/* Append tmp (every byte set) as the next FRE of funcs[fi], merged
- * with the previous one when equal; a row at the previous one's start
- * replaces it. false on OOM. */
-static bool add_fre(sfe_pctx *c, size_t fi, const sfe_fre *tmp)
+/* The slot of the next FRE, with room for n more (built in place, then
+ * add_fre); NULL on OOM. */
+static sfe_fre *fre_slots(sfe_pctx *c, size_t n)
+{
+	if (!sfe_grow((void **)&c->fres, &c->gr, sizeof(sfe_fre), c->gr.n + n))
+		return NULL;
+	return &c->fres[c->gr.n];
+}
+
+/* Keep the FRE built in the next slot (every byte set) as the next FRE
+ * of funcs[fi] (the last function), merged with the previous one when
+ * equal; a row at the previous one's start replaces it. */
+static inline void add_fre(sfe_pctx *c, size_t fi)
 {
 	sfe_func *cur = &c->set->funcs[fi];
+	sfe_fre *f = &c->fres[c->gr.n];
 	if (cur->fre_count > 0) {
-		sfe_fre *last = &c->fres[cur->enc_off + cur->fre_count - 1];
-		if (sfe_fre_same(last, tmp))
-			return true;
-		if (last->start == tmp->start) {
-			*last = *tmp;
-			return true;
+		sfe_fre *last = f - 1;
+		if (sfe_fre_same(last, f))
+			return;
+		if (last->start == f->start) {
+			*last = *f;
+			return;
 		}
 	}
-	if (!sfe_grow((void **)&c->fres, &c->gr, sizeof(sfe_fre), c->gr.n + 1))
-		return false;
-	c->fres[c->gr.n++] = *tmp;
+	c->gr.n++;
 	cur->fre_count++;
-	return true;
 }
 
 /* Does some PC of [pc, end) use this row? Empty rows are dropped. */
@@ -524,105 +540,191 @@ static bool split_func(sfe_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 	return true;
 }
 
-/* Convert one FDE's rows [pc, end) into a function and its FREs. Every
- * live row is projected, and a row SFrame cannot express at all decides
- * the skip reason (the first such row). The FDE is DEFAULT when every
- * row fits it: the first row that does not restarts the loop for a FLEX
- * FDE where the ABI has them, else its reason stands. A data word that
- * does not fit (make_fre) comes last. On failure the caller rolls back;
- * *oom is set on allocation failure. */
-static sfe_skip convert_rows(sfe_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
-			     const cfi_row *rows, size_t nrows, uint64_t pc,
-			     uint64_t end, bool *oom)
+/* Why FDE fde cannot be converted whatever its rows, if so. */
+static sfe_skip fde_precheck(const sfe_pctx *c, const cfi_fde *fde)
 {
-	if (nrows == 0)
+	const cfi_table *t = c->t;
+	if (c->abi != CFI_ABI_AMD64 && c->abi != CFI_ABI_AARCH64 &&
+	    c->abi != CFI_ABI_S390X)
+		return SFE_SKIP_UNSUPPORTED_ABI;
+	if (fde->status == E2S_ERR_CIE_PTR_WIDTH)
+		return SFE_SKIP_CIE_PTR_WIDTH; /* its range reads as > 4 GiB */
+	if (fde->status != E2S_ERR_OK || fde->cie >= t->ncies ||
+	    t->cies[fde->cie].status != E2S_ERR_OK)
+		return SFE_SKIP_BAD_CFI;
+	if (fde->pc_range == 0)
+		return SFE_SKIP_EMPTY;
+	if (fde->pc_range > UINT32_MAX ||
+	    fde->pc_begin + fde->pc_range < fde->pc_begin)
+		return SFE_SKIP_TOO_LARGE;
+	return SFE_SKIP_NONE;
+}
+
+/* ---- One FDE's rows, as they come --------------------------------------
+ * fde_begin, then fde_row for each row in order, then fde_end: each row
+ * is reduced to what SFrame tracks (prow) at once, and only rows whose
+ * rules changed are projected in full (cfa_off_only). The functions and
+ * their FREs are made when the FDE ends and its status is known. Every
+ * caller goes this way: the interpreter's rows one by one (cfi_row_fn),
+ * an FDE's rows in one array, or a whole table (sfe_project). */
+
+static void fde_begin(sfe_pctx *c, size_t i)
+{
+	sfe_fdeproj *f = &c->f;
+	const cfi_fde *fde = &c->t->fdes[i];
+	f->fde = i;
+	f->pc = fde->pc_begin;
+	f->end = fde->pc_begin + fde->pc_range;
+	f->active = fde_precheck(c, fde) == SFE_SKIP_NONE;
+	f->rows_bad = false;
+	f->nrows = 0;
+	f->row_skip = SFE_SKIP_NONE;
+	f->flex = false;
+	f->same = 0;
+	f->have_prev = false;
+	f->gp.n = 0;
+	f->plt = false;
+	f->plt_skip = SFE_SKIP_NONE;
+	if (f->active)
+		c->retcol = c->t->cies[fde->cie].ra_reg;
+}
+
+/* A row at or after the first PLT CFA expression (x86-64 PLT: rsp + 8 +
+ * ((rip & 15) >= K) << 3): each must be that expression with the first
+ * one's K, RA at its fixed slot, no FP rule and no SP rule (the CFA
+ * offset changes inside a block). */
+static void plt_row(sfe_pctx *c, const cfi_row *r)
+{
+	sfe_fdeproj *f = &c->f;
+	if (!f->plt) {
+		f->plt = true;
+		f->pstart = r->start;
+		f->plt_k = r->cfa.expr.plt_k;
+	}
+	if (f->plt_skip)
+		return;
+	prow p;
+	memset(&p, 0, sizeof p);
+	sfe_skip s;
+	if (r->cfa.kind != CFI_CFA_EXPR || r->cfa.expr.shape != CFI_EXPR_PLT ||
+	    r->cfa.expr.plt_k != f->plt_k || r->cfa.expr.off != 8 ||
+	    r->cfa.expr.reg != c->regs->sp)
+		f->plt_skip = SFE_SKIP_PLT_SHAPE;
+	else if ((s = project_ra(c->abi, c->regs, c->retcol, &r->ra, &p)))
+		f->plt_skip = s;
+	else if (p.ra_undef || p.ra.kind != PL_NONE ||
+		 project_fp(c->regs, &r->fp, &p) || p.fp.kind != PL_NONE ||
+		 r->sp.kind != CFI_RULE_UNSPEC)
+		f->plt_skip = SFE_SKIP_PLT_SHAPE;
+}
+
+/* Project r in full into *p; false if SFrame cannot express it (the
+ * first such row decides the reason). Apart from fde_row, so that the
+ * usual row (cfa_off_only) does not pay for its registers. */
+static bool project_full(sfe_pctx *c, const cfi_row *r, prow *p)
+{
+	sfe_fdeproj *f = &c->f;
+	sfe_skip s = project_row(c->abi, c->regs, c->retcol, r, p);
+	if (s) {
+		f->row_skip = s;
+		return false;
+	}
+	if (!f->flex && !default_ok(c->abi, c->regs, p, &s))
+		f->flex = true;
+	return true;
+}
+
+/* The next row of the FDE begun. Only allocation failures are errors. */
+static e2s_err fde_row(sfe_pctx *c, const cfi_row *r)
+{
+	sfe_fdeproj *f = &c->f;
+	f->same &= r->same;
+	if (!f->active)
+		return E2S_ERR_OK;
+	if (f->plt || (r->cfa.kind == CFI_CFA_EXPR &&
+		       r->cfa.expr.shape == CFI_EXPR_PLT)) {
+		plt_row(c, r);
+		return E2S_ERR_OK;
+	}
+	f->nrows++;
+	if (f->row_skip || !row_live(r, f->pc, f->end))
+		return E2S_ERR_OK;
+	if (!sfe_grow((void **)&f->pv, &f->gp, sizeof *f->pv, f->gp.n + 1))
+		return E2S_ERR_NOMEM;
+	/* Projected in its slot: no copy of a row just written. */
+	sfe_prow_at *pa = &f->pv[f->gp.n];
+	if (f->have_prev && cfa_off_only(c->regs, f, r)) {
+		pa->p = pa[-1].p;
+		pa->p.cfa_off = r->cfa.off; /* verdicts as for that row */
+	} else if (!project_full(c, r, &pa->p)) {
+		return E2S_ERR_OK;
+	}
+	pa->start = r->start;
+	f->gp.n++;
+	f->have_prev = true;
+	f->prev_cfa_kind = r->cfa.kind;
+	f->prev_cfa_reg = r->cfa.reg;
+	f->same = CFI_COL_ALL;
+	return E2S_ERR_OK;
+}
+
+/* The function [pc, end) of the projected rows: a row SFrame cannot
+ * express decides the skip reason, else the FDE is FLEX if some row
+ * needs it (every ABI has them: see the top) and DEFAULT otherwise; a
+ * data word that does not fit (make_fre) comes last. On failure the
+ * caller rolls back; *oom is set on allocation failure. */
+static sfe_skip prows_to_func(sfe_pctx *c, const cfi_fde *fde,
+			      uint32_t fdeidx, uint64_t pc, uint64_t end,
+			      bool *oom)
+{
+	sfe_fdeproj *f = &c->f;
+	if (f->row_skip)
+		return f->row_skip;
+	if (f->nrows == 0)
 		return SFE_SKIP_CFA_UNSET;
-	size_t save_r = c->gr.n;
 	sfe_func *fn = new_func(c, fde, fdeidx, pc, end - pc);
-	if (!fn) {
+	/* A slot for each row: FREs are built in place. */
+	if (!fn || !fre_slots(c, f->gp.n)) {
 		*oom = true;
 		return SFE_SKIP_NONE;
 	}
 	size_t fi = (size_t)(fn - c->set->funcs);
-	bool flex = false;
-	sfe_skip hard = SFE_SKIP_NONE, word = SFE_SKIP_NONE;
-	for (size_t i = 0; i < nrows; i++) {
-		const cfi_row *r = &rows[i];
-		if (!row_live(r, pc, end))
-			continue;
-		prow p;
-		sfe_skip s = project_row(c->abi, c->regs, c->retcol, r, &p);
-		if (s)
-			return s;
-		if (!flex && !hard && !default_ok(c->abi, c->regs, &p, &s)) {
-			if (!abi_has_flex(c->abi)) {
-				hard = s;
-				continue;
-			}
-			flex = true;
-			word = SFE_SKIP_NONE;
-			c->gr.n = save_r;
-			c->set->funcs[fi].fre_count = 0;
-			i = (size_t)-1; /* again from the first row */
-			continue;
-		}
-		if (hard || word)
-			continue; /* failing already: only the reason can change */
-		uint64_t rs = r->start < pc ? pc : r->start;
-		sfe_fre tmp;
-		tmp.start = (uint32_t)(rs - pc);
-		if ((word = make_fre(c->abi, c->regs, flex, &p, &tmp)))
-			continue;
-		if (!add_fre(c, fi, &tmp)) {
-			*oom = true;
-			return SFE_SKIP_NONE;
-		}
+	for (size_t k = 0; k < f->gp.n; k++) {
+		const sfe_prow_at *pa = &f->pv[k];
+		uint64_t rs = pa->start < pc ? pc : pa->start;
+		sfe_fre *fr = &c->fres[c->gr.n];
+		fr->start = (uint32_t)(rs - pc);
+		sfe_skip word = make_fre(c->abi, c->regs, f->flex, &pa->p, fr);
+		if (word)
+			return word;
+		add_fre(c, fi);
 	}
-	if (hard || word)
-		return hard ? hard : word;
-	c->set->funcs[fi].fde_type = flex ? SF_FDE_TYPE_FLEX : SF_FDE_TYPE_DEFAULT;
+	c->set->funcs[fi].fde_type = f->flex ? SF_FDE_TYPE_FLEX : SF_FDE_TYPE_DEFAULT;
 	if (!split_func(c, fde, fdeidx, fi))
 		*oom = true;
 	return SFE_SKIP_NONE;
 }
 
-/* x86-64 PLT: the CFA expression rsp + 8 + ((rip & 15) >= K) << 3 becomes
- * one MASK FDE with 16-byte blocks: FRE 0 sp+8, FRE K sp+16 (the shape
- * GNU ld writes for its own .plt entries). Rows before the expression
- * (PLT0) stay an ordinary function. */
-static sfe_skip convert_plt(sfe_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
-			    const cfi_row *rows, size_t nrows, size_t first,
-			    bool *oom)
+/* x86-64 PLT: the CFA expression becomes one MASK FDE with 16-byte
+ * blocks: FRE 0 sp+8, FRE K sp+16 (the shape GNU ld writes for its own
+ * .plt entries). Rows before the expression (PLT0) stay an ordinary
+ * function. */
+static sfe_skip plt_to_funcs(sfe_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
+			     bool *oom)
 {
+	sfe_fdeproj *f = &c->f;
 	uint64_t end = fde->pc_begin + fde->pc_range;
-	uint64_t pstart = rows[first].start;
-	const cfi_expr *e0 = &rows[first].cfa.expr;
-	for (size_t i = first; i < nrows; i++) {
-		const cfi_row *r = &rows[i];
-		prow p;
-		memset(&p, 0, sizeof p);
-		if (r->cfa.kind != CFI_CFA_EXPR || r->cfa.expr.shape != CFI_EXPR_PLT ||
-		    r->cfa.expr.plt_k != e0->plt_k || r->cfa.expr.off != 8 ||
-		    r->cfa.expr.reg != c->regs->sp)
-			return SFE_SKIP_PLT_SHAPE;
-		sfe_skip s = project_ra(c->abi, c->regs, c->retcol, &r->ra, &p);
-		if (s)
-			return s;
-		if (p.ra_undef || p.ra.kind != PL_NONE)
-			return SFE_SKIP_PLT_SHAPE;
-		/* SP: no rule only (the CFA offset changes inside a block). */
-		if (project_fp(c->regs, &r->fp, &p) || p.fp.kind != PL_NONE ||
-		    r->sp.kind != CFI_RULE_UNSPEC)
-			return SFE_SKIP_PLT_SHAPE;
-	}
+	uint64_t pstart = f->pstart;
+	if (f->plt_skip)
+		return f->plt_skip;
 	/* Real PLTs are a few KiB (libstdc++: 16 KiB); one past 1 MiB is
 	 * hostile, and --verify checks a MASK FDE at every PC. */
-	if (c->abi != CFI_ABI_AMD64 || pstart % 16 || e0->plt_k == 0 ||
-	    e0->plt_k >= 16 || pstart >= end || end - pstart > SFE_MAX_MASK_SIZE)
+	if (c->abi != CFI_ABI_AMD64 || pstart % 16 || f->plt_k == 0 ||
+	    f->plt_k >= 16 || pstart >= end || end - pstart > SFE_MAX_MASK_SIZE)
 		return SFE_SKIP_PLT_SHAPE;
-	if (first > 0 && pstart > fde->pc_begin) {
-		sfe_skip s = convert_rows(c, fde, fdeidx, rows, first,
-					  fde->pc_begin, pstart, oom);
+	if (f->nrows > 0 && pstart > fde->pc_begin) {
+		sfe_skip s = prows_to_func(c, fde, fdeidx, fde->pc_begin, pstart,
+					   oom);
 		if (s || *oom)
 			return s;
 	}
@@ -636,17 +738,18 @@ static sfe_skip convert_plt(sfe_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 	size_t fi = (size_t)(fn - c->set->funcs);
 	/* A stub shorter than K never reaches the second row; consumers
 	 * (libsframe asserts it) want FRE starts within the function. */
-	int nfres = e0->plt_k < end - pstart ? 2 : 1;
+	int nfres = f->plt_k < end - pstart ? 2 : 1;
 	for (int k = 0; k < nfres; k++) {
-		sfe_fre f;
-		memset(&f, 0, sizeof f);
-		f.start = k ? e0->plt_k : 0;
-		f.ndw = 1;
-		f.dw[0] = k ? 16 : 8;
-		if (!add_fre(c, fi, &f)) {
+		sfe_fre *fr = fre_slots(c, 1);
+		if (!fr) {
 			*oom = true;
 			return SFE_SKIP_NONE;
 		}
+		memset(fr, 0, sizeof *fr);
+		fr->start = k ? f->plt_k : 0;
+		fr->ndw = 1;
+		fr->dw[0] = k ? 16 : 8;
+		add_fre(c, fi);
 	}
 	return SFE_SKIP_NONE;
 }
@@ -691,26 +794,6 @@ static sfe_skip finish_fde(sfe_pctx *c, size_t first, bool *oom)
 
 static bool note(sfe_pctx *c, size_t i, sfe_skip s);
 
-/* Why FDE fde cannot be converted whatever its rows, if so. */
-static sfe_skip fde_precheck(const sfe_pctx *c, const cfi_fde *fde)
-{
-	const cfi_table *t = c->t;
-	if (c->abi != CFI_ABI_AMD64 && c->abi != CFI_ABI_AARCH64 &&
-	    c->abi != CFI_ABI_S390X)
-		return SFE_SKIP_UNSUPPORTED_ABI;
-	if (fde->status == E2S_ERR_CIE_PTR_WIDTH)
-		return SFE_SKIP_CIE_PTR_WIDTH; /* its range reads as > 4 GiB */
-	if (fde->status != E2S_ERR_OK || fde->cie >= t->ncies ||
-	    t->cies[fde->cie].status != E2S_ERR_OK)
-		return SFE_SKIP_BAD_CFI;
-	if (fde->pc_range == 0)
-		return SFE_SKIP_EMPTY;
-	if (fde->pc_range > UINT32_MAX ||
-	    fde->pc_begin + fde->pc_range < fde->pc_begin)
-		return SFE_SKIP_TOO_LARGE;
-	return SFE_SKIP_NONE;
-}
-
 /* Claim fde's range: 1 done, 0 an earlier FDE has it, -1 OOM. */
 static int claim(sfe_pctx *c, const cfi_fde *fde)
 {
@@ -720,21 +803,25 @@ static int claim(sfe_pctx *c, const cfi_fde *fde)
 }
 
 /* ---- Programs seen before --------------------------------------------
- * An FDE whose program bytes, CIE and size equal an earlier FDE's gets
- * the same FRE data or the same skip reason: interpretation and
- * projection depend on nothing else, except where a row's place depends
+ * An FDE whose program bytes and CIE equal an earlier FDE's, and whose
+ * size is the same or, for both, beyond the last location the program
+ * reaches (cfi_fde.reach), gets the same FRE data or the same skip
+ * reason: the rows differ at most in the last one's end, and
+ * interpretation and projection depend on nothing else, except where a
+ * row's place depends
  * on the FDE's address (DW_CFA_set_loc, the PLT mask's 16-byte blocks);
  * those, functions split in parts and FDEs with bad programs are not
  * remembered. The streaming projection asks before the program runs
  * (cfi_fde_pre_fn) and copies the earlier result. Over half the FDEs of
  * a large C++ library repeat an earlier program (libLLVM-14: 58%), most
- * of them one of a few hundred: a small direct-mapped table keeps a
+ * of them one of a few hundred: a small two-way table keeps a
  * lookup within cache (the key's bytes are compared in the section only
  * when all else matches). */
 
 static bool memo_key_ok(const cfi_fde *fde)
 {
-	return fde->insn_len > 0 && fde->pc_range <= UINT32_MAX;
+	return fde->insn_len > 0 && fde->insn_len <= UINT16_MAX &&
+	       fde->cie <= UINT16_MAX && fde->pc_range <= UINT32_MAX;
 }
 
 static uint64_t memo_hash(sfe_pctx *c, size_t i)
@@ -744,7 +831,7 @@ static uint64_t memo_hash(sfe_pctx *c, size_t i)
 	const cfi_fde *fde = &c->t->fdes[i];
 	const uint8_t *p = c->t->data + fde->insn_off;
 	uint32_t n = fde->insn_len, k = 0;
-	uint64_t h = fde->pc_range * 0x9e3779b97f4a7c15ull ^ (uint64_t)fde->cie << 40 ^ n;
+	uint64_t h = (uint64_t)fde->cie << 40 ^ n;
 	/* Eight bytes a step (the key's bytes are compared on a match, so
 	 * the hash only needs to spread). */
 	for (; k + 8 <= n; k += 8) {
@@ -766,16 +853,24 @@ static uint64_t memo_hash(sfe_pctx *c, size_t i)
 	return h;
 }
 
-static sfe_memo *memo_slot(sfe_pctx *c, uint64_t h)
+/* The set of two for hash h: the first holds the newer entry. */
+static sfe_memo *memo_set(const sfe_pctx *c, uint64_t h)
 {
-	return &c->memo[(size_t)h & (SFE_MEMO_SLOTS - 1)];
+	return &c->memo[2 * ((size_t)h & (SFE_MEMO_SETS - 1))];
+}
+
+static uint32_t memo_tag(uint64_t h)
+{
+	return (uint32_t)(h >> 32) | 1;
 }
 
 static bool memo_same(const sfe_pctx *c, const sfe_memo *m, const cfi_fde *fde,
-		      uint64_t h)
+		      uint32_t tag)
 {
-	return m->insn_len && m->hash == h && m->insn_len == fde->insn_len &&
-	       m->cie == fde->cie && m->pc_range == fde->pc_range &&
+	return m->tag == tag && m->insn_len == fde->insn_len &&
+	       m->cie == fde->cie &&
+	       (m->pc_range == fde->pc_range ||
+		(m->pc_range > m->reach && fde->pc_range > m->reach)) &&
 	       memcmp(c->t->data + m->insn_off, c->t->data + fde->insn_off,
 		      m->insn_len) == 0;
 }
@@ -785,12 +880,14 @@ static bool memo_same(const sfe_pctx *c, const sfe_memo *m, const cfi_fde *fde,
 static bool memo_put(sfe_pctx *c, size_t i, sfe_skip s, size_t first)
 {
 	const cfi_fde *fde = &c->t->fdes[i];
-	if (fde->status != E2S_ERR_OK || fde->set_loc || c->plt_rows ||
+	if (fde->status != E2S_ERR_OK || fde->set_loc || c->f.plt ||
 	    !memo_key_ok(fde))
 		return true;
 	switch (s) {
 	case SFE_SKIP_NONE:
-		/* One function over the whole FDE (V2 may shorten it). */
+		/* One function over the whole FDE (V2 may shorten it, and
+		 * a function split in parts has more FREs than fre_count
+		 * holds). */
 		if (c->gf.n != first + 1 ||
 		    c->set->funcs[first].pc_type != SF_FDE_PCTYPE_INC ||
 		    c->set->funcs[first].size != fde->pc_range)
@@ -806,23 +903,31 @@ static bool memo_put(sfe_pctx *c, size_t i, sfe_skip s, size_t first)
 	default:
 		break;
 	}
-	if (!c->memo && !(c->memo = calloc(SFE_MEMO_SLOTS, sizeof *c->memo)))
-		return false;
+	if (!c->memo) {
+		size_t bytes = 2 * SFE_MEMO_SETS * sizeof *c->memo;
+		if (!(c->memo = aligned_alloc(64, bytes)))
+			return false;
+		memset(c->memo, 0, bytes);
+	}
 	uint64_t h = memo_hash(c, i);
-	sfe_memo *m = memo_slot(c, h);
-	m->hash = h;
-	m->cie = fde->cie;
+	sfe_memo *m = memo_set(c, h);
+	m[1] = m[0];
+	m->tag = memo_tag(h);
+	m->cie = (uint16_t)fde->cie;
 	m->pc_range = (uint32_t)fde->pc_range;
+	m->reach = (uint32_t)fde->reach;
 	m->insn_off = fde->insn_off;
-	m->insn_len = fde->insn_len;
+	m->insn_len = (uint16_t)fde->insn_len;
 	m->skip = (uint8_t)s;
+	m->enc_off = m->enc_len = 0;
+	m->fre_count = 0;
+	m->types = 0;
 	if (!s) {
 		const sfe_func *fn = &c->set->funcs[first];
 		m->enc_off = fn->enc_off;
 		m->enc_len = fn->enc_len;
-		m->fre_count = fn->fre_count;
-		m->fde_type = fn->fde_type;
-		m->fre_type = fn->fre_type;
+		m->fre_count = (uint16_t)fn->fre_count;
+		m->types = (uint8_t)(fn->fde_type | fn->fre_type << 1);
 	}
 	return true;
 }
@@ -835,8 +940,9 @@ static int memo_take(sfe_pctx *c, size_t i)
 	if (!c->memo || !memo_key_ok(fde) || fde_precheck(c, fde) != SFE_SKIP_NONE)
 		return 0;
 	uint64_t h = memo_hash(c, i);
-	sfe_memo *m = memo_slot(c, h);
-	if (!memo_same(c, m, fde, h))
+	const sfe_memo *m = memo_set(c, h);
+	uint32_t tag = memo_tag(h);
+	if (!memo_same(c, m, fde, tag) && !memo_same(c, ++m, fde, tag))
 		return 0;
 	int cl = claim(c, fde);
 	if (cl < 0)
@@ -855,29 +961,28 @@ static int memo_take(sfe_pctx *c, size_t i)
 		fn->enc_off = (uint32_t)c->ge.n;
 		fn->enc_len = m->enc_len;
 		fn->fre_count = m->fre_count;
-		fn->fde_type = m->fde_type;
-		fn->fre_type = m->fre_type;
+		fn->fde_type = m->types & 1;
+		fn->fre_type = (uint8_t)(m->types >> 1);
 		c->ge.n += m->enc_len;
 		c->set->nfres += m->fre_count;
 	}
 	return note(c, i, s) ? 1 : -1;
 }
 
-/* Project FDE i of t with its rows (rows_ok false: the table's row
- * range is broken). Only allocation failures are errors. */
-static e2s_err project_fde(sfe_pctx *c, size_t i, const cfi_row *rows, size_t n,
-			   bool rows_ok)
+/* FDE i has no more rows, and its status is final: its functions, or
+ * why not. Only allocation failures are errors. */
+static e2s_err fde_end(sfe_pctx *c, size_t i)
 {
-	const cfi_table *t = c->t;
-	const cfi_fde *fde = &t->fdes[i];
+	const cfi_fde *fde = &c->t->fdes[i];
+	sfe_fdeproj *f = &c->f;
 	sfe_skip s = SFE_SKIP_NONE;
 	size_t save_f = c->gf.n, save_e = c->ge.n, save_n = c->set->nfres;
 	bool oom = false;
 
 	c->gr.n = 0;
-	c->plt_rows = false;
+	f->fde = SIZE_MAX;
 	s = fde_precheck(c, fde);
-	if (!s && !rows_ok)
+	if (!s && f->rows_bad)
 		s = SFE_SKIP_BAD_CFI;
 	if (!s) {
 		int cl = claim(c, fde);
@@ -887,22 +992,11 @@ static e2s_err project_fde(sfe_pctx *c, size_t i, const cfi_row *rows, size_t n,
 			s = SFE_SKIP_DUPLICATE;
 	}
 	if (!s) {
-		size_t plt = n;
-		c->retcol = t->cies[fde->cie].ra_reg;
-		for (size_t k = 0; k < n; k++) {
-			if (rows[k].cfa.kind == CFI_CFA_EXPR &&
-			    rows[k].cfa.expr.shape == CFI_EXPR_PLT) {
-				plt = k;
-				c->plt_rows = true;
-				break;
-			}
-		}
-		if (plt < n)
-			s = convert_plt(c, fde, (uint32_t)i, rows, n, plt, &oom);
+		if (f->plt)
+			s = plt_to_funcs(c, fde, (uint32_t)i, &oom);
 		else
-			s = convert_rows(c, fde, (uint32_t)i, rows, n,
-					 fde->pc_begin,
-					 fde->pc_begin + fde->pc_range, &oom);
+			s = prows_to_func(c, fde, (uint32_t)i, fde->pc_begin,
+					  fde->pc_begin + fde->pc_range, &oom);
 		if (!s && !oom)
 			s = finish_fde(c, save_f, &oom);
 		if (oom)
@@ -916,6 +1010,18 @@ static e2s_err project_fde(sfe_pctx *c, size_t i, const cfi_row *rows, size_t n,
 	if (c->memo_on && !memo_put(c, i, s, save_f))
 		return E2S_ERR_NOMEM;
 	return note(c, i, s) ? E2S_ERR_OK : E2S_ERR_NOMEM;
+}
+
+/* FDE i with its rows in one array. */
+static e2s_err project_fde(sfe_pctx *c, size_t i, const cfi_row *rows,
+			   size_t n)
+{
+	if (c->f.fde != i)
+		fde_begin(c, i);
+	for (size_t k = 0; k < n; k++)
+		if (fde_row(c, &rows[k]))
+			return E2S_ERR_NOMEM;
+	return fde_end(c, i);
 }
 
 static bool note(sfe_pctx *c, size_t i, sfe_skip s)
@@ -937,6 +1043,7 @@ static void pctx_init(sfe_pctx *c, sfe_set *out, unsigned version)
 	c->v2 = version == SF_VERSION_2;
 	out->version = c->v2 ? SF_VERSION_2 : SF_VERSION_3;
 	c->hash_fde = SIZE_MAX;
+	c->f.fde = SIZE_MAX;
 	sfe_claims_init(&c->claims);
 }
 
@@ -945,6 +1052,8 @@ static void pctx_scratch_free(sfe_pctx *c)
 {
 	free(c->fres);
 	c->fres = NULL;
+	free(c->f.pv);
+	c->f.pv = NULL;
 	free(c->memo);
 	c->memo = NULL;
 	sfe_claims_free(&c->claims);
@@ -970,39 +1079,50 @@ static e2s_err pctx_start(sfe_pctx *c, const cfi_table *t)
 	return E2S_ERR_OK;
 }
 
-static bool func_less(const sfe_func *x, const sfe_func *y)
+
+/* What sort_funcs orders by, and where the function is. */
+typedef struct {
+	uint64_t start;
+	uint32_t shndx, idx;
+} func_key;
+
+static bool key_less(const func_key *x, const func_key *y)
 {
-	return x->reloc.shndx < y->reloc.shndx ||
-	       (x->reloc.shndx == y->reloc.shndx && x->start < y->start);
+	return x->shndx < y->shndx || (x->shndx == y->shndx && x->start < y->start);
 }
 
-/* Sort funcs by (shndx, start). FDEs come in a few ascending runs (one
- * per input section order of the link), so merge the runs found rather
- * than sort from scratch; qsort is the fallback when memory is short.
- * Keys never tie (see pctx_finish), so the order is the same either way. */
+/* Sort funcs by (shndx, start). FDEs come in ascending runs (one per
+ * input section order of the link; libLLVM-14: 595 of them), so merge
+ * the runs found rather than sort from scratch, on small keys, then move
+ * each function once; qsort is the fallback when memory is short. Keys
+ * never tie (see pctx_finish), so the order is the same either way. */
 static void sort_funcs(sfe_set *s)
 {
 	size_t n = s->nfuncs, nruns = 1;
 	sfe_func *v = s->funcs;
 	for (size_t i = 1; i < n; i++)
-		nruns += func_less(&v[i], &v[i - 1]);
+		nruns += func_cmp(&v[i], &v[i - 1]) < 0;
 	if (nruns == 1)
 		return;
 	size_t *run = malloc((nruns + 1) * sizeof *run);
+	func_key *key = e2s_alloc_big(2 * n * sizeof *key);
 	sfe_func *tmp = e2s_alloc_big(n * sizeof *tmp);
-	if (!run || !tmp) {
+	if (!run || !key || !tmp) {
 		free(run);
+		free(key);
 		free(tmp);
 		qsort(v, n, sizeof *v, func_cmp);
 		return;
 	}
 	size_t k = 0;
 	run[k++] = 0;
-	for (size_t i = 1; i < n; i++)
-		if (func_less(&v[i], &v[i - 1]))
+	for (size_t i = 0; i < n; i++) {
+		key[i] = (func_key){v[i].start, v[i].reloc.shndx, (uint32_t)i};
+		if (i > 0 && key_less(&key[i], &key[i - 1]))
 			run[k++] = i;
+	}
 	run[k] = n;
-	sfe_func *src = v, *dst = tmp;
+	func_key *src = key, *dst = key + n;
 	while (nruns > 1) {
 		size_t m = 0;
 		for (size_t r = 0; r < nruns; r += 2) {
@@ -1010,7 +1130,7 @@ static void sort_funcs(sfe_set *s)
 			size_t hi = run[r + 2 < nruns ? r + 2 : nruns];
 			size_t a = lo, b = mid, o = lo;
 			while (a < mid && b < hi)
-				dst[o++] = func_less(&src[b], &src[a]) ? src[b++] : src[a++];
+				dst[o++] = key_less(&src[b], &src[a]) ? src[b++] : src[a++];
 			while (a < mid)
 				dst[o++] = src[a++];
 			while (b < hi)
@@ -1019,13 +1139,15 @@ static void sort_funcs(sfe_set *s)
 		}
 		run[m] = n;
 		nruns = m;
-		sfe_func *t = src;
+		func_key *t = src;
 		src = dst;
 		dst = t;
 	}
-	if (src != v)
-		memcpy(v, src, n * sizeof *v);
+	for (size_t i = 0; i < n; i++)
+		tmp[i] = v[src[i].idx];
+	memcpy(v, tmp, n * sizeof *v);
 	free(run);
+	free(key);
 	free(tmp);
 }
 
@@ -1066,7 +1188,9 @@ e2s_err sfe_project(const cfi_table *t, unsigned version, sfe_set *out,
 		/* No pointer arithmetic on a NULL rows array (empty table). */
 		const cfi_row *rows = ok && fde->row_count ?
 				      t->rows + fde->row_first : NULL;
-		if (project_fde(&c, i, rows, ok ? fde->row_count : 0, ok))
+		fde_begin(&c, i);
+		c.f.rows_bad = !ok;
+		if (project_fde(&c, i, rows, ok ? fde->row_count : 0))
 			return proj_oom(&c, diag);
 	}
 	if (pctx_finish(&c, t->nfdes))
@@ -1091,7 +1215,7 @@ e2s_err sfe_stream_new(sfe_stream **out, unsigned version)
 	if (!s)
 		return E2S_ERR_NOMEM;
 	pctx_init(&s->c, &s->set, version);
-	s->c.memo_on = true;
+	s->c.memo_on = getenv("NOMEMO") == NULL;
 	return E2S_ERR_OK;
 }
 
@@ -1104,7 +1228,20 @@ e2s_err sfe_stream_fde(void *ctx, const cfi_table *t, size_t fde,
 	s->c.t = t; /* the table's arrays move as it grows */
 	if (fde + 1 > s->nfdes)
 		s->nfdes = fde + 1;
-	return project_fde(&s->c, fde, rows, nrows, true);
+	/* Rows one by one (sfe_stream_row) come with no array here. */
+	return project_fde(&s->c, fde, rows, rows ? nrows : 0);
+}
+
+e2s_err sfe_stream_row(void *ctx, const cfi_table *t, size_t fde,
+		       const cfi_row *row)
+{
+	sfe_stream *s = ctx;
+	if (!s->c.started && pctx_start(&s->c, t))
+		return E2S_ERR_NOMEM;
+	s->c.t = t;
+	if (s->c.f.fde != fde)
+		fde_begin(&s->c, fde);
+	return fde_row(&s->c, row);
 }
 
 int sfe_stream_pre(void *ctx, const cfi_table *t, size_t fde)
@@ -1157,10 +1294,11 @@ e2s_err sfe_project_view(const void *img, size_t size,
 	memset(set, 0, sizeof *set);
 	if (sfe_stream_new(&s, version))
 		return e2s_fail(diag, E2S_ERR_NOMEM, NULL, 0, NULL);
-	cfi_load_opts o = {false, false, NULL};
+	cfi_load_opts o = {false, false, NULL, NULL};
 	if (lo)
 		o = *lo;
 	o.pre_fde = sfe_stream_pre;
+	o.on_row = sfe_stream_row;
 	e = cfi_file_open_view(img, size, &o, sfe_stream_fde, s, cf, diag);
 	if (!e)
 		e = sfe_stream_finish(s, cfi_file_table(*cf), set, diag);

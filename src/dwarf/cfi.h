@@ -138,8 +138,23 @@ typedef struct {
 	                      * constant 0 or 1 */
 	uint8_t ra_sign_pc;  /* AArch64: negate_ra_state_with_pc seen: the RA
 	                      * is signed with the PC as a second modifier */
-	uint8_t pad_[5];
+	uint8_t pad_[4];
+	uint8_t same;        /* CFI_COL_* bits of the columns whose rules equal
+	                      * the previous row's of the same FDE (0: not
+	                      * known). Not a rule: rows compare up to it. A
+	                      * reader of consecutive rows may reuse what it
+	                      * derived from a column marked same. */
 } cfi_row;
+
+/* Columns of a row, for cfi_row.same. */
+enum {
+	CFI_COL_CFA = 1,
+	CFI_COL_RA = 2,
+	CFI_COL_FP = 4,
+	CFI_COL_SP = 8,  /* rule and save provenance */
+	CFI_COL_SIGN = 16, /* ra_mangled, ra_sign_bad, ra_sign_pc */
+	CFI_COL_ALL = 31,
+};
 
 /* ---- Parsed records -------------------------------------------------- */
 
@@ -186,6 +201,10 @@ typedef struct {
 	e2s_err status;      /* OK, or why this FDE has no rows */
 	uint64_t err_off;    /* section offset of the problem, if status */
 	uint64_t cie_off;    /* section offset of its CIE (as pointed to) */
+	uint64_t reach;      /* once its program ran: the offset from pc_begin
+	                      * of the last location it advanced to (its rows
+	                      * are the same for any pc_range above it but
+	                      * for the last one's end) */
 	bool set_loc;        /* its program has DW_CFA_set_loc: where its rows
 	                      * start depends on its address */
 } cfi_fde;
@@ -258,6 +277,26 @@ typedef e2s_err (*cfi_fde_fn)(void *ctx, const cfi_table *t, size_t fde,
  * The converter uses it for FDEs whose program equals an earlier one's. */
 typedef int (*cfi_fde_pre_fn)(void *ctx, const cfi_table *t, size_t fde);
 
+/* Streaming row by row: called with each row as the interpreter makes
+ * it, in order, before on_fde for its FDE (which then gets no array,
+ * only the count). A row is passed on only where some column's rule was
+ * set since the row before (so two in a row may still be equal, and
+ * "end" is where its location group ends, not where its rules do);
+ * row->same says which columns it shares with the one before (0 on an
+ * FDE's first). The row is valid during the call only, and only on_fde
+ * tells whether the program ran to its end (a later problem voids its
+ * rows). It returns OK, or E2S_ERR_NOMEM to stop the parse.*/
+typedef e2s_err (*cfi_row_fn)(void *ctx, const cfi_table *t, size_t fde,
+			      const cfi_row *row);
+
+/* The consumer of a streaming parse; ctx goes to each call. */
+typedef struct {
+	cfi_fde_pre_fn pre; /* NULL: every program runs */
+	cfi_row_fn row;     /* NULL: each FDE's rows go to fde in one array */
+	cfi_fde_fn fde;
+	void *ctx;
+} cfi_sink;
+
 /* Parse all records of sec and run every FDE's program into rows.
  * Problems confined to one CIE/FDE set that record's status and the
  * parse goes on; only a problem that makes the rest of the section
@@ -271,10 +310,9 @@ e2s_err cfi_parse(const cfi_section *sec, cfi_abi abi, cfi_table *out,
 e2s_err cfi_parse_stream(const cfi_section *sec, cfi_abi abi,
 			 cfi_fde_fn on_fde, void *ctx, cfi_table *out,
 			 e2s_diag *diag);
-/* cfi_parse_stream with pre tried first for each FDE (same ctx). */
-e2s_err cfi_parse_stream_pre(const cfi_section *sec, cfi_abi abi,
-			     cfi_fde_pre_fn pre, cfi_fde_fn on_fde, void *ctx,
-			     cfi_table *out, e2s_diag *diag);
+/* cfi_parse_stream with the consumer k (k->fde non-NULL). */
+e2s_err cfi_parse_sink(const cfi_section *sec, cfi_abi abi,
+		       const cfi_sink *k, cfi_table *out, e2s_diag *diag);
 /* One DW_EH_PE_* pointer at sec->data + *off (pc-relative ones from
  * sec->vaddr + *off), for readers of .eh_frame_hdr; *off moves past it. */
 e2s_err cfi_read_eh_pointer(const cfi_section *sec, uint8_t enc, size_t *off,

@@ -226,6 +226,9 @@ typedef struct {
 	 * (streaming: emptied before each FDE). */
 	cfi_row *rows;
 	size_t nrows, rows_cap;
+	/* Row by row (cfi_row_fn) instead, if set. */
+	cfi_row_fn row_fn;
+	void *row_ctx;
 } cfi_interp_scratch;
 
 #define CFI_MAX_STATE_DEPTH 64

@@ -2,7 +2,9 @@
  * linear pass. A row is emitted each time the location advances past a
  * non-empty range; a row whose rules equal its predecessor's extends it
  * instead (memcmp: every byte of a row, padding included, is set; the
- * compare is skipped when no rule instruction ran since the last row).
+ * compare is skipped when no kept column changed since the last row).
+ * Each row says which columns it shares with its predecessor
+ * (cfi_row.same), so the projection redoes only what changed.
  * Only the ABI's SP, FP and RA columns are kept (and AArch64's
  * RA_SIGN_STATE as row flags); other registers are validated and
  * dropped.
@@ -30,7 +32,7 @@ typedef struct {
 	cfi_fde *fde;        /* NULL while running the CIE */
 	cfi_row cur;
 	uint64_t loc, end;
-	bool dirty; /* a rule may have changed since the last emitted row */
+	unsigned chg; /* CFI_COL_* columns changed since the last row */
 	/* The CFA rule when this location's group began (what identifies
 	 * it: an expression by its bytes' place). */
 	struct grp_cfa {
@@ -108,6 +110,8 @@ static bool grp_same(const struct grp_cfa *g, const cfi_cfa *c)
 static void close_group(run_t *x)
 {
 	cfi_rule *sp = &x->cur.sp;
+	if (sp->prov == CFI_PROV_PENDING || x->sp_set)
+		x->chg |= CFI_COL_SP;
 	if (sp->prov == CFI_PROV_PENDING) {
 		bool same = grp_same(&x->grp, &x->cur.cfa);
 		sp->prov = same ? CFI_PROV_KNOWN : CFI_PROV_NONE;
@@ -129,7 +133,10 @@ static void close_group(run_t *x)
 		}
 	}
 	x->sp_set = false;
-	grp_set(&x->grp, &x->cur.cfa);
+	/* The group's CFA rule is the current one unless it changed since
+	 * the last row (chg is cleared only where rows are made). */
+	if (x->chg & CFI_COL_CFA)
+		grp_set(&x->grp, &x->cur.cfa);
 }
 
 static bool reg_ok(const run_t *x, uint64_t reg)
@@ -146,31 +153,59 @@ static void set_expr(const run_t *x, const cfi_insn *in, cfi_expr *e)
 	e->len = in->blk_len;
 }
 
+/* Are the rules of a and b the same, given that only the columns chg
+ * may differ? Column by column (all padding is zero). */
+static bool same_rules(const cfi_row *a, const cfi_row *b, unsigned chg)
+{
+	if (chg == CFI_COL_CFA)
+		return memcmp(&a->cfa, &b->cfa, sizeof a->cfa) == 0;
+	const size_t rules = offsetof(cfi_row, same) - offsetof(cfi_row, cfa);
+	return memcmp(&a->cfa, &b->cfa, rules) == 0;
+}
+
+/* Row by row (cfi_row_fn): the current rules as [loc, upto), unless
+ * no column changed since the row before. */
+static inline e2s_err pass_on(run_t *x, uint64_t upto)
+{
+	cfi_fde *f = x->fde;
+	if (f->row_count && !x->chg)
+		return E2S_ERR_OK;
+	x->cur.start = x->loc;
+	x->cur.end = upto;
+	x->cur.same = f->row_count ? (uint8_t)(CFI_COL_ALL & ~x->chg) : 0;
+	x->chg = 0;
+	f->row_count++;
+	e2s_err e = x->s->row_fn(x->s->row_ctx, x->t, (size_t)(f - x->t->fdes),
+				 &x->cur);
+	x->cur.same = 0;
+	return e;
+}
+
 /* Emit [loc, upto) with the current rules, merging with the previous
  * row of this FDE when the rules are the same. */
-static bool emit(run_t *x, uint64_t upto)
+static inline e2s_err emit(run_t *x, uint64_t upto)
 {
 	cfi_interp_scratch *s = x->s;
 	cfi_fde *f = x->fde;
-	const size_t rules = sizeof(cfi_row) - offsetof(cfi_row, cfa);
+	if (s->row_fn)
+		return pass_on(x, upto);
 	if (f->row_count) {
 		cfi_row *last = &s->rows[s->nrows - 1];
 		if (last->end == x->loc &&
-		    (!x->dirty ||
-		     memcmp(&last->cfa, &x->cur.cfa, rules) == 0)) {
+		    (!x->chg || same_rules(last, &x->cur, x->chg))) {
 			last->end = upto;
-			x->dirty = false;
-			return true;
+			x->chg = 0;
+			return E2S_ERR_OK;
 		}
 	}
 	size_t n = s->nrows;
 	if (n == s->rows_cap) {
 		size_t cap = n ? 2 * n : 256;
 		if (n > UINT32_MAX || cap > SIZE_MAX / sizeof(cfi_row))
-			return false;
+			return E2S_ERR_NOMEM;
 		cfi_row *v = realloc(s->rows, cap * sizeof *v);
 		if (!v)
-			return false;
+			return E2S_ERR_NOMEM;
 		s->rows = v;
 		s->rows_cap = cap;
 	}
@@ -178,13 +213,14 @@ static bool emit(run_t *x, uint64_t upto)
 	*row = x->cur;
 	row->start = x->loc;
 	row->end = upto;
+	row->same = f->row_count ? (uint8_t)(CFI_COL_ALL & ~x->chg) : 0;
 	s->nrows = n + 1;
 	f->row_count++;
-	x->dirty = false;
-	return true;
+	x->chg = 0;
+	return E2S_ERR_OK;
 }
 
-static e2s_err move_to(run_t *x, uint64_t newloc)
+static inline e2s_err move_to(run_t *x, uint64_t newloc)
 {
 	if (!x->fde)
 		return E2S_ERR_BAD_OPCODE; /* no advancing in a CIE */
@@ -192,14 +228,15 @@ static e2s_err move_to(run_t *x, uint64_t newloc)
 		return E2S_ERR_PC_BACKWARDS;
 	if (newloc > x->loc) {
 		close_group(x);
-		if (!emit(x, newloc))
-			return E2S_ERR_NOMEM;
+		e2s_err e = emit(x, newloc);
+		if (e != E2S_ERR_OK)
+			return e;
 		x->loc = newloc;
 	}
 	return E2S_ERR_OK;
 }
 
-static e2s_err advance(run_t *x, uint64_t delta)
+static inline e2s_err advance(run_t *x, uint64_t delta)
 {
 	uint64_t ca = x->cie->code_align;
 	/* delta * ca > UINT64_MAX - loc, without a division in the usual
@@ -234,15 +271,20 @@ static e2s_err set_rule(run_t *x, uint64_t reg, const cfi_rule *r)
 {
 	if (!reg_ok(x, reg))
 		return E2S_ERR_BAD_REGISTER;
-	if (reg == x->cie->ra_reg)
+	if (reg == x->cie->ra_reg) {
 		x->cur.ra = *r;
-	if (column_of(x, reg) == COL_SIGN) {
+		x->chg |= CFI_COL_RA;
+	}
+	int cn = column_of(x, reg);
+	if (cn == COL_SIGN) {
 		set_sign(x, r);
+		x->chg |= CFI_COL_SIGN;
 		return E2S_ERR_OK;
 	}
-	cfi_rule *col = column(&x->cur, x, reg);
-	if (!col)
+	if (cn == COL_NONE)
 		return E2S_ERR_OK;
+	cfi_rule *col = cn == COL_SP ? &x->cur.sp : &x->cur.fp;
+	x->chg |= cn == COL_SP ? CFI_COL_SP : CFI_COL_FP;
 	*col = *r;
 	if (col == &x->cur.sp && x->fde &&
 	    (r->kind == CFI_RULE_OFFSET || r->kind == CFI_RULE_REGISTER)) {
@@ -270,6 +312,7 @@ static e2s_err def_cfa(run_t *x, uint64_t reg, int64_t off)
 {
 	if (!reg_ok(x, reg))
 		return E2S_ERR_BAD_REGISTER;
+	x->chg |= CFI_COL_CFA;
 	memset(&x->cur.cfa, 0, sizeof x->cur.cfa);
 	x->cur.cfa.kind = CFI_CFA_REG_OFF;
 	x->cur.cfa.reg = (uint16_t)reg;
@@ -288,12 +331,32 @@ static void cfa_invalidate(cfi_cfa *c)
 	c->kind = CFI_CFA_INVALID;
 }
 
+static e2s_err def_cfa_offset(run_t *x, int64_t off)
+{
+	x->chg |= CFI_COL_CFA;
+	if (x->cur.cfa.kind == CFI_CFA_REG_OFF)
+		x->cur.cfa.off = off;
+	else
+		cfa_invalidate(&x->cur.cfa);
+	return E2S_ERR_OK;
+}
+
 static e2s_err exec_one(run_t *x, const cfi_insn *in)
 {
 	const cfi_cie *cie = x->cie;
 	cfi_interp_scratch *s = x->s;
 	cfi_rule r;
 
+	/* The opcodes of nearly every prologue and epilogue, as plain
+	 * branches: a jump table over a program alternating among them is
+	 * mispredicted at almost every instruction. */
+	if (in->op == DW_CFA_advance_loc)
+		return advance(x, in->a);
+	if (in->op == DW_CFA_def_cfa_offset)
+		return def_cfa_offset(x, (int64_t)in->a);
+	if (in->op == DW_CFA_offset)
+		return rule_off(x, in->a, CFI_RULE_OFFSET,
+				factor(in->b, cie->data_align));
 	switch (in->op) {
 	case DW_CFA_advance_loc:
 	case DW_CFA_advance_loc1:
@@ -324,11 +387,13 @@ static e2s_err exec_one(run_t *x, const cfi_insn *in)
 		if (!reg_ok(x, in->a))
 			return E2S_ERR_BAD_REGISTER;
 		if (column_of(x, in->a) == COL_SIGN) {
+			x->chg |= CFI_COL_SIGN;
 			x->cur.ra_mangled = x->init ? x->init->ra_mangled : 0;
 			x->cur.ra_sign_bad = x->init ? x->init->ra_sign_bad : 0;
 			return E2S_ERR_OK;
 		}
 		if (in->a == cie->ra_reg) {
+			x->chg |= CFI_COL_RA;
 			if (x->init)
 				x->cur.ra = x->init->ra;
 			else
@@ -336,6 +401,7 @@ static e2s_err exec_one(run_t *x, const cfi_insn *in)
 		}
 		cfi_rule *col = column(&x->cur, x, in->a);
 		if (col) {
+			x->chg |= col == &x->cur.sp ? CFI_COL_SP : CFI_COL_FP;
 			if (x->init)
 				*col = *column((cfi_row *)x->init, x, in->a);
 			else
@@ -380,6 +446,7 @@ static e2s_err exec_one(run_t *x, const cfi_insn *in)
 		/* The whole rule set, CFA and RA signing state included; a
 		 * save still pending belongs to another group. */
 		x->cur = s->stack[--s->depth];
+		x->chg = CFI_COL_ALL;
 		if (x->cur.sp.prov == CFI_PROV_PENDING)
 			x->cur.sp.prov = CFI_PROV_NONE;
 		return E2S_ERR_OK;
@@ -390,6 +457,7 @@ static e2s_err exec_one(run_t *x, const cfi_insn *in)
 	case DW_CFA_def_cfa_register:
 		if (!reg_ok(x, in->a))
 			return E2S_ERR_BAD_REGISTER;
+		x->chg |= CFI_COL_CFA;
 		if (x->cur.cfa.kind == CFI_CFA_REG_OFF)
 			x->cur.cfa.reg = (uint16_t)in->a;
 		else if (x->cur.cfa.kind == CFI_CFA_UNSET)
@@ -398,17 +466,11 @@ static e2s_err exec_one(run_t *x, const cfi_insn *in)
 			cfa_invalidate(&x->cur.cfa);
 		return E2S_ERR_OK;
 	case DW_CFA_def_cfa_offset:
-	case DW_CFA_def_cfa_offset_sf: {
-		int64_t off = in->op == DW_CFA_def_cfa_offset
-				      ? (int64_t)in->a
-				      : factor(in->a, cie->data_align);
-		if (x->cur.cfa.kind == CFI_CFA_REG_OFF)
-			x->cur.cfa.off = off;
-		else
-			cfa_invalidate(&x->cur.cfa);
-		return E2S_ERR_OK;
-	}
+		return def_cfa_offset(x, (int64_t)in->a);
+	case DW_CFA_def_cfa_offset_sf:
+		return def_cfa_offset(x, factor(in->a, cie->data_align));
 	case DW_CFA_def_cfa_expression:
+		x->chg |= CFI_COL_CFA;
 		memset(&x->cur.cfa, 0, sizeof x->cur.cfa);
 		x->cur.cfa.kind = CFI_CFA_EXPR;
 		set_expr(x, in, &x->cur.cfa.expr);
@@ -420,6 +482,7 @@ static e2s_err exec_one(run_t *x, const cfi_insn *in)
 		if (x->t->abi != CFI_ABI_AARCH64)
 			return E2S_ERR_BAD_OPCODE;
 		x->cur.ra_mangled ^= 1;
+		x->chg |= CFI_COL_SIGN;
 		/* PAuth_LR: the PC is a second signing modifier, which SFrame
 		 * cannot say; the flag stays for the rest of the FDE. */
 		if (in->op == DW_CFA_AARCH64_negate_ra_state_with_pc)
@@ -433,23 +496,6 @@ static e2s_err exec_one(run_t *x, const cfi_insn *in)
 	}
 }
 
-static bool advance_op_p(uint8_t op)
-{
-	switch (op) {
-	case DW_CFA_advance_loc:
-	case DW_CFA_advance_loc1:
-	case DW_CFA_advance_loc2:
-	case DW_CFA_advance_loc4:
-	case DW_CFA_MIPS_advance_loc8:
-	case DW_CFA_set_loc:
-	case DW_CFA_nop:
-	case DW_CFA_GNU_args_size:
-		return true;
-	default:
-		return false;
-	}
-}
-
 /* Pull instructions from dec and run them. A decoding problem later in
  * the program wins over an interpretation one (the whole program is
  * validated as bytes first, as an instruction array would be). */
@@ -459,8 +505,6 @@ static e2s_err exec(run_t *x, cfi_dec *dec, uint64_t *err_off)
 	e2s_err de = E2S_ERR_OK;
 	x->s->depth = 0;
 	while (cfi_dec_next(dec, &in, &de, err_off)) {
-		if (!advance_op_p(in.op))
-			x->dirty = true;
 		e2s_err e = exec_one(x, &in);
 		if (e != E2S_ERR_OK) {
 			uint64_t at = in.off, doff;
@@ -506,7 +550,7 @@ e2s_err cfi_run_fde(const cfi_table *t, const cfi_cie *cie,
 	x.fde = fde;
 	x.cur = *init;
 	grp_set(&x.grp, &init->cfa);
-	x.dirty = false;
+	x.chg = 0;
 	x.sp_set = false;
 	x.nslots = 0;
 	x.loc = fde->pc_begin;
@@ -516,12 +560,11 @@ e2s_err cfi_run_fde(const cfi_table *t, const cfi_cie *cie,
 	fde->row_first = (uint32_t)s->nrows;
 	fde->row_count = 0;
 	e2s_err e = exec(&x, dec, err_off);
+	fde->reach = x.loc - fde->pc_begin;
 	if (e == E2S_ERR_OK)
 		close_group(&x);
-	if (e == E2S_ERR_OK && x.end > x.loc && !emit(&x, x.end)) {
+	if (e == E2S_ERR_OK && x.end > x.loc && (e = emit(&x, x.end)))
 		*err_off = fde->sec_off;
-		e = E2S_ERR_NOMEM;
-	}
 	if (e != E2S_ERR_OK) {
 		s->nrows = fde->row_first;
 		fde->row_count = 0;

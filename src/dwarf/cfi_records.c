@@ -436,8 +436,8 @@ static e2s_err add_fde(parse_t *p, rec_t *rec)
 	}
 	if (p->on_fde && !p->pre_done) {
 		e = p->on_fde(p->on_fde_ctx, t, idx,
-			      fde->row_count ? p->s.rows + fde->row_first
-					     : NULL,
+			      fde->row_count && !p->s.row_fn
+				      ? p->s.rows + fde->row_first : NULL,
 			      fde->row_count);
 		fde->row_first = fde->row_count = 0;
 		if (e != E2S_ERR_OK)
@@ -468,15 +468,19 @@ static e2s_err walk(parse_t *p, int which)
 	}
 }
 
-static e2s_err parse(const cfi_section *sec, cfi_abi abi, cfi_fde_pre_fn pre,
-		     cfi_fde_fn on_fde, void *ctx, bool records_only,
-		     cfi_table *out, e2s_diag *diag)
+static e2s_err parse(const cfi_section *sec, cfi_abi abi, const cfi_sink *k,
+		     bool records_only, cfi_table *out, e2s_diag *diag)
 {
 	parse_t p;
+	cfi_fde_fn on_fde = k ? k->fde : NULL;
 	memset(out, 0, sizeof *out);
 	memset(&p, 0, sizeof p);
 	p.records_only = records_only;
-	p.pre = on_fde ? pre : NULL;
+	p.pre = on_fde ? k->pre : NULL;
+	if (on_fde) {
+		p.s.row_fn = k->row;
+		p.s.row_ctx = k->ctx;
+	}
 	out->abi = abi;
 	out->kind = sec->kind;
 	out->data = sec->data;
@@ -488,7 +492,7 @@ static e2s_err parse(const cfi_section *sec, cfi_abi abi, cfi_fde_pre_fn pre,
 	p.secname = cfi_sec_name(sec->kind);
 	p.diag = diag;
 	p.on_fde = on_fde;
-	p.on_fde_ctx = ctx;
+	p.on_fde_ctx = k ? k->ctx : NULL;
 
 	e2s_err e = E2S_ERR_OK;
 	if (sec->size > UINT32_MAX)
@@ -534,13 +538,13 @@ static e2s_err parse(const cfi_section *sec, cfi_abi abi, cfi_fde_pre_fn pre,
 e2s_err cfi_parse(const cfi_section *sec, cfi_abi abi, cfi_table *out,
 		  e2s_diag *diag)
 {
-	return parse(sec, abi, NULL, NULL, NULL, false, out, diag);
+	return parse(sec, abi, NULL, false, out, diag);
 }
 
 e2s_err cfi_parse_records(const cfi_section *sec, cfi_abi abi,
 			  cfi_table *out, e2s_diag *diag)
 {
-	return parse(sec, abi, NULL, NULL, NULL, true, out, diag);
+	return parse(sec, abi, NULL, true, out, diag);
 }
 
 e2s_err cfi_read_fde_addr(const cfi_section *sec, const cfi_table *t,
@@ -564,14 +568,14 @@ e2s_err cfi_parse_stream(const cfi_section *sec, cfi_abi abi,
 			 cfi_fde_fn on_fde, void *ctx, cfi_table *out,
 			 e2s_diag *diag)
 {
-	return parse(sec, abi, NULL, on_fde, ctx, false, out, diag);
+	cfi_sink k = {NULL, NULL, on_fde, ctx};
+	return parse(sec, abi, on_fde ? &k : NULL, false, out, diag);
 }
 
-e2s_err cfi_parse_stream_pre(const cfi_section *sec, cfi_abi abi,
-			     cfi_fde_pre_fn pre, cfi_fde_fn on_fde, void *ctx,
-			     cfi_table *out, e2s_diag *diag)
+e2s_err cfi_parse_sink(const cfi_section *sec, cfi_abi abi,
+		       const cfi_sink *k, cfi_table *out, e2s_diag *diag)
 {
-	return parse(sec, abi, pre, on_fde, ctx, false, out, diag);
+	return parse(sec, abi, k && k->fde ? k : NULL, false, out, diag);
 }
 
 void cfi_table_free(cfi_table *t)

@@ -287,7 +287,7 @@ static e2s_err open_elf(elfr_file *elf, const cfi_load_opts *opts,
 			cfi_fde_fn on_fde, void *ctx, cfi_file **out,
 			e2s_diag *diag)
 {
-	static const cfi_load_opts defaults = {false, false, NULL};
+	static const cfi_load_opts defaults = {false, false, NULL, NULL};
 	*out = NULL;
 	if (!opts)
 		opts = &defaults;
@@ -309,9 +309,10 @@ static e2s_err open_elf(elfr_file *elf, const cfi_load_opts *opts,
 		goto fail;
 	if (opts->records_only)
 		e = cfi_parse_records(&f->sec, abi, &f->table, diag);
-	else if (on_fde)
-		e = cfi_parse_stream_pre(&f->sec, abi, opts->pre_fde, on_fde,
-					 ctx, &f->table, diag);
+	else if (on_fde) {
+		cfi_sink k = {opts->pre_fde, opts->on_row, on_fde, ctx};
+		e = cfi_parse_sink(&f->sec, abi, &k, &f->table, diag);
+	}
 	else
 		e = cfi_parse(&f->sec, abi, &f->table, diag);
 	if (e != E2S_ERR_OK)

@@ -13,7 +13,8 @@ typedef struct cfi_file cfi_file;
 typedef struct {
 	bool prefer_debug_frame; /* use .debug_frame even if .eh_frame exists */
 	bool records_only;       /* cfi_parse_records: no programs run */
-	cfi_fde_pre_fn pre_fde;  /* with on_fde: cfi_parse_stream_pre */
+	cfi_fde_pre_fn pre_fde;  /* with on_fde: cfi_sink.pre */
+	cfi_row_fn on_row;       /* with on_fde: cfi_sink.row */
 } cfi_load_opts;
 
 /* Load path's CFI. The returned handle keeps the file mapped (read-only,

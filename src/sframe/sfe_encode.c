@@ -49,11 +49,11 @@ static inline unsigned fre_dwsize_code(const sfe_fre *f, bool flex)
 {
 	uint32_t sg = 0, un = 0;
 	if (!flex) {
-		/* Words past ndw are 0 (sfe_fre): no count needed. */
+		/* A default FRE has at most 3 words (CFA, RA, FP), and words
+		 * past ndw are 0 (sfe_fre): no count needed. */
 		const int32_t *d = f->dw;
 		sg = (uint32_t)((d[0] ^ (d[0] >> 31)) | (d[1] ^ (d[1] >> 31)) |
-				(d[2] ^ (d[2] >> 31)) | (d[3] ^ (d[3] >> 31)) |
-				(d[4] ^ (d[4] >> 31)) | (d[5] ^ (d[5] >> 31)));
+				(d[2] ^ (d[2] >> 31)));
 	} else {
 		unsigned ctrl = flex_ctrl_mask(f);
 		for (unsigned i = 0; i < f->ndw; i++) {
@@ -153,14 +153,16 @@ static inline uint8_t *write_fre(uint8_t *p, const sfe_fre *f, bool flex,
 		info = SF_FRE_INFO(f->base_fp, f->ndw, code, f->mangled_ra);
 	*p++ = (uint8_t)info;
 	if (code == SF_FRE_DATAWORD_1B) {
-		/* All six: the room is SFE_FRE_MAX_BYTES per FRE, and bytes
-		 * past ndw are overwritten or past the end. */
+		/* All of them: the room is SFE_FRE_MAX_BYTES per FRE, and
+		 * bytes past ndw are overwritten or past the end. */
 		p[0] = (uint8_t)f->dw[0];
 		p[1] = (uint8_t)f->dw[1];
 		p[2] = (uint8_t)f->dw[2];
-		p[3] = (uint8_t)f->dw[3];
-		p[4] = (uint8_t)f->dw[4];
-		p[5] = (uint8_t)f->dw[5];
+		if (flex) {
+			p[3] = (uint8_t)f->dw[3];
+			p[4] = (uint8_t)f->dw[4];
+			p[5] = (uint8_t)f->dw[5];
+		}
 		return p + f->ndw;
 	}
 	for (unsigned i = 0; i < f->ndw; i++)
@@ -176,6 +178,14 @@ static uint8_t func_info(const sfe_func *fn, unsigned ft, bool v2)
 }
 
 /* ---- FRE data of one function ---------------------------------------- */
+
+static inline uint8_t *put_all(uint8_t *p, const sfe_fre *fres, uint32_t n,
+			       bool flex, unsigned ft, bool be)
+{
+	for (uint32_t k = 0; k < n; k++)
+		p = write_fre(p, &fres[k], flex, ft, be);
+	return p;
+}
 
 uint8_t *sfe_put_fres(uint8_t *p, const sfe_fre *fres, sfe_func *fn, bool v2,
 		      bool be)
@@ -196,9 +206,15 @@ uint8_t *sfe_put_fres(uint8_t *p, const sfe_fre *fres, sfe_func *fn, bool v2,
 		*p++ = fn->fde_type & 0x1f;
 		*p++ = fn->pc_type == SF_FDE_PCTYPE_MASK ? fn->rep_size : 0;
 	}
-	for (uint32_t k = 0; k < fn->fre_count; k++)
-		p = write_fre(p, &fres[k], flex, ft, be);
-	return p;
+	/* One loop per byte order and start width, so that each is
+	 * compiled with both known. */
+	uint32_t n = fn->fre_count;
+	if (be)
+		return ft == SF_FRE_TYPE_ADDR1 ? put_all(p, fres, n, flex, SF_FRE_TYPE_ADDR1, true)
+		       : put_all(p, fres, n, flex, ft, true);
+	return ft == SF_FRE_TYPE_ADDR1 ? put_all(p, fres, n, flex, SF_FRE_TYPE_ADDR1, false)
+	       : ft == SF_FRE_TYPE_ADDR2 ? put_all(p, fres, n, flex, SF_FRE_TYPE_ADDR2, false)
+	       : put_all(p, fres, n, flex, SF_FRE_TYPE_ADDR4, false);
 }
 
 /* ---- V2 restriction -------------------------------------------------- */

@@ -78,8 +78,9 @@ static void check_encoding(const cfi_section *sec, cfi_abi abi,
 	sfr_free(&s);
 }
 
-/* The streaming projection (no row table, repeated programs taken from
- * the first) must give the same bytes as sfe_project on the full table. */
+/* The streaming projection (rows one by one and never kept, repeated
+ * programs taken from the first) must give the same bytes as
+ * sfe_project on the full table. */
 static void check_stream(const cfi_section *sec, cfi_abi abi,
 			 const sfe_encode_opts *o, const bw_t *batch)
 {
@@ -89,10 +90,11 @@ static void check_stream(const cfi_section *sec, cfi_abi abi,
 	e2s_diag d;
 	if (sfe_stream_new(&st, o->sframe_version) != E2S_ERR_OK)
 		return;
-	/* With the look before each program (sfe_stream_pre): FDEs repeating
-	 * an earlier program take its outcome. */
-	if (cfi_parse_stream_pre(sec, abi, sfe_stream_pre, sfe_stream_fde, st,
-				 &t, &d) != E2S_ERR_OK)
+	/* Rows one by one as the interpreter makes them, with the look
+	 * before each program (sfe_stream_pre): FDEs repeating an earlier
+	 * program take its outcome. */
+	cfi_sink k = {sfe_stream_pre, sfe_stream_row, sfe_stream_fde, st};
+	if (cfi_parse_sink(sec, abi, &k, &t, &d) != E2S_ERR_OK)
 		FUZZ_FAIL_DIAG("streaming parse fails where cfi_parse passed", &d);
 	if (sfe_stream_finish(st, &t, &set, &d) != E2S_ERR_OK)
 		FUZZ_FAIL_DIAG("streaming projection fails", &d);
