@@ -808,15 +808,14 @@ static int claim(sfe_pctx *c, const cfi_fde *fde)
  * reaches (cfi_fde.reach), gets the same FRE data or the same skip
  * reason: the rows differ at most in the last one's end, and
  * interpretation and projection depend on nothing else, except where a
- * row's place depends
- * on the FDE's address (DW_CFA_set_loc, the PLT mask's 16-byte blocks);
- * those, functions split in parts and FDEs with bad programs are not
- * remembered. The streaming projection asks before the program runs
- * (cfi_fde_pre_fn) and copies the earlier result. Over half the FDEs of
- * a large C++ library repeat an earlier program (libLLVM-14: 58%), most
- * of them one of a few hundred: a small two-way table keeps a
- * lookup within cache (the key's bytes are compared in the section only
- * when all else matches). */
+ * row's place depends on the FDE's address (DW_CFA_set_loc, the PLT
+ * mask's 16-byte blocks); those, functions split in parts and FDEs with
+ * bad programs are not remembered. The streaming projection asks before
+ * the program runs (cfi_fde_pre_fn) and copies the earlier result. Over
+ * half the FDEs of a large C++ library repeat an earlier program
+ * (libLLVM-14: 59%), most of them one of a few hundred: a small two-way
+ * table (a set is one cache line) keeps a lookup cheap, and the key's
+ * bytes are compared in the section only when its hash bits match. */
 
 static bool memo_key_ok(const cfi_fde *fde)
 {

@@ -330,12 +330,14 @@ static void test_skip(void)
 
 /* ---- programs that repeat -------------------------------------------- */
 
-/* The converter takes an FDE whose program bytes, CIE and size equal an
- * earlier FDE's from that FDE, unless a row's place depends on the FDE's
- * address. Here FDEs 1 and 2 share a DW_CFA_set_loc program whose
- * (pc-relative) operand lands 4 bytes into FDE 1's function but 12 into
- * FDE 2's; FDEs 3 and 4 share a plain program. Every FRE is checked by
- * the verifier's own reading of the CFI. */
+/* The converter takes an FDE whose program bytes and CIE equal an
+ * earlier FDE's from that FDE if their sizes are equal or both past the
+ * program's reach, unless a row's place depends on the FDE's address.
+ * Here FDEs 1 and 2 share a DW_CFA_set_loc program whose (pc-relative)
+ * operand lands 4 bytes into FDE 1's function but 12 into FDE 2's; FDEs
+ * 3 and 4 share a plain program; FDEs 5, 6 and 7 share one that reaches
+ * FDE 5's end (its last rule covers nothing there) but not 6's or 7's.
+ * Every FRE is checked by the verifier's own reading of the CFI. */
 static void test_repeats(void)
 {
 	ebuf e;
@@ -352,6 +354,10 @@ static void test_repeats(void)
 	fde(&e, X86_SEC, X86_FUNC + 0x10, 0x10, prog, sizeof prog);
 	fde(&e, X86_SEC, X86_FUNC + 0x20, 0x20, x86_fde_insn, sizeof x86_fde_insn);
 	fde(&e, X86_SEC, X86_FUNC + 0x40, 0x20, x86_fde_insn, sizeof x86_fde_insn);
+	static const uint8_t reach1[] = {0x41, 0x0e, 16}; /* advance 1; cfa_off 16 */
+	fde(&e, X86_SEC, X86_FUNC + 0x60, 1, reach1, sizeof reach1);
+	fde(&e, X86_SEC, X86_FUNC + 0x70, 8, reach1, sizeof reach1);
+	fde(&e, X86_SEC, X86_FUNC + 0x80, 16, reach1, sizeof reach1);
 	put(&e, 0, 4);
 	eh2s_cfi_input in = input(&e, EM_X86_64, X86_SEC);
 	for (int v = 2; v <= 3; v++) {
@@ -365,12 +371,12 @@ static void test_repeats(void)
 		eh2s_error err;
 		CHECK_EQ(eh2s_convert_section(&in, X86_SFRAME, &o, &out, &n, &sum,
 					      &err), EH2S_OK);
-		CHECK_EQ(sum.converted, 4);
+		CHECK_EQ(sum.converted, 7);
 		eh2s_verify_result vr;
 		eh2s_verify_result_init(&vr);
 		CHECK_EQ(eh2s_verify_section(&in, out, n, X86_SFRAME, NULL,
 					     &vr, &err), EH2S_OK);
-		CHECK_EQ(vr.match, 4);
+		CHECK_EQ(vr.match, 7);
 		CHECK_EQ(vr.mismatch, 0);
 		eh2s_free(out);
 	}
