@@ -476,7 +476,7 @@ static sfe_func *new_func(sfe_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 }
 
 /* The slot of the next FRE, with room for n more (built in place, then
- * add_fre); NULL on OOM. */
+ * keep_fres); NULL on OOM. */
 static sfe_fre *fre_slots(sfe_pctx *c, size_t n)
 {
 	if (!sfe_grow((void **)&c->fres, &c->gr, sizeof(sfe_fre), c->gr.n + n))
@@ -484,24 +484,28 @@ static sfe_fre *fre_slots(sfe_pctx *c, size_t n)
 	return &c->fres[c->gr.n];
 }
 
-/* Keep the FRE built in the next slot (every byte set) as the next FRE
- * of funcs[fi] (the last function), merged with the previous one when
- * equal; a row at the previous one's start replaces it. */
-static inline void add_fre(sfe_pctx *c, size_t fi)
+/* Keep the n FREs built in the next slots (every byte set) as the FREs
+ * of funcs[fi] (the last function): one equal to the FRE before it is
+ * merged into it, and one at the previous one's start replaces it. A pass
+ * of its own, after they are all built: comparing an FRE just written
+ * field by field with wide loads would stall on every one. */
+static void keep_fres(sfe_pctx *c, size_t fi, size_t n)
 {
-	sfe_func *cur = &c->set->funcs[fi];
-	sfe_fre *f = &c->fres[c->gr.n];
-	if (cur->fre_count > 0) {
-		sfe_fre *last = f - 1;
-		if (sfe_fre_same(last, f))
-			return;
-		if (last->start == f->start) {
-			*last = *f;
-			return;
+	sfe_fre *v = &c->fres[c->gr.n];
+	size_t w = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (w > 0 && sfe_fre_same(&v[w - 1], &v[k]))
+			continue;
+		if (w > 0 && v[w - 1].start == v[k].start) {
+			v[w - 1] = v[k];
+			continue;
 		}
+		if (w != k)
+			v[w] = v[k];
+		w++;
 	}
-	c->gr.n++;
-	cur->fre_count++;
+	c->gr.n += w;
+	c->set->funcs[fi].fre_count = (uint32_t)w;
 }
 
 /* Does some PC of [pc, end) use this row? Empty rows are dropped. */
@@ -689,16 +693,16 @@ static sfe_skip prows_to_func(sfe_pctx *c, const cfi_fde *fde,
 		return SFE_SKIP_NONE;
 	}
 	size_t fi = (size_t)(fn - c->set->funcs);
+	sfe_fre *fr = &c->fres[c->gr.n];
 	for (size_t k = 0; k < f->gp.n; k++) {
 		const sfe_prow_at *pa = &f->pv[k];
 		uint64_t rs = pa->start < pc ? pc : pa->start;
-		sfe_fre *fr = &c->fres[c->gr.n];
-		fr->start = (uint32_t)(rs - pc);
-		sfe_skip word = make_fre(c->abi, c->regs, f->flex, &pa->p, fr);
+		fr[k].start = (uint32_t)(rs - pc);
+		sfe_skip word = make_fre(c->abi, c->regs, f->flex, &pa->p, &fr[k]);
 		if (word)
 			return word;
-		add_fre(c, fi);
 	}
+	keep_fres(c, fi, f->gp.n);
 	c->set->funcs[fi].fde_type = f->flex ? SF_FDE_TYPE_FLEX : SF_FDE_TYPE_DEFAULT;
 	if (!split_func(c, fde, fdeidx, fi))
 		*oom = true;
@@ -739,18 +743,18 @@ static sfe_skip plt_to_funcs(sfe_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 	/* A stub shorter than K never reaches the second row; consumers
 	 * (libsframe asserts it) want FRE starts within the function. */
 	int nfres = f->plt_k < end - pstart ? 2 : 1;
-	for (int k = 0; k < nfres; k++) {
-		sfe_fre *fr = fre_slots(c, 1);
-		if (!fr) {
-			*oom = true;
-			return SFE_SKIP_NONE;
-		}
-		memset(fr, 0, sizeof *fr);
-		fr->start = k ? f->plt_k : 0;
-		fr->ndw = 1;
-		fr->dw[0] = k ? 16 : 8;
-		add_fre(c, fi);
+	sfe_fre *fr = fre_slots(c, 2);
+	if (!fr) {
+		*oom = true;
+		return SFE_SKIP_NONE;
 	}
+	for (int k = 0; k < nfres; k++) {
+		memset(&fr[k], 0, sizeof fr[k]);
+		fr[k].start = k ? f->plt_k : 0;
+		fr[k].ndw = 1;
+		fr[k].dw[0] = k ? 16 : 8;
+	}
+	keep_fres(c, fi, (size_t)nfres);
 	return SFE_SKIP_NONE;
 }
 

@@ -62,8 +62,8 @@ MUTANTS = [
      "\tif (pc_reg(regs, p->cfa_reg))\n\t\treturn SFE_SKIP_PC_RELATIVE;\n",
      ""),
     ("fre-start-off-by-one", "src/convert/sfe_project.c",
-     "\t\tfr->start = (uint32_t)(rs - pc);\n",
-     "\t\tfr->start = (uint32_t)(rs - pc) + (rs > pc);\n"),
+     "\t\tfr[k].start = (uint32_t)(rs - pc);\n",
+     "\t\tfr[k].start = (uint32_t)(rs - pc) + (rs > pc);\n"),
     # Rows passed on only where a column changed, and the projection
     # redoing only what changed (cfi_row.same, cfa_off_only).
     ("row-change-misses-def-cfa-register", "src/dwarf/cfi_interp.c",
@@ -113,8 +113,8 @@ MUTANTS = [
      "\tif (p->ra_undef)\n\t\treturn SFE_SKIP_NONE; /* 0 data words, info byte 0 */\n",
      ""),
     ("plt-threshold-off-by-one", "src/convert/sfe_project.c",
-     "\t\tfr->start = k ? f->plt_k : 0;\n",
-     "\t\tfr->start = k ? f->plt_k + 1 : 0;\n"),
+     "\t\tfr[k].start = k ? f->plt_k : 0;\n",
+     "\t\tfr[k].start = k ? f->plt_k + 1 : 0;\n"),
     ("plt-block-size", "src/convert/sfe_project.c",
      "\tfn->rep_size = 16;\n",
      "\tfn->rep_size = 32;\n"),
