@@ -1222,15 +1222,24 @@ e2s_err sfe_stream_new(sfe_stream **out, unsigned version)
 	return E2S_ERR_OK;
 }
 
+/* Every stream callback: the first one learns the ABI; the table's
+ * arrays move as it grows. false on OOM. */
+static bool stream_at(sfe_stream *s, const cfi_table *t, size_t fde)
+{
+	if (!s->c.started && pctx_start(&s->c, t))
+		return false;
+	s->c.t = t;
+	if (fde + 1 > s->nfdes)
+		s->nfdes = fde + 1;
+	return true;
+}
+
 e2s_err sfe_stream_fde(void *ctx, const cfi_table *t, size_t fde,
 		       const cfi_row *rows, size_t nrows)
 {
 	sfe_stream *s = ctx;
-	if (!s->c.started && pctx_start(&s->c, t))
+	if (!stream_at(s, t, fde))
 		return E2S_ERR_NOMEM;
-	s->c.t = t; /* the table's arrays move as it grows */
-	if (fde + 1 > s->nfdes)
-		s->nfdes = fde + 1;
 	/* Rows one by one (sfe_stream_row) come with no array here. */
 	return project_fde(&s->c, fde, rows, rows ? nrows : 0);
 }
@@ -1239,9 +1248,8 @@ e2s_err sfe_stream_row(void *ctx, const cfi_table *t, size_t fde,
 		       const cfi_row *row)
 {
 	sfe_stream *s = ctx;
-	if (!s->c.started && pctx_start(&s->c, t))
+	if (!stream_at(s, t, fde))
 		return E2S_ERR_NOMEM;
-	s->c.t = t;
 	if (s->c.f.fde != fde)
 		fde_begin(&s->c, fde);
 	return fde_row(&s->c, row);
@@ -1250,11 +1258,8 @@ e2s_err sfe_stream_row(void *ctx, const cfi_table *t, size_t fde,
 int sfe_stream_pre(void *ctx, const cfi_table *t, size_t fde)
 {
 	sfe_stream *s = ctx;
-	if (!s->c.started && pctx_start(&s->c, t))
+	if (!stream_at(s, t, fde))
 		return -1;
-	s->c.t = t;
-	if (fde + 1 > s->nfdes)
-		s->nfdes = fde + 1;
 	return memo_take(&s->c, fde);
 }
 
