@@ -9,6 +9,14 @@
 
 #include "err.h"
 
+/* A function kept out of line: the slow half of a split hot path, so
+ * that the fast half needs no stack frame of its own. */
+#if defined(__GNUC__)
+#define E2S_OUT_OF_LINE __attribute__((noinline))
+#else
+#define E2S_OUT_OF_LINE
+#endif
+
 /* A growable array's count and capacity; the element pointer lives with
  * the caller so it keeps its type. */
 typedef struct {

@@ -93,10 +93,13 @@ typedef struct {
 	sfe_ploc ra, fp;
 } sfe_prow;
 
-/* A projected row and where it starts. */
+/* A projected row: where it starts, its CFA offset, and the projection
+ * it shares the rest with (sfe_fdeproj.full[base]): a row whose CFA
+ * offset alone changed adds no projection. */
 typedef struct {
 	uint64_t start;
-	sfe_prow p;
+	int64_t cfa_off;
+	size_t base;
 } sfe_prow_at;
 
 /* The rows of the FDE being projected, as they come (sfe_project.c,
@@ -117,6 +120,10 @@ typedef struct {
 	uint16_t prev_cfa_reg;
 	sfe_prow_at *pv;    /* the projected rows */
 	grow_t gp;
+	sfe_prow *full;     /* the projections they share */
+	grow_t gfull;
+	size_t nfre;        /* their FREs, built as they come (sfe_pctx.fres) */
+	sfe_skip word_skip; /* the first data word that did not fit */
 	bool plt;           /* a PLT CFA expression was seen, at pstart */
 	uint64_t pstart;
 	uint32_t plt_k;
@@ -171,11 +178,16 @@ static inline sfe_skip sfe_cfa_word(bool s390x, int64_t off, int32_t *w)
 #define SFE_MAX_FRES 65535u
 #define SFE_MAX_MASK_SIZE (1u << 20)
 
+/* Word by word (words past ndw are 0): no call to memcmp per FRE. */
 static inline bool sfe_fre_same(const sfe_fre *a, const sfe_fre *b)
 {
-	return a->ndw == b->ndw && a->base_fp == b->base_fp &&
-	       a->mangled_ra == b->mangled_ra &&
-	       memcmp(a->dw, b->dw, sizeof a->dw) == 0;
+	if (a->ndw != b->ndw || a->base_fp != b->base_fp ||
+	    a->mangled_ra != b->mangled_ra)
+		return false;
+	for (unsigned i = 0; i < sizeof a->dw / sizeof a->dw[0]; i++)
+		if (a->dw[i] != b->dw[i])
+			return false;
+	return true;
 }
 
 #endif

@@ -279,14 +279,14 @@ static inline sfe_skip project_row(cfi_abi abi, const cfi_abi_regs *regs,
 
 /* Does project_row's result for r differ from its result for the row
  * projected before it only in cfa_off? It does when the CFA changed by
- * its offset alone (f->same: the CFI_COL_* bits r and every row since
+ * its offset alone (same: the CFI_COL_* bits r and every row since
  * share with their predecessors) and no rule reads that offset: RA and
  * FP not CFA-valued, and an SP rule that is not checked against it
  * (check_sp). default_ok does not read cfa_off either. */
-static inline bool cfa_off_only(const cfi_abi_regs *regs, const sfe_fdeproj *f,
-				const cfi_row *r)
+static inline bool cfa_off_only(const cfi_abi_regs *regs, unsigned same,
+				const sfe_fdeproj *f, const cfi_row *r)
 {
-	if ((f->same | CFI_COL_CFA) != CFI_COL_ALL ||
+	if ((same | CFI_COL_CFA) != CFI_COL_ALL ||
 	    r->cfa.kind != CFI_CFA_REG_OFF || f->prev_cfa_kind != CFI_CFA_REG_OFF ||
 	    r->cfa.reg != f->prev_cfa_reg || r->ra.kind == CFI_RULE_VAL_OFFSET ||
 	    r->fp.kind == CFI_RULE_VAL_OFFSET)
@@ -408,7 +408,7 @@ static sfe_skip flex_words(const prow *p, int32_t cw, sfe_fre *f)
 }
 
 static inline sfe_skip make_fre(cfi_abi abi, const cfi_abi_regs *regs, bool flex,
-			 const prow *p, sfe_fre *f)
+			 const prow *p, int64_t cfa_off, sfe_fre *f)
 {
 	sfe_skip s;
 	int32_t cw;
@@ -417,7 +417,7 @@ static inline sfe_skip make_fre(cfi_abi abi, const cfi_abi_regs *regs, bool flex
 	f->start = start;
 	if (p->ra_undef)
 		return SFE_SKIP_NONE; /* 0 data words, info byte 0 */
-	s = sfe_cfa_word(abi == CFI_ABI_S390X, p->cfa_off, &cw);
+	s = sfe_cfa_word(abi == CFI_ABI_S390X, cfa_off, &cw);
 	if (s)
 		return s;
 	f->mangled_ra = p->mangled;
@@ -484,28 +484,19 @@ static sfe_fre *fre_slots(sfe_pctx *c, size_t n)
 	return &c->fres[c->gr.n];
 }
 
-/* Keep the n FREs built in the next slots (every byte set) as the FREs
- * of funcs[fi] (the last function): one equal to the FRE before it is
- * merged into it, and one at the previous one's start replaces it. A pass
- * of its own, after they are all built: comparing an FRE just written
- * field by field with wide loads would stall on every one. */
-static void keep_fres(sfe_pctx *c, size_t fi, size_t n)
+/* The FRE just built in v[*n] after the *n kept ones: one equal to the
+ * FRE before it is merged into it, and one at the previous one's start
+ * replaces it; otherwise it is kept. */
+static inline void fre_keep(sfe_fre *v, size_t *n)
 {
-	sfe_fre *v = &c->fres[c->gr.n];
-	size_t w = 0;
-	for (size_t k = 0; k < n; k++) {
-		if (w > 0 && sfe_fre_same(&v[w - 1], &v[k]))
-			continue;
-		if (w > 0 && v[w - 1].start == v[k].start) {
-			v[w - 1] = v[k];
-			continue;
-		}
-		if (w != k)
-			v[w] = v[k];
-		w++;
+	size_t w = *n;
+	if (w > 0 && sfe_fre_same(&v[w - 1], &v[w]))
+		return;
+	if (w > 0 && v[w - 1].start == v[w].start) {
+		v[w - 1] = v[w];
+		return;
 	}
-	c->gr.n += w;
-	c->set->funcs[fi].fre_count = (uint32_t)w;
+	*n = w + 1;
 }
 
 /* Does some PC of [pc, end) use this row? Empty rows are dropped. */
@@ -587,6 +578,10 @@ static void fde_begin(sfe_pctx *c, size_t i)
 	f->same = 0;
 	f->have_prev = false;
 	f->gp.n = 0;
+	f->gfull.n = 0;
+	f->nfre = 0;
+	f->word_skip = SFE_SKIP_NONE;
+	c->gr.n = 0;
 	f->plt = false;
 	f->plt_skip = SFE_SKIP_NONE;
 	if (f->active)
@@ -638,8 +633,81 @@ static bool project_full(sfe_pctx *c, const cfi_row *r, prow *p)
 	return true;
 }
 
+/* An FRE's start: from the FDE's start to its row's (rows cover it). */
+static inline uint32_t fre_start(const sfe_fdeproj *f, uint64_t start)
+{
+	uint64_t rs = start < f->pc ? f->pc : start;
+	return (uint32_t)(rs - f->pc);
+}
+
+/* The FRE of projected row pa, built after the FDE's FREs so far
+ * (c->fres, room for it made): a data word that does not fit is
+ * remembered (the first one), not built. */
+static inline void put_fre(sfe_pctx *c, const sfe_prow_at *pa)
+{
+	sfe_fdeproj *f = &c->f;
+	if (f->word_skip)
+		return; /* no function: no more FREs needed */
+	sfe_fre *fr = &c->fres[f->nfre];
+	fr->start = fre_start(f, pa->start);
+	sfe_skip word = make_fre(c->abi, c->regs, f->flex, &f->full[pa->base],
+				 pa->cfa_off, fr);
+	if (word) {
+		f->word_skip = word;
+		return;
+	}
+	fre_keep(c->fres, &f->nfre);
+}
+
+/* put_fre for a row whose projection differs from the one before only in
+ * its CFA offset (cfa_off_only), after an FRE (f->nfre > 0): that row's
+ * FRE (the last one kept, or one equal to it) with its CFA word changed,
+ * if it has one. */
+static inline void put_fre_cfa(sfe_pctx *c, const sfe_prow_at *pa)
+{
+	sfe_fdeproj *f = &c->f;
+	if (f->word_skip)
+		return;
+	sfe_fre *fr = &c->fres[f->nfre];
+	*fr = fr[-1];
+	fr->start = fre_start(f, pa->start);
+	if (fr->ndw) {
+		int32_t cw;
+		sfe_skip word = sfe_cfa_word(c->abi == CFI_ABI_S390X,
+					     pa->cfa_off, &cw);
+		if (word) {
+			f->word_skip = word;
+			return;
+		}
+		fr->dw[f->flex ? 1 : 0] = cw;
+	}
+	fre_keep(c->fres, &f->nfre);
+}
+
+/* put_fre with room made for it; false on OOM. */
+static bool add_fre(sfe_pctx *c, const sfe_prow_at *pa)
+{
+	if (!sfe_grow((void **)&c->fres, &c->gr, sizeof(sfe_fre), c->f.nfre + 1))
+		return false;
+	put_fre(c, pa);
+	return true;
+}
+
+/* The FDE's FREs again from its projected rows, as a row just made it
+ * flexible. false on OOM. */
+static bool rebuild_fres(sfe_pctx *c)
+{
+	sfe_fdeproj *f = &c->f;
+	f->nfre = 0;
+	f->word_skip = SFE_SKIP_NONE;
+	for (size_t k = 0; k < f->gp.n; k++)
+		if (!add_fre(c, &f->pv[k]))
+			return false;
+	return true;
+}
+
 /* The next row of the FDE begun. Only allocation failures are errors. */
-static e2s_err fde_row(sfe_pctx *c, const cfi_row *r)
+static E2S_OUT_OF_LINE e2s_err fde_row_any(sfe_pctx *c, const cfi_row *r)
 {
 	sfe_fdeproj *f = &c->f;
 	f->same &= r->same;
@@ -655,21 +723,54 @@ static e2s_err fde_row(sfe_pctx *c, const cfi_row *r)
 		return E2S_ERR_OK;
 	if (!sfe_grow((void **)&f->pv, &f->gp, sizeof *f->pv, f->gp.n + 1))
 		return E2S_ERR_NOMEM;
-	/* Projected in its slot: no copy of a row just written. */
 	sfe_prow_at *pa = &f->pv[f->gp.n];
-	if (f->have_prev && cfa_off_only(c->regs, f, r)) {
-		pa->p = pa[-1].p;
-		pa->p.cfa_off = r->cfa.off; /* verdicts as for that row */
-	} else if (!project_full(c, r, &pa->p)) {
-		return E2S_ERR_OK;
+	bool flex = f->flex;
+	if (f->have_prev && cfa_off_only(c->regs, f->same, f, r)) {
+		pa->base = pa[-1].base; /* verdicts as for that row */
+		pa->cfa_off = r->cfa.off;
+	} else {
+		if (!sfe_grow((void **)&f->full, &f->gfull, sizeof *f->full,
+			      f->gfull.n + 1))
+			return E2S_ERR_NOMEM;
+		/* Projected in its slot: no copy of a row just written. */
+		if (!project_full(c, r, &f->full[f->gfull.n]))
+			return E2S_ERR_OK;
+		pa->base = f->gfull.n++;
+		pa->cfa_off = f->full[pa->base].cfa_off;
 	}
 	pa->start = r->start;
+	/* The FREs so far were built for a default FDE. */
+	if (f->flex != flex && !rebuild_fres(c))
+		return E2S_ERR_NOMEM;
+	if (!add_fre(c, pa))
+		return E2S_ERR_NOMEM;
 	f->gp.n++;
 	f->have_prev = true;
 	f->prev_cfa_kind = r->cfa.kind;
 	f->prev_cfa_reg = r->cfa.reg;
 	f->same = CFI_COL_ALL;
 	return E2S_ERR_OK;
+}
+
+/* fde_row_any, with the usual row inline: one whose CFA offset alone
+ * changed (cfa_off_only) with room for it. */
+static inline e2s_err fde_row(sfe_pctx *c, const cfi_row *r)
+{
+	sfe_fdeproj *f = &c->f;
+	if (f->active && !f->plt && !f->row_skip && f->have_prev &&
+	    f->gp.n < f->gp.cap && f->nfre > 0 && f->nfre < c->gr.cap &&
+	    row_live(r, f->pc, f->end) &&
+	    cfa_off_only(c->regs, f->same & r->same, f, r)) {
+		sfe_prow_at *pa = &f->pv[f->gp.n++];
+		pa->start = r->start;
+		pa->cfa_off = r->cfa.off;
+		pa->base = pa[-1].base;
+		put_fre_cfa(c, pa);
+		f->nrows++;
+		f->same = CFI_COL_ALL;
+		return E2S_ERR_OK;
+	}
+	return fde_row_any(c, r);
 }
 
 /* The function [pc, end) of the projected rows: a row SFrame cannot
@@ -686,23 +787,17 @@ static sfe_skip prows_to_func(sfe_pctx *c, const cfi_fde *fde,
 		return f->row_skip;
 	if (f->nrows == 0)
 		return SFE_SKIP_CFA_UNSET;
+	if (f->word_skip)
+		return f->word_skip;
+	/* Its FREs were built as the rows came, from c->fres[0]. */
 	sfe_func *fn = new_func(c, fde, fdeidx, pc, end - pc);
-	/* A slot for each row: FREs are built in place. */
-	if (!fn || !fre_slots(c, f->gp.n)) {
+	if (!fn) {
 		*oom = true;
 		return SFE_SKIP_NONE;
 	}
 	size_t fi = (size_t)(fn - c->set->funcs);
-	sfe_fre *fr = &c->fres[c->gr.n];
-	for (size_t k = 0; k < f->gp.n; k++) {
-		const sfe_prow_at *pa = &f->pv[k];
-		uint64_t rs = pa->start < pc ? pc : pa->start;
-		fr[k].start = (uint32_t)(rs - pc);
-		sfe_skip word = make_fre(c->abi, c->regs, f->flex, &pa->p, &fr[k]);
-		if (word)
-			return word;
-	}
-	keep_fres(c, fi, f->gp.n);
+	fn->fre_count = (uint32_t)f->nfre;
+	c->gr.n = f->nfre;
 	c->set->funcs[fi].fde_type = f->flex ? SF_FDE_TYPE_FLEX : SF_FDE_TYPE_DEFAULT;
 	if (!split_func(c, fde, fdeidx, fi))
 		*oom = true;
@@ -748,13 +843,16 @@ static sfe_skip plt_to_funcs(sfe_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 		*oom = true;
 		return SFE_SKIP_NONE;
 	}
+	size_t kept = 0;
 	for (int k = 0; k < nfres; k++) {
-		memset(&fr[k], 0, sizeof fr[k]);
-		fr[k].start = k ? f->plt_k : 0;
-		fr[k].ndw = 1;
-		fr[k].dw[0] = k ? 16 : 8;
+		memset(&fr[kept], 0, sizeof fr[kept]);
+		fr[kept].start = k ? f->plt_k : 0;
+		fr[kept].ndw = 1;
+		fr[kept].dw[0] = k ? 16 : 8;
+		fre_keep(fr, &kept);
 	}
-	keep_fres(c, fi, (size_t)nfres);
+	c->gr.n += kept;
+	c->set->funcs[fi].fre_count = (uint32_t)kept;
 	return SFE_SKIP_NONE;
 }
 
@@ -918,7 +1016,7 @@ static bool memo_put(sfe_pctx *c, size_t i, sfe_skip s, size_t first)
 	m->tag = memo_tag(h);
 	m->cie = (uint16_t)fde->cie;
 	m->pc_range = (uint32_t)fde->pc_range;
-	m->reach = (uint32_t)fde->reach;
+	m->reach = fde->reach;
 	m->insn_off = fde->insn_off;
 	m->insn_len = (uint16_t)fde->insn_len;
 	m->skip = (uint8_t)s;
@@ -1057,6 +1155,8 @@ static void pctx_scratch_free(sfe_pctx *c)
 	c->fres = NULL;
 	free(c->f.pv);
 	c->f.pv = NULL;
+	free(c->f.full);
+	c->f.full = NULL;
 	free(c->memo);
 	c->memo = NULL;
 	sfe_claims_free(&c->claims);
@@ -1218,7 +1318,7 @@ e2s_err sfe_stream_new(sfe_stream **out, unsigned version)
 	if (!s)
 		return E2S_ERR_NOMEM;
 	pctx_init(&s->c, &s->set, version);
-	s->c.memo_on = getenv("NOMEMO") == NULL;
+	s->c.memo_on = true;
 	return E2S_ERR_OK;
 }
 
@@ -1244,14 +1344,23 @@ e2s_err sfe_stream_fde(void *ctx, const cfi_table *t, size_t fde,
 	return project_fde(&s->c, fde, rows, rows ? nrows : 0);
 }
 
+/* An FDE's first row: the rest need no bookkeeping. */
+static E2S_OUT_OF_LINE e2s_err stream_first_row(sfe_stream *s,
+						const cfi_table *t, size_t fde,
+						const cfi_row *row)
+{
+	if (!stream_at(s, t, fde))
+		return E2S_ERR_NOMEM;
+	fde_begin(&s->c, fde);
+	return fde_row_any(&s->c, row);
+}
+
 e2s_err sfe_stream_row(void *ctx, const cfi_table *t, size_t fde,
 		       const cfi_row *row)
 {
 	sfe_stream *s = ctx;
-	if (!stream_at(s, t, fde))
-		return E2S_ERR_NOMEM;
 	if (s->c.f.fde != fde)
-		fde_begin(&s->c, fde);
+		return stream_first_row(s, t, fde, row);
 	return fde_row(&s->c, row);
 }
 

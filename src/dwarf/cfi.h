@@ -181,30 +181,31 @@ typedef struct {
  * location. The function starts at sym + addend (a section symbol for
  * GCC output) in section shndx. */
 typedef struct {
-	bool present;
+	int64_t addend;   /* relocation addend, as seen by the FDE field */
 	uint32_t sym;     /* symbol table index */
 	uint32_t shndx;   /* section of the symbol's definition (SHN_XINDEX
 	                   * resolved through SHT_SYMTAB_SHNDX) */
-	int64_t addend;   /* relocation addend, as seen by the FDE field */
 	uint32_t type;    /* relocation type (R_X86_64_PC32 ...) */
+	bool present;
 } cfi_reloc_ref;
 
+/* Ordered for size: one is kept per FDE. */
 typedef struct {
 	uint64_t sec_off;    /* offset of the length field in the section */
-	uint32_t cie;        /* index into cfi_table.cies */
 	uint64_t pc_begin;   /* decoded initial location (vaddr for linked
 	                      * files; sym value + addend for relocatable) */
 	uint64_t pc_range;
 	cfi_reloc_ref reloc; /* relocatable files only */
+	uint32_t cie;        /* index into cfi_table.cies */
+	e2s_err status;      /* OK, or why this FDE has no rows */
 	uint32_t insn_off, insn_len; /* FDE instructions (section offsets) */
 	uint32_t row_first, row_count; /* rows in cfi_table.rows */
-	e2s_err status;      /* OK, or why this FDE has no rows */
 	uint64_t err_off;    /* section offset of the problem, if status */
 	uint64_t cie_off;    /* section offset of its CIE (as pointed to) */
-	uint64_t reach;      /* once its program ran: the offset from pc_begin
+	uint32_t reach;      /* once its program ran: the offset from pc_begin
 	                      * of the last location it advanced to (its rows
 	                      * are the same for any pc_range above it but
-	                      * for the last one's end) */
+	                      * for the last one's end), UINT32_MAX if more */
 	bool set_loc;        /* its program has DW_CFA_set_loc: where its rows
 	                      * start depends on its address */
 } cfi_fde;

@@ -159,19 +159,41 @@ void cfi_dec_init(cfi_dec *d, const cfi_section *sec, const cfi_cie *cie,
  * handles the common short forms inline and defers to it. */
 bool cfi_dec_slow(cfi_dec *d, cfi_insn *in, e2s_err *err, uint64_t *err_off);
 
+/* A ULEB128 of one or two bytes at p (p < end for a length of 1): its
+ * length, or 0 if it is longer or cut short (cfi_dec_slow decides). */
+static inline unsigned cfi_leb2(const uint8_t *p, const uint8_t *end,
+				uint64_t *v)
+{
+	if (p < end && p[0] < 0x80) {
+		*v = p[0];
+		return 1;
+	}
+	if (end - p >= 2 && p[1] < 0x80) {
+		*v = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+		return 2;
+	}
+	return 0;
+}
+
 /* The next instruction into *in: true. At the end: false with *err OK.
  * On a problem: false, *err its code and *err_off the offending
- * offset. Inline fast path for the opcodes compilers emit most, whose
- * operands are at most one single-byte ULEB128. */
+ * offset. Inline fast path for the opcodes compilers emit most, with
+ * operands of at most two ULEB128 bytes each. */
 static inline bool cfi_dec_next(cfi_dec *d, cfi_insn *in, e2s_err *err,
 				uint64_t *err_off)
 {
 	br_t *r = &d->r;
 	size_t at = r->pos;
-	if (r->err != E2S_ERR_OK || at >= r->end)
+	if (r->err != E2S_ERR_OK || at >= r->end) {
+		if (r->err == E2S_ERR_OK && at == r->end) {
+			*err = E2S_ERR_OK;
+			return false;
+		}
 		return cfi_dec_slow(d, in, err, err_off);
-	uint8_t op = r->base[at];
-	bool one = at + 1 < r->end && r->base[at + 1] < 0x80;
+	}
+	const uint8_t *p = r->base + at, *end = r->base + r->end;
+	uint8_t op = p[0];
+	unsigned n, m;
 	in->off = (uint32_t)at;
 	in->b = 0;
 	in->blk_off = in->blk_len = 0;
@@ -183,31 +205,44 @@ static inline bool cfi_dec_next(cfi_dec *d, cfi_insn *in, e2s_err *err,
 		r->pos = at + 1;
 		return true;
 	case 2: /* offset reg, ULEB */
-		if (!one)
+		if (!(n = cfi_leb2(p + 1, end, &in->b)))
 			break;
 		in->op = DW_CFA_offset;
 		in->a = op & 0x3f;
-		in->b = r->base[at + 1];
-		r->pos = at + 2;
+		r->pos = at + 1 + n;
 		return true;
 	default:
+		in->op = op;
 		switch (op) {
 		case DW_CFA_nop:
 		case DW_CFA_remember_state:
 		case DW_CFA_restore_state:
-			in->op = op;
 			in->a = 0;
 			r->pos = at + 1;
 			return true;
 		case DW_CFA_def_cfa_offset:
 		case DW_CFA_def_cfa_register:
-		case DW_CFA_advance_loc1:
-			if (!one && !(op == DW_CFA_advance_loc1 &&
-				      at + 1 < r->end))
+			if (!(n = cfi_leb2(p + 1, end, &in->a)))
 				break;
-			in->op = op;
-			in->a = r->base[at + 1];
+			r->pos = at + 1 + n;
+			return true;
+		case DW_CFA_def_cfa:
+			if (!(n = cfi_leb2(p + 1, end, &in->a)) ||
+			    !(m = cfi_leb2(p + 1 + n, end, &in->b)))
+				break;
+			r->pos = at + 1 + n + m;
+			return true;
+		case DW_CFA_advance_loc1:
+			if (end - p < 2)
+				break;
+			in->a = p[1];
 			r->pos = at + 2;
+			return true;
+		case DW_CFA_advance_loc2:
+			if (end - p < 3)
+				break;
+			in->a = e2s_load_uN(p + 1, 2, r->big_endian);
+			r->pos = at + 3;
 			return true;
 		default:
 			break;

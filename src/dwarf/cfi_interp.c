@@ -106,12 +106,12 @@ static bool grp_same(const struct grp_cfa *g, const cfi_cfa *c)
 	       g->expr_off == c->expr.sec_off && g->expr_len == c->expr.len;
 }
 
-/* Settle SP provenance when a location group ends (see the top). */
-static void close_group(run_t *x)
+/* Settle SP provenance when a location group with an SP save ends (see
+ * the top). */
+static void close_sp(run_t *x)
 {
 	cfi_rule *sp = &x->cur.sp;
-	if (sp->prov == CFI_PROV_PENDING || x->sp_set)
-		x->chg |= CFI_COL_SP;
+	x->chg |= CFI_COL_SP;
 	if (sp->prov == CFI_PROV_PENDING) {
 		bool same = grp_same(&x->grp, &x->cur.cfa);
 		sp->prov = same ? CFI_PROV_KNOWN : CFI_PROV_NONE;
@@ -133,6 +133,13 @@ static void close_group(run_t *x)
 		}
 	}
 	x->sp_set = false;
+}
+
+/* A location group ends. */
+static inline void close_group(run_t *x)
+{
+	if (x->cur.sp.prov == CFI_PROV_PENDING || x->sp_set)
+		close_sp(x);
 	/* The group's CFA rule is the current one unless it changed since
 	 * the last row (chg is cleared only where rows are made). */
 	if (x->chg & CFI_COL_CFA)
@@ -181,14 +188,12 @@ static inline e2s_err pass_on(run_t *x, uint64_t upto)
 	return e;
 }
 
-/* Emit [loc, upto) with the current rules, merging with the previous
- * row of this FDE when the rules are the same. */
-static inline e2s_err emit(run_t *x, uint64_t upto)
+/* Table mode: [loc, upto) with the current rules as a row of s->rows,
+ * merged with the previous row of this FDE when the rules are the same. */
+static e2s_err keep_row(run_t *x, uint64_t upto)
 {
 	cfi_interp_scratch *s = x->s;
 	cfi_fde *f = x->fde;
-	if (s->row_fn)
-		return pass_on(x, upto);
 	if (f->row_count) {
 		cfi_row *last = &s->rows[s->nrows - 1];
 		if (last->end == x->loc &&
@@ -218,6 +223,15 @@ static inline e2s_err emit(run_t *x, uint64_t upto)
 	f->row_count++;
 	x->chg = 0;
 	return E2S_ERR_OK;
+}
+
+/* Emit [loc, upto) with the current rules: to the row consumer, or to
+ * the table (kept out of line, so that the consumer's path is short). */
+static inline e2s_err emit(run_t *x, uint64_t upto)
+{
+	if (x->s->row_fn)
+		return pass_on(x, upto);
+	return keep_row(x, upto);
 }
 
 static inline e2s_err move_to(run_t *x, uint64_t newloc)
@@ -560,7 +574,8 @@ e2s_err cfi_run_fde(const cfi_table *t, const cfi_cie *cie,
 	fde->row_first = (uint32_t)s->nrows;
 	fde->row_count = 0;
 	e2s_err e = exec(&x, dec, err_off);
-	fde->reach = x.loc - fde->pc_begin;
+	fde->reach = x.loc - fde->pc_begin < UINT32_MAX
+			     ? (uint32_t)(x.loc - fde->pc_begin) : UINT32_MAX;
 	if (e == E2S_ERR_OK)
 		close_group(&x);
 	if (e == E2S_ERR_OK && x.end > x.loc && (e = emit(&x, x.end)))

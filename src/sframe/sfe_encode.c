@@ -206,15 +206,18 @@ uint8_t *sfe_put_fres(uint8_t *p, const sfe_fre *fres, sfe_func *fn, bool v2,
 		*p++ = fn->fde_type & 0x1f;
 		*p++ = fn->pc_type == SF_FDE_PCTYPE_MASK ? fn->rep_size : 0;
 	}
-	/* One loop per byte order and start width, so that each is
-	 * compiled with both known. */
+	/* One loop per FDE type, byte order and start width, so that each
+	 * is compiled with all three known. */
 	uint32_t n = fn->fre_count;
+	if (flex)
+		return be ? put_all(p, fres, n, true, ft, true)
+			  : put_all(p, fres, n, true, ft, false);
 	if (be)
-		return ft == SF_FRE_TYPE_ADDR1 ? put_all(p, fres, n, flex, SF_FRE_TYPE_ADDR1, true)
-		       : put_all(p, fres, n, flex, ft, true);
-	return ft == SF_FRE_TYPE_ADDR1 ? put_all(p, fres, n, flex, SF_FRE_TYPE_ADDR1, false)
-	       : ft == SF_FRE_TYPE_ADDR2 ? put_all(p, fres, n, flex, SF_FRE_TYPE_ADDR2, false)
-	       : put_all(p, fres, n, flex, SF_FRE_TYPE_ADDR4, false);
+		return ft == SF_FRE_TYPE_ADDR1 ? put_all(p, fres, n, false, SF_FRE_TYPE_ADDR1, true)
+		       : put_all(p, fres, n, false, ft, true);
+	return ft == SF_FRE_TYPE_ADDR1 ? put_all(p, fres, n, false, SF_FRE_TYPE_ADDR1, false)
+	       : ft == SF_FRE_TYPE_ADDR2 ? put_all(p, fres, n, false, SF_FRE_TYPE_ADDR2, false)
+	       : put_all(p, fres, n, false, SF_FRE_TYPE_ADDR4, false);
 }
 
 /* ---- V2 restriction -------------------------------------------------- */

@@ -62,8 +62,8 @@ MUTANTS = [
      "\tif (pc_reg(regs, p->cfa_reg))\n\t\treturn SFE_SKIP_PC_RELATIVE;\n",
      ""),
     ("fre-start-off-by-one", "src/convert/sfe_project.c",
-     "\t\tfr[k].start = (uint32_t)(rs - pc);\n",
-     "\t\tfr[k].start = (uint32_t)(rs - pc) + (rs > pc);\n"),
+     "\treturn (uint32_t)(rs - f->pc);\n",
+     "\treturn (uint32_t)(rs - f->pc) + (rs > f->pc);\n"),
     # Rows passed on only where a column changed, and the projection
     # redoing only what changed (cfi_row.same, cfa_off_only).
     ("row-change-misses-def-cfa-register", "src/dwarf/cfi_interp.c",
@@ -84,6 +84,25 @@ MUTANTS = [
     ("memo-ignores-program-reach", "src/convert/sfe_project.c",
      "\t\t(m->pc_range > m->reach && fde->pc_range > m->reach)) &&\n",
      "\t\tfde->pc_range >= m->reach) &&\n"),
+    # FREs built as the rows come: a row whose CFA offset alone changed
+    # reuses the FRE before it; the first row that needs a flexible FDE
+    # rebuilds those built for a default one.
+    ("shifted-fre-cfa-word-in-default-slot", "src/convert/sfe_project.c",
+     "\t\tfr->dw[f->flex ? 1 : 0] = cw;\n",
+     "\t\tfr->dw[0] = cw;\n"),
+    ("flex-row-keeps-default-fres", "src/convert/sfe_project.c",
+     "\tif (f->flex != flex && !rebuild_fres(c))\n",
+     "\tif (f->flex != flex && 0 && !rebuild_fres(c))\n"),
+    ("unfit-data-word-dropped", "src/convert/sfe_project.c",
+     "\tif (f->word_skip)\n\t\treturn f->word_skip;\n",
+     ""),
+    # The decoder's inline forms (cfi_int.h).
+    ("two-byte-uleb-misread", "src/dwarf/cfi_int.h",
+     "\t\t*v = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;\n",
+     "\t\t*v = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 8;\n"),
+    ("advance-loc2-byte-order", "src/dwarf/cfi_int.h",
+     "\t\t\tin->a = e2s_load_uN(p + 1, 2, r->big_endian);\n",
+     "\t\t\tin->a = e2s_load_uN(p + 1, 2, false);\n"),
     ("flex-fp-without-ra-padding", "src/convert/sfe_project.c",
      "\t\tf->dw[f->ndw++] = 0; /* RA padding word */\n",
      "\t\t; /* RA padding word */\n"),
@@ -132,8 +151,8 @@ MUTANTS = [
      "\tuint32_t max = fn->fre_count ? fres[fn->fre_count - 1].start : 0;\n",
      "\tuint32_t max = fn->fre_count ? fres[0].start : 0;\n"),
     ("merge-ignores-data-words", "src/convert/sfe_int.h",
-     "\t       memcmp(a->dw, b->dw, sizeof a->dw) == 0;\n",
-     "\t       a->dw[0] == b->dw[0];\n"),
+     "\tfor (unsigned i = 0; i < sizeof a->dw / sizeof a->dw[0]; i++)\n",
+     "\tfor (unsigned i = 0; i < 1; i++)\n"),
     ("attribute-drops-fde-type", "src/sframe/sfe_encode.c",
      "\t\t*p++ = fn->fde_type & 0x1f;\n",
      "\t\t*p++ = 0;\n"),
