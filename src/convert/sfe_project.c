@@ -1194,11 +1194,60 @@ static bool key_less(const func_key *x, const func_key *y)
 	return x->shndx < y->shndx || (x->shndx == y->shndx && x->start < y->start);
 }
 
-/* Sort funcs by (shndx, start). FDEs come in ascending runs (one per
- * input section order of the link; libLLVM-14: 595 of them), so merge
- * the runs found rather than sort from scratch, on small keys, then move
- * each function once; qsort is the fallback when memory is short. Keys
- * never tie (see pctx_finish), so the order is the same either way. */
+/* Deal key[0..n) out to at most SORT_LANES ascending lanes, first fit,
+ * and merge them into out; false if more lanes would be needed. The
+ * usual disorder is a few ascending sequences interleaved: a link lays
+ * out functions in input order but their cold parts (and startup code)
+ * elsewhere (libLLVM-14: 595 runs, 3 lanes). */
+#define SORT_LANES 8
+static bool merge_lanes(const func_key *key, size_t n, func_key *lanes,
+			func_key *out)
+{
+	size_t cnt[SORT_LANES] = {0}, at[SORT_LANES] = {0}, end[SORT_LANES] = {0};
+	func_key tail[SORT_LANES];
+	unsigned nl = 0;
+	uint8_t *lane = malloc(n);
+	if (!lane)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned l = 0;
+		while (l < nl && key_less(&key[i], &tail[l]))
+			l++;
+		if (l == nl) {
+			if (nl == SORT_LANES) {
+				free(lane);
+				return false;
+			}
+			nl++;
+		}
+		tail[l] = key[i];
+		lane[i] = (uint8_t)l;
+		cnt[l]++;
+	}
+	for (unsigned l = 0; l < nl; l++) {
+		at[l] = l ? end[l - 1] : 0;
+		end[l] = at[l] + cnt[l];
+	}
+	size_t fill[SORT_LANES];
+	memcpy(fill, at, sizeof fill);
+	for (size_t i = 0; i < n; i++)
+		lanes[fill[lane[i]]++] = key[i];
+	free(lane);
+	for (size_t o = 0; o < n; o++) {
+		unsigned best = SORT_LANES;
+		for (unsigned l = 0; l < nl; l++)
+			if (at[l] < end[l] &&
+			    (best == SORT_LANES || key_less(&lanes[at[l]], &lanes[at[best]])))
+				best = l;
+		out[o] = lanes[at[best]++];
+	}
+	return true;
+}
+
+/* Sort funcs by (shndx, start), on small keys, then move each function
+ * once: by merge_lanes where a few lanes hold the order, else by merging
+ * the ascending runs found; qsort is the fallback when memory is short.
+ * Keys never tie (see pctx_finish), so the order is the same each way. */
 static void sort_funcs(sfe_set *s)
 {
 	size_t n = s->nfuncs, nruns = 1;
@@ -1208,7 +1257,7 @@ static void sort_funcs(sfe_set *s)
 	if (nruns == 1)
 		return;
 	size_t *run = malloc((nruns + 1) * sizeof *run);
-	func_key *key = e2s_alloc_big(2 * n * sizeof *key);
+	func_key *key = e2s_alloc_big(3 * n * sizeof *key);
 	sfe_func *tmp = e2s_alloc_big(n * sizeof *tmp);
 	if (!run || !key || !tmp) {
 		free(run);
@@ -1226,6 +1275,10 @@ static void sort_funcs(sfe_set *s)
 	}
 	run[k] = n;
 	func_key *src = key, *dst = key + n;
+	if (merge_lanes(key, n, key + 2 * n, key + n)) {
+		src = key + n;
+		nruns = 1;
+	}
 	while (nruns > 1) {
 		size_t m = 0;
 		for (size_t r = 0; r < nruns; r += 2) {

@@ -282,6 +282,65 @@ static void duplicates_brute_force(void)
 }
 
 
+/* FDEs as k ascending sequences interleaved, each below the one before
+ * (k lanes needed): sorted by merging lanes up to 8, by merging runs
+ * beyond; the same functions either way, each where its FDE said. */
+static void sort_interleaved(unsigned k)
+{
+	enum { N = 2000 };
+	cfi_table t;
+	cfi_cie cie;
+	cfi_fde *fdes = calloc(N, sizeof *fdes);
+	cfi_row *rows = calloc(N, sizeof *rows);
+	memset(&t, 0, sizeof t);
+	memset(&cie, 0, sizeof cie);
+	for (size_t i = 0; i < N; i++) {
+		cfi_fde *f = &fdes[i];
+		f->pc_begin = (uint64_t)(k - i % k) * 0x100000 + (i / k) * 16;
+		f->pc_range = 16;
+		f->row_first = (uint32_t)i;
+		f->row_count = 1;
+		rows[i].start = f->pc_begin;
+		rows[i].end = f->pc_begin + f->pc_range;
+		rows[i].cfa.kind = CFI_CFA_REG_OFF;
+		rows[i].cfa.reg = 7;
+		rows[i].cfa.off = 8;
+		rows[i].ra = rule_off(-8);
+	}
+	t.abi = CFI_ABI_AMD64;
+	t.cies = &cie;
+	t.ncies = 1;
+	t.fdes = fdes;
+	t.nfdes = N;
+	t.rows = rows;
+	t.nrows = N;
+	sfe_set set;
+	e2s_diag d;
+	CHECK_EQ(sfe_project(&t, 0, &set, &d), E2S_ERR_OK);
+	CHECK_EQ(set.nfuncs, N);
+	size_t bad = 0;
+	bool *seen = calloc(N, sizeof *seen);
+	for (size_t i = 0; i < set.nfuncs; i++) {
+		const sfe_func *q = &set.funcs[i];
+		bad += i > 0 && set.funcs[i - 1].start >= q->start;
+		bad += q->src_fde >= N || seen[q->src_fde] ||
+		       q->start != fdes[q->src_fde].pc_begin;
+		if (q->src_fde < N)
+			seen[q->src_fde] = true;
+	}
+	CHECK_EQ(bad, 0);
+	free(seen);
+	sfe_set_free(&set);
+	free(fdes);
+	free(rows);
+}
+
+static void sort_orders(void)
+{
+	for (unsigned k = 1; k <= 12; k++)
+		sort_interleaved(k);
+}
+
 /* ---- Rows one by one (cfi_row_fn) and cfi_row.same ------------------- */
 
 /* Does column bit col of a equal that of b? Field by field, written
@@ -437,5 +496,6 @@ int main(void)
 	row_sink_matches("/usr/lib/x86_64-linux-gnu/libstdc++.so.6");
 	project_view_matches();
 	duplicates_brute_force();
+	sort_orders();
 	return t_done("test_sfe_stream");
 }
