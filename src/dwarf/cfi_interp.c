@@ -30,6 +30,7 @@ typedef struct {
 	const cfi_row *init; /* CIE initial rules (NULL while in the CIE) */
 	cfi_interp_scratch *s;
 	cfi_fde *fde;        /* NULL while running the CIE */
+	size_t fde_idx;      /* its index in t->fdes */
 	cfi_row cur;
 	uint64_t loc, end;
 	unsigned chg; /* CFI_COL_* columns changed since the last row */
@@ -182,10 +183,7 @@ static inline e2s_err pass_on(run_t *x, uint64_t upto)
 	x->cur.same = f->row_count ? (uint8_t)(CFI_COL_ALL & ~x->chg) : 0;
 	x->chg = 0;
 	f->row_count++;
-	e2s_err e = x->s->row_fn(x->s->row_ctx, x->t, (size_t)(f - x->t->fdes),
-				 &x->cur);
-	x->cur.same = 0;
-	return e;
+	return x->s->row_fn(x->s->row_ctx, x->t, x->fde_idx, &x->cur);
 }
 
 /* Table mode: [loc, upto) with the current rules as a row of s->rows,
@@ -562,6 +560,7 @@ e2s_err cfi_run_fde(const cfi_table *t, const cfi_cie *cie,
 	x.init = init;
 	x.s = s;
 	x.fde = fde;
+	x.fde_idx = (size_t)(fde - t->fdes);
 	x.cur = *init;
 	grp_set(&x.grp, &init->cfa);
 	x.chg = 0;
