@@ -17,6 +17,13 @@
 #define E2S_OUT_OF_LINE
 #endif
 
+/* Ask for the cache line at p ahead of a write to it (a hint only). */
+#if defined(__GNUC__)
+#define E2S_PREFETCH_W(p) __builtin_prefetch((p), 1)
+#else
+#define E2S_PREFETCH_W(p) ((void)(p))
+#endif
+
 /* A growable array's count and capacity; the element pointer lives with
  * the caller so it keeps its type. */
 typedef struct {

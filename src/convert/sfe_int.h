@@ -65,17 +65,19 @@ int sfe_claim(sfe_claims *c, uint32_t shndx, uint64_t start, uint64_t end);
 /* A program converted before (sfe_project.c, "Programs seen before"):
  * 32 bytes, so that a set of two is one cache line. */
 #define SFE_MEMO_SETS 8192
+#define SFE_MEMO_FAR UINT16_MAX /* reach: this or more */
 typedef struct {
+	uint64_t insn;     /* a program of up to 8 bytes: its bytes (the rest
+	                    * 0); a longer one: its section offset */
 	uint32_t tag;      /* hash bits, never 0 (0: empty) */
-	uint32_t insn_off;
 	uint32_t pc_range;
-	uint32_t reach;    /* cfi_fde.reach */
-	uint32_t enc_off, enc_len;
-	uint16_t insn_len, cie, fre_count;
-	uint8_t skip;
-	uint8_t types;     /* fde_type | fre_type << 1 */
+	uint32_t enc_off;
+	uint16_t reach;    /* cfi_fde.reach, or SFE_MEMO_FAR */
+	uint16_t insn_len, cie, fre_count, enc_len;
+	uint8_t out;       /* skip | fde_type << 5 | fre_type << 6 */
 } sfe_memo;
 _Static_assert(sizeof(sfe_memo) == 32, "two memo entries per cache line");
+_Static_assert(SFE_SKIP_COUNT_ <= 32, "a skip reason in sfe_memo.out's 5 bits");
 
 /* A row reduced to what SFrame tracks (sfe_project.c). */
 typedef struct {
@@ -148,6 +150,8 @@ typedef struct {
 	bool started;
 	bool memo_on;    /* streaming: remember programs (sfe_memo) */
 	sfe_memo *memo;  /* SFE_MEMO_SETS sets of two, NULL until used */
+	uint16_t *memo_tags; /* each entry's tag's low half (0: empty), apart:
+	                      * a lookup that finds nothing reads these only */
 	size_t hash_fde; /* the FDE whose key hash_val is (SIZE_MAX: none) */
 	uint64_t hash_val;
 } sfe_pctx;

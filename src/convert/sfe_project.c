@@ -931,21 +931,27 @@ static uint64_t memo_hash(sfe_pctx *c, size_t i)
 		return c->hash_val;
 	const cfi_fde *fde = &c->t->fdes[i];
 	const uint8_t *p = c->t->data + fde->insn_off;
-	uint32_t n = fde->insn_len, k = 0;
-	uint64_t h = (uint64_t)fde->cie << 40 ^ n;
-	/* Eight bytes a step (the key's bytes are compared on a match, so
-	 * the hash only needs to spread). */
-	for (; k + 8 <= n; k += 8) {
-		uint64_t w;
-		memcpy(&w, p + k, 8);
-		h = (h ^ w) * 0xd6e8feb86659fd93ull;
-		h ^= h >> 32;
+	uint32_t n = fde->insn_len;
+	uint64_t h = (uint64_t)fde->cie << 40 ^ n, w;
+	/* Eight bytes a step, the last eight overlapping the step before
+	 * (the key's bytes are compared on a match, so the hash only needs
+	 * to spread; n is in it). */
+	if (n >= 8) {
+		for (uint32_t k = 0; k + 8 < n; k += 8) {
+			memcpy(&w, p + k, 8);
+			h = (h ^ w) * 0xd6e8feb86659fd93ull;
+			h ^= h >> 32;
+		}
+		memcpy(&w, p + n - 8, 8);
+	} else if (n >= 4) {
+		uint32_t a, b;
+		memcpy(&a, p, 4);
+		memcpy(&b, p + n - 4, 4);
+		w = (uint64_t)a << 32 | b;
+	} else {
+		w = n ? p[0] | (uint64_t)p[n / 2] << 8 | (uint64_t)p[n - 1] << 16 : 0;
 	}
-	if (k < n) {
-		uint64_t w = 0;
-		memcpy(&w, p + k, n - k);
-		h = (h ^ w) * 0xd6e8feb86659fd93ull;
-	}
+	h = (h ^ w) * 0xd6e8feb86659fd93ull;
 	h ^= h >> 31;
 	h *= 0x9e3779b97f4a7c15ull;
 	h ^= h >> 32;
@@ -965,15 +971,30 @@ static uint32_t memo_tag(uint64_t h)
 	return (uint32_t)(h >> 32) | 1;
 }
 
+/* A program of up to 8 bytes as a number (the rest 0). */
+static uint64_t short_insns(const uint8_t *p, uint32_t n)
+{
+	uint64_t w = 0;
+	for (uint32_t k = 0; k < n; k++)
+		w |= (uint64_t)p[k] << (8 * k);
+	return w;
+}
+
+/* Kept in the entry, a short program is compared without reading the
+ * earlier FDE's bytes (a cache miss each, on the most common hits). */
 static bool memo_same(const sfe_pctx *c, const sfe_memo *m, const cfi_fde *fde,
 		      uint32_t tag)
 {
-	return m->tag == tag && m->insn_len == fde->insn_len &&
-	       m->cie == fde->cie &&
-	       (m->pc_range == fde->pc_range ||
-		(m->pc_range > m->reach && fde->pc_range > m->reach)) &&
-	       memcmp(c->t->data + m->insn_off, c->t->data + fde->insn_off,
-		      m->insn_len) == 0;
+	const uint8_t *p = c->t->data + fde->insn_off;
+	if (m->tag != tag || m->insn_len != fde->insn_len || m->cie != fde->cie)
+		return false;
+	if (m->pc_range != fde->pc_range &&
+	    !(m->reach != SFE_MEMO_FAR &&
+	      (m->pc_range > m->reach && fde->pc_range > m->reach)))
+		return false;
+	if (m->insn_len <= 8)
+		return m->insn == short_insns(p, m->insn_len);
+	return memcmp(c->t->data + m->insn, p, m->insn_len) == 0;
 }
 
 /* Remember FDE i's outcome s (its function, if any, from funcs[first]).
@@ -991,7 +1012,8 @@ static bool memo_put(sfe_pctx *c, size_t i, sfe_skip s, size_t first)
 		 * holds). */
 		if (c->gf.n != first + 1 ||
 		    c->set->funcs[first].pc_type != SF_FDE_PCTYPE_INC ||
-		    c->set->funcs[first].size != fde->pc_range)
+		    c->set->funcs[first].size != fde->pc_range ||
+		    c->set->funcs[first].enc_len > UINT16_MAX)
 			return true;
 		break;
 	case SFE_SKIP_BAD_CFI:
@@ -1006,29 +1028,40 @@ static bool memo_put(sfe_pctx *c, size_t i, sfe_skip s, size_t first)
 	}
 	if (!c->memo) {
 		size_t bytes = 2 * SFE_MEMO_SETS * sizeof *c->memo;
-		if (!(c->memo = aligned_alloc(64, bytes)))
+		sfe_memo *v = aligned_alloc(64, bytes);
+		uint16_t *tags = calloc(2 * SFE_MEMO_SETS, sizeof *tags);
+		if (!v || !tags) {
+			free(v);
+			free(tags);
 			return false;
-		memset(c->memo, 0, bytes);
+		}
+		memset(v, 0, bytes);
+		c->memo = v;
+		c->memo_tags = tags;
 	}
 	uint64_t h = memo_hash(c, i);
 	sfe_memo *m = memo_set(c, h);
+	uint16_t *mt = &c->memo_tags[m - c->memo];
 	m[1] = m[0];
+	mt[1] = mt[0];
 	m->tag = memo_tag(h);
+	mt[0] = (uint16_t)m->tag;
 	m->cie = (uint16_t)fde->cie;
 	m->pc_range = (uint32_t)fde->pc_range;
-	m->reach = fde->reach;
-	m->insn_off = fde->insn_off;
+	m->reach = fde->reach < SFE_MEMO_FAR ? (uint16_t)fde->reach : SFE_MEMO_FAR;
 	m->insn_len = (uint16_t)fde->insn_len;
-	m->skip = (uint8_t)s;
-	m->enc_off = m->enc_len = 0;
-	m->fre_count = 0;
-	m->types = 0;
+	m->insn = fde->insn_len <= 8
+			  ? short_insns(c->t->data + fde->insn_off, fde->insn_len)
+			  : fde->insn_off;
+	m->out = (uint8_t)s;
+	m->enc_off = 0;
+	m->enc_len = m->fre_count = 0;
 	if (!s) {
 		const sfe_func *fn = &c->set->funcs[first];
 		m->enc_off = fn->enc_off;
-		m->enc_len = fn->enc_len;
+		m->enc_len = (uint16_t)fn->enc_len;
 		m->fre_count = (uint16_t)fn->fre_count;
-		m->types = (uint8_t)(fn->fde_type | fn->fre_type << 1);
+		m->out |= (uint8_t)(fn->fde_type << 5 | fn->fre_type << 6);
 	}
 	return true;
 }
@@ -1043,28 +1076,33 @@ static int memo_take(sfe_pctx *c, size_t i)
 	uint64_t h = memo_hash(c, i);
 	const sfe_memo *m = memo_set(c, h);
 	uint32_t tag = memo_tag(h);
+	/* The entries are read only where a short tag matches; else the
+	 * program runs, and memo_put writes the set afterwards. */
+	const uint16_t *mt = &c->memo_tags[m - c->memo];
+	if (mt[0] != (uint16_t)tag && mt[1] != (uint16_t)tag) {
+		E2S_PREFETCH_W(m);
+		return 0;
+	}
 	if (!memo_same(c, m, fde, tag) && !memo_same(c, ++m, fde, tag))
 		return 0;
 	int cl = claim(c, fde);
 	if (cl < 0)
 		return -1;
-	sfe_skip s = cl == 0 ? SFE_SKIP_DUPLICATE : (sfe_skip)m->skip;
+	sfe_skip s = cl == 0 ? SFE_SKIP_DUPLICATE : (sfe_skip)(m->out & 0x1f);
 	if (!s) {
-		/* Copied, not shared: the set is the same as without this. */
-		if (c->ge.n > UINT32_MAX ||
-		    !sfe_grow((void **)&c->set->enc, &c->ge, 1, c->ge.n + m->enc_len))
-			return -1;
+		/* Its FRE data is shared, not copied (a copy would be read
+		 * from wherever the first one is, a cache miss each): enc is
+		 * read-only once written, and the encoder writes each
+		 * function's data from where enc_off says. */
 		sfe_func *fn = new_func(c, fde, (uint32_t)i, fde->pc_begin,
 					fde->pc_range);
 		if (!fn)
 			return -1;
-		memcpy(c->set->enc + c->ge.n, c->set->enc + m->enc_off, m->enc_len);
-		fn->enc_off = (uint32_t)c->ge.n;
+		fn->enc_off = m->enc_off;
 		fn->enc_len = m->enc_len;
 		fn->fre_count = m->fre_count;
-		fn->fde_type = m->types & 1;
-		fn->fre_type = (uint8_t)(m->types >> 1);
-		c->ge.n += m->enc_len;
+		fn->fde_type = (m->out >> 5) & 1;
+		fn->fre_type = (uint8_t)(m->out >> 6);
 		c->set->nfres += m->fre_count;
 	}
 	return note(c, i, s) ? 1 : -1;
@@ -1159,6 +1197,8 @@ static void pctx_scratch_free(sfe_pctx *c)
 	c->f.full = NULL;
 	free(c->memo);
 	c->memo = NULL;
+	free(c->memo_tags);
+	c->memo_tags = NULL;
 	sfe_claims_free(&c->claims);
 }
 

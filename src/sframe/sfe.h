@@ -59,7 +59,8 @@ typedef struct {
 	uint32_t fre_count;
 	uint32_t enc_off, enc_len; /* its FRE data as written in the
 	                      * section, in sfe_set.enc: V3 the attribute
-	                      * and the FREs, V2 the FREs */
+	                      * and the FREs, V2 the FREs (functions of the
+	                      * same program may share it: read-only) */
 	uint32_t src_fde;    /* index into cfi_table.fdes */
 	cfi_reloc_ref reloc; /* relocatable files; for a function split in
 	                      * several FDEs (> 65535 FREs) or a PLT split,

@@ -82,8 +82,8 @@ MUTANTS = [
      "\tcase CFI_RULE_OFFSET:\n\t\treturn true;\n",
      "\tcase CFI_RULE_OFFSET:\n\tcase CFI_RULE_SAME:\n\t\treturn true;\n"),
     ("memo-ignores-program-reach", "src/convert/sfe_project.c",
-     "\t\t(m->pc_range > m->reach && fde->pc_range > m->reach)) &&\n",
-     "\t\tfde->pc_range >= m->reach) &&\n"),
+     "\t      (m->pc_range > m->reach && fde->pc_range > m->reach)))\n",
+     "\t      fde->pc_range >= m->reach))\n"),
     # FREs built as the rows come: a row whose CFA offset alone changed
     # reuses the FRE before it; the first row that needs a flexible FDE
     # rebuilds those built for a default one.

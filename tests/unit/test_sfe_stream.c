@@ -129,16 +129,28 @@ static void stream_rows_match(void)
 	munmap(img, size);
 }
 
+/* The same functions with the same FRE data (where in enc it is stored
+ * may differ: a program converted before shares its data). */
 static bool sets_equal(const sfe_set *a, const sfe_set *b)
 {
-	return a->abi == b->abi && a->big_endian == b->big_endian &&
-	       a->nfuncs == b->nfuncs && a->nfres == b->nfres &&
-	       a->nfdes == b->nfdes &&
-	       memcmp(a->counts, b->counts, sizeof a->counts) == 0 &&
-	       memcmp(a->fde_skip, b->fde_skip, a->nfdes) == 0 &&
-	       a->enc_len == b->enc_len &&
-	       memcmp(a->funcs, b->funcs, a->nfuncs * sizeof *a->funcs) == 0 &&
-	       memcmp(a->enc, b->enc, a->enc_len) == 0;
+	if (!(a->abi == b->abi && a->big_endian == b->big_endian &&
+	      a->nfuncs == b->nfuncs && a->nfres == b->nfres &&
+	      a->nfdes == b->nfdes &&
+	      memcmp(a->counts, b->counts, sizeof a->counts) == 0 &&
+	      memcmp(a->fde_skip, b->fde_skip, a->nfdes) == 0))
+		return false;
+	for (size_t i = 0; i < a->nfuncs; i++) {
+		sfe_func x = a->funcs[i], y = b->funcs[i];
+		if (x.enc_len != y.enc_len ||
+		    (uint64_t)x.enc_off + x.enc_len > a->enc_len ||
+		    (uint64_t)y.enc_off + y.enc_len > b->enc_len ||
+		    memcmp(a->enc + x.enc_off, b->enc + y.enc_off, x.enc_len))
+			return false;
+		x.enc_off = y.enc_off = 0;
+		if (memcmp(&x, &y, sizeof x))
+			return false;
+	}
+	return true;
 }
 
 /* sfe_project on the table == sfe_project_view streaming, for V3 and
