@@ -214,6 +214,32 @@ static void project_view_matches(void)
 	munmap(img, size);
 }
 
+/* An AMD64 table of the n FDEs fdes (ranges set), each with one row
+ * over its range (CFA rsp+8, RA at CFA-8), kept in rows. */
+static void one_row_table(cfi_table *t, cfi_cie *cie, cfi_fde *fdes,
+			  cfi_row *rows, size_t n)
+{
+	memset(t, 0, sizeof *t);
+	memset(cie, 0, sizeof *cie);
+	for (size_t i = 0; i < n; i++) {
+		fdes[i].row_first = (uint32_t)i;
+		fdes[i].row_count = 1;
+		rows[i].start = fdes[i].pc_begin;
+		rows[i].end = fdes[i].pc_begin + fdes[i].pc_range;
+		rows[i].cfa.kind = CFI_CFA_REG_OFF;
+		rows[i].cfa.reg = 7;
+		rows[i].cfa.off = 8;
+		rows[i].ra = rule_off(-8);
+	}
+	t->abi = CFI_ABI_AMD64;
+	t->cies = cie;
+	t->ncies = 1;
+	t->fdes = fdes;
+	t->nfdes = n;
+	t->rows = rows;
+	t->nrows = n;
+}
+
 /* Random ranges in random order, some overlapping, over two sections
  * (relocatable): the skip reasons must follow "an FDE overlapping an
  * earlier claimed one is a duplicate", computed here by brute force. */
@@ -227,8 +253,6 @@ static void duplicates_brute_force(void)
 	bool *claimed = calloc(N, sizeof *claimed);
 	uint8_t *want = calloc(N, 1);
 	uint32_t x = 12345;
-	memset(&t, 0, sizeof t);
-	memset(&cie, 0, sizeof cie);
 	for (size_t i = 0; i < N; i++) {
 		x ^= x << 13;
 		x ^= x >> 17;
@@ -238,14 +262,6 @@ static void duplicates_brute_force(void)
 		f->pc_range = 4 + (x >> 20) % 64;
 		f->reloc.present = true;
 		f->reloc.shndx = (uint16_t)(1 + (x >> 28) % 2);
-		f->row_first = (uint32_t)i;
-		f->row_count = 1;
-		rows[i].start = f->pc_begin;
-		rows[i].end = f->pc_begin + f->pc_range;
-		rows[i].cfa.kind = CFI_CFA_REG_OFF;
-		rows[i].cfa.reg = 7;
-		rows[i].cfa.off = 8;
-		rows[i].ra = rule_off(-8);
 		/* Brute force: overlap with any earlier claimed range of
 		 * the same section. */
 		bool dup = false;
@@ -257,14 +273,8 @@ static void duplicates_brute_force(void)
 		claimed[i] = !dup;
 		want[i] = dup ? SFE_SKIP_DUPLICATE : SFE_SKIP_NONE;
 	}
-	t.abi = CFI_ABI_AMD64;
+	one_row_table(&t, &cie, fdes, rows, N);
 	t.relocatable = true;
-	t.cies = &cie;
-	t.ncies = 1;
-	t.fdes = fdes;
-	t.nfdes = N;
-	t.rows = rows;
-	t.nrows = N;
 	sfe_set set;
 	e2s_diag d;
 	CHECK_EQ(sfe_project(&t, 0, &set, &d), E2S_ERR_OK);
@@ -304,28 +314,11 @@ static void sort_interleaved(unsigned k)
 	cfi_cie cie;
 	cfi_fde *fdes = calloc(N, sizeof *fdes);
 	cfi_row *rows = calloc(N, sizeof *rows);
-	memset(&t, 0, sizeof t);
-	memset(&cie, 0, sizeof cie);
 	for (size_t i = 0; i < N; i++) {
-		cfi_fde *f = &fdes[i];
-		f->pc_begin = (uint64_t)(k - i % k) * 0x100000 + (i / k) * 16;
-		f->pc_range = 16;
-		f->row_first = (uint32_t)i;
-		f->row_count = 1;
-		rows[i].start = f->pc_begin;
-		rows[i].end = f->pc_begin + f->pc_range;
-		rows[i].cfa.kind = CFI_CFA_REG_OFF;
-		rows[i].cfa.reg = 7;
-		rows[i].cfa.off = 8;
-		rows[i].ra = rule_off(-8);
+		fdes[i].pc_begin = (uint64_t)(k - i % k) * 0x100000 + (i / k) * 16;
+		fdes[i].pc_range = 16;
 	}
-	t.abi = CFI_ABI_AMD64;
-	t.cies = &cie;
-	t.ncies = 1;
-	t.fdes = fdes;
-	t.nfdes = N;
-	t.rows = rows;
-	t.nrows = N;
+	one_row_table(&t, &cie, fdes, rows, N);
 	sfe_set set;
 	e2s_diag d;
 	CHECK_EQ(sfe_project(&t, 0, &set, &d), E2S_ERR_OK);
