@@ -60,6 +60,13 @@ bool sfe_claims_reserve(sfe_claims *c, size_t n);
  * claim (first in section order wins), -1 out of memory. */
 int sfe_claim(sfe_claims *c, uint32_t shndx, uint64_t start, uint64_t end);
 
+/* ---- Function order (sfe_sort.c) --------------------------------------- */
+
+/* Sort s->funcs by (section, start). Starts never tie in a converted set
+ * (each part of a split FDE starts later; overlaps are duplicates), so
+ * the order does not depend on the method. */
+void sfe_sort_funcs(sfe_set *s);
+
 /* ---- Working state of one projection ---------------------------------- */
 
 /* A program converted before (sfe_project.c, "Programs seen before"):
