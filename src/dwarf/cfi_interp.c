@@ -353,6 +353,29 @@ static e2s_err def_cfa_offset(run_t *x, int64_t off)
 	return E2S_ERR_OK;
 }
 
+/* Make the rules those of r (a remembered row), marking in x->chg the
+ * columns whose rules differ from the current ones. */
+static void restore_row(run_t *x, const cfi_row *r)
+{
+	cfi_row *c = &x->cur;
+	cfi_rule sp = r->sp;
+	if (sp.prov == CFI_PROV_PENDING)
+		sp.prov = CFI_PROV_NONE;
+	if (memcmp(&c->cfa, &r->cfa, sizeof c->cfa))
+		x->chg |= CFI_COL_CFA;
+	if (memcmp(&c->ra, &r->ra, sizeof c->ra))
+		x->chg |= CFI_COL_RA;
+	if (memcmp(&c->fp, &r->fp, sizeof c->fp))
+		x->chg |= CFI_COL_FP;
+	if (memcmp(&c->sp, &sp, sizeof sp))
+		x->chg |= CFI_COL_SP;
+	if (c->ra_mangled != r->ra_mangled || c->ra_sign_bad != r->ra_sign_bad ||
+	    c->ra_sign_pc != r->ra_sign_pc)
+		x->chg |= CFI_COL_SIGN;
+	*c = *r;
+	c->sp = sp;
+}
+
 static e2s_err exec_one(run_t *x, const cfi_insn *in)
 {
 	const cfi_cie *cie = x->cie;
@@ -456,11 +479,10 @@ static e2s_err exec_one(run_t *x, const cfi_insn *in)
 		if (s->depth == 0)
 			return E2S_ERR_STACK_UNDERFLOW;
 		/* The whole rule set, CFA and RA signing state included; a
-		 * save still pending belongs to another group. */
-		x->cur = s->stack[--s->depth];
-		x->chg = CFI_COL_ALL;
-		if (x->cur.sp.prov == CFI_PROV_PENDING)
-			x->cur.sp.prov = CFI_PROV_NONE;
+		 * save still pending belongs to another group. Only the
+		 * columns it changes count as changed (an epilogue's
+		 * restore often changes the CFA offset alone). */
+		restore_row(x, &s->stack[--s->depth]);
 		return E2S_ERR_OK;
 	case DW_CFA_def_cfa:
 		return def_cfa(x, in->a, (int64_t)in->b);
