@@ -49,18 +49,14 @@ bool br_sub(br_t *r, size_t len, br_t *sub)
 	return true;
 }
 
-uint64_t br_uN(br_t *r, unsigned n)
+/* Inline, so that each fixed-width reader below is compiled for its n. */
+static inline uint64_t take_uN(br_t *r, unsigned n)
 {
 	const uint8_t *p = take(r, n);
-	uint64_t v = 0;
-	if (!p)
-		return 0;
-	for (unsigned i = 0; i < n; i++) {
-		unsigned shift = r->big_endian ? 8 * (n - 1 - i) : 8 * i;
-		v |= (uint64_t)p[i] << shift;
-	}
-	return v;
+	return p ? e2s_load_uN(p, n, r->big_endian) : 0;
 }
+
+uint64_t br_uN(br_t *r, unsigned n) { return take_uN(r, n); }
 
 int64_t br_sN(br_t *r, unsigned n)
 {
@@ -70,10 +66,10 @@ int64_t br_sN(br_t *r, unsigned n)
 	return (int64_t)v;
 }
 
-uint8_t br_u8(br_t *r) { return (uint8_t)br_uN(r, 1); }
-uint16_t br_u16(br_t *r) { return (uint16_t)br_uN(r, 2); }
-uint32_t br_u32(br_t *r) { return (uint32_t)br_uN(r, 4); }
-uint64_t br_u64(br_t *r) { return br_uN(r, 8); }
+uint8_t br_u8(br_t *r) { return (uint8_t)take_uN(r, 1); }
+uint16_t br_u16(br_t *r) { return (uint16_t)take_uN(r, 2); }
+uint32_t br_u32(br_t *r) { return (uint32_t)take_uN(r, 4); }
+uint64_t br_u64(br_t *r) { return take_uN(r, 8); }
 
 /* At most 10 bytes; the 10th may only carry bit 63 (uleb) or the sign
  * (sleb). Padding bytes such as 0x80 0x00 within that limit are valid. */

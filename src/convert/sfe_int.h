@@ -71,7 +71,7 @@ void sfe_sort_funcs(sfe_set *s);
 
 /* A program converted before (sfe_project.c, "Programs seen before"):
  * 32 bytes, so that a set of two is one cache line. */
-#define SFE_MEMO_SETS 8192
+#define SFE_MEMO_SETS 8192 /* at most */
 #define SFE_MEMO_FAR UINT16_MAX /* reach: this or more */
 typedef struct {
 	uint64_t insn;     /* a program of up to 8 bytes: its bytes (the rest
@@ -156,7 +156,8 @@ typedef struct {
 	grow_t ge; /* set->enc */
 	bool started;
 	bool memo_on;    /* streaming: remember programs (sfe_memo) */
-	sfe_memo *memo;  /* SFE_MEMO_SETS sets of two, NULL until used */
+	sfe_memo *memo;  /* memo_sets sets of two, NULL until used */
+	size_t memo_sets; /* a power of two, up to SFE_MEMO_SETS */
 	uint16_t *memo_tags; /* each entry's tag's low half (0: empty), apart:
 	                      * a lookup that finds nothing reads these only */
 	size_t hash_fde; /* the FDE whose key hash_val is (SIZE_MAX: none) */

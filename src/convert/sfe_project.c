@@ -953,7 +953,7 @@ static uint64_t memo_hash(sfe_pctx *c, size_t i)
 /* The set of two for hash h: the first holds the newer entry. */
 static sfe_memo *memo_set(const sfe_pctx *c, uint64_t h)
 {
-	return &c->memo[2 * ((size_t)h & (SFE_MEMO_SETS - 1))];
+	return &c->memo[2 * ((size_t)h & (c->memo_sets - 1))];
 }
 
 static uint32_t memo_tag(uint64_t h)
@@ -1017,9 +1017,14 @@ static bool memo_put(sfe_pctx *c, size_t i, sfe_skip s, size_t first)
 		break;
 	}
 	if (!c->memo) {
-		size_t bytes = 2 * SFE_MEMO_SETS * sizeof *c->memo;
+		/* About one entry per 64 bytes of section (an FDE takes
+		 * 40 to 60), so that a small file pays for a small table. */
+		size_t sets = 64;
+		while (sets < SFE_MEMO_SETS && sets < c->t->size / 128)
+			sets *= 2;
+		size_t bytes = 2 * sets * sizeof *c->memo;
 		sfe_memo *v = aligned_alloc(64, bytes);
-		uint16_t *tags = calloc(2 * SFE_MEMO_SETS, sizeof *tags);
+		uint16_t *tags = calloc(2 * sets, sizeof *tags);
 		if (!v || !tags) {
 			free(v);
 			free(tags);
@@ -1028,6 +1033,7 @@ static bool memo_put(sfe_pctx *c, size_t i, sfe_skip s, size_t first)
 		memset(v, 0, bytes);
 		c->memo = v;
 		c->memo_tags = tags;
+		c->memo_sets = sets;
 	}
 	uint64_t h = memo_hash(c, i);
 	sfe_memo *m = memo_set(c, h);
