@@ -6,9 +6,10 @@
  *                                   the first, rows one by one), then
  *                                   sfe_encoded_size + sfe_encode, once;
  *                                   prints one line of key=value stats
- *                                   (rows: the DWARF rows of the file,
- *                                   counted apart, untimed)
- *   convert_only -r SECONDS FILE    then repeat the in-memory part
+ *                                   (rows 0)
+ *   convert_only -r SECONDS FILE    the same with rows (the DWARF rows
+ *                                   of the file, counted apart, untimed),
+ *                                   then repeat the in-memory part
  *                                   (sfe_project_view on an image read
  *                                   beforehand: parse + interpret +
  *                                   project in one pass, then encode) for
@@ -193,7 +194,11 @@ int main(int argc, char **argv)
 	memset(&st, 0, sizeof st);
 	if (convert(path, NULL, 0, &st))
 		return 1;
-	st.nrows = count_rows(path);
+	/* Only with -r (the statistics run): the timed runs of the
+	 * benchmark measure this process's CPU, which must be the
+	 * conversion's alone. */
+	if (repeat > 0)
+		st.nrows = count_rows(path);
 	printf("file=%s section=%s eh_bytes=%zu fdes=%zu bad=%zu rows=%zu "
 	       "funcs=%zu fres=%zu sframe_bytes=%zu "
 	       "t_open=%.6f t_project=%.6f t_encode=%.6f",
