@@ -32,36 +32,6 @@ static bool cl_less(const struct sfe_claim *a, uint32_t shndx, uint64_t start)
 	return a->shndx < shndx || (a->shndx == shndx && a->start < start);
 }
 
-/* Split the subtree t into keys < (shndx, start) and the rest. */
-static void cl_split(struct sfe_claim *v, uint32_t t, uint32_t shndx,
-		     uint64_t start, uint32_t *l, uint32_t *r)
-{
-	if (t == CL_NIL) {
-		*l = *r = CL_NIL;
-	} else if (cl_less(&v[t], shndx, start)) {
-		cl_split(v, v[t].right, shndx, start, &v[t].right, r);
-		*l = t;
-	} else {
-		cl_split(v, v[t].left, shndx, start, l, &v[t].left);
-		*r = t;
-	}
-}
-
-/* Merge two subtrees, every key of l below every key of r. */
-static uint32_t cl_merge(struct sfe_claim *v, uint32_t l, uint32_t r)
-{
-	if (l == CL_NIL)
-		return r;
-	if (r == CL_NIL)
-		return l;
-	if (v[l].prio > v[r].prio) {
-		v[l].right = cl_merge(v, v[l].right, r);
-		return l;
-	}
-	v[r].left = cl_merge(v, l, v[r].left);
-	return r;
-}
-
 int sfe_claim(sfe_claims *c, uint32_t shndx, uint64_t start, uint64_t end)
 {
 	struct sfe_claim *v = c->v;
@@ -122,9 +92,27 @@ int sfe_claim(sfe_claims *c, uint32_t shndx, uint64_t start, uint64_t end)
 		c->max = k;
 		return 1;
 	}
-	uint32_t l, r;
-	cl_split(v, c->root, shndx, start, &l, &r);
-	c->root = cl_merge(v, cl_merge(v, l, k), r);
+	/* Insert k below the last node on its key's path whose priority is
+	 * higher, and split the subtree it displaces into k's children: one
+	 * walk down, no recursion. */
+	uint32_t *link = &c->root;
+	while (*link != CL_NIL && v[*link].prio > v[k].prio)
+		link = cl_less(&v[*link], shndx, start) ? &v[*link].right
+							 : &v[*link].left;
+	uint32_t t = *link, *l = &v[k].left, *r = &v[k].right;
+	while (t != CL_NIL) {
+		if (cl_less(&v[t], shndx, start)) {
+			*l = t;
+			l = &v[t].right;
+			t = v[t].right;
+		} else {
+			*r = t;
+			r = &v[t].left;
+			t = v[t].left;
+		}
+	}
+	*l = *r = CL_NIL;
+	*link = k;
 	c->spine_ok = false;
 	return 1;
 }
