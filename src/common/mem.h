@@ -17,6 +17,14 @@
 #define E2S_OUT_OF_LINE
 #endif
 
+/* A function always inlined: a loop body that its callers specialise by
+ * passing constants (the compiler's own heuristics may decline). */
+#if defined(__GNUC__)
+#define E2S_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define E2S_ALWAYS_INLINE inline
+#endif
+
 /* Ask for the cache line at p ahead of a write to it (a hint only). */
 #if defined(__GNUC__)
 #define E2S_PREFETCH_W(p) __builtin_prefetch((p), 1)

@@ -20,24 +20,10 @@ void br_set_error(br_t *r, e2s_err e)
 	}
 }
 
-/* Reserve n bytes; NULL (error set) if they are not all there. */
-static const uint8_t *take(br_t *r, size_t n)
-{
-	if (r->err)
-		return NULL;
-	if (r->pos > r->end || n > r->end - r->pos) {
-		br_set_error(r, E2S_ERR_TRUNCATED);
-		return NULL;
-	}
-	const uint8_t *p = r->base + r->pos;
-	r->pos += n;
-	return p;
-}
-
 bool br_sub(br_t *r, size_t len, br_t *sub)
 {
 	size_t start = r->pos;
-	if (!take(r, len)) {
+	if (!br_take(r, len)) {
 		br_init(sub, r->base, 0, r->big_endian);
 		sub->pos = start;
 		sub->end = start;
@@ -49,14 +35,7 @@ bool br_sub(br_t *r, size_t len, br_t *sub)
 	return true;
 }
 
-/* Inline, so that each fixed-width reader below is compiled for its n. */
-static inline uint64_t take_uN(br_t *r, unsigned n)
-{
-	const uint8_t *p = take(r, n);
-	return p ? e2s_load_uN(p, n, r->big_endian) : 0;
-}
-
-uint64_t br_uN(br_t *r, unsigned n) { return take_uN(r, n); }
+uint64_t br_uN(br_t *r, unsigned n) { return br_take_uN(r, n); }
 
 int64_t br_sN(br_t *r, unsigned n)
 {
@@ -66,10 +45,6 @@ int64_t br_sN(br_t *r, unsigned n)
 	return (int64_t)v;
 }
 
-uint8_t br_u8(br_t *r) { return (uint8_t)take_uN(r, 1); }
-uint16_t br_u16(br_t *r) { return (uint16_t)take_uN(r, 2); }
-uint32_t br_u32(br_t *r) { return (uint32_t)take_uN(r, 4); }
-uint64_t br_u64(br_t *r) { return take_uN(r, 8); }
 
 /* At most 10 bytes; the 10th may only carry bit 63 (uleb) or the sign
  * (sleb). Padding bytes such as 0x80 0x00 within that limit are valid. */
@@ -77,7 +52,7 @@ uint64_t br_uleb(br_t *r)
 {
 	uint64_t v = 0;
 	for (unsigned i = 0; i < 10; i++) {
-		const uint8_t *p = take(r, 1);
+		const uint8_t *p = br_take(r, 1);
 		if (!p)
 			return 0;
 		uint8_t b = *p;
@@ -97,7 +72,7 @@ int64_t br_sleb(br_t *r)
 {
 	uint64_t v = 0;
 	for (unsigned i = 0; i < 10; i++) {
-		const uint8_t *p = take(r, 1);
+		const uint8_t *p = br_take(r, 1);
 		if (!p)
 			return 0;
 		uint8_t b = *p;
@@ -140,9 +115,9 @@ const char *br_cstr(br_t *r)
 	return (const char *)s;
 }
 
-const uint8_t *br_bytes(br_t *r, size_t n) { return take(r, n); }
+const uint8_t *br_bytes(br_t *r, size_t n) { return br_take(r, n); }
 
-void br_skip(br_t *r, size_t n) { (void)take(r, n); }
+void br_skip(br_t *r, size_t n) { (void)br_take(r, n); }
 
 void br_seek(br_t *r, size_t pos)
 {

@@ -72,10 +72,32 @@ static inline uint64_t e2s_load_uN(const uint8_t *p, unsigned n, bool be)
 
 void br_set_error(br_t *r, e2s_err e);
 
-uint8_t br_u8(br_t *r);
-uint16_t br_u16(br_t *r);
-uint32_t br_u32(br_t *r);
-uint64_t br_u64(br_t *r);
+/* Reserve n bytes; NULL (error set) if they are not all there. Inline
+ * with the fixed-width readers below, so that a field costs a compare
+ * and a load, not a call. */
+static inline const uint8_t *br_take(br_t *r, size_t n)
+{
+	if (r->err)
+		return NULL;
+	if (r->pos > r->end || n > r->end - r->pos) {
+		br_set_error(r, E2S_ERR_TRUNCATED);
+		return NULL;
+	}
+	const uint8_t *p = r->base + r->pos;
+	r->pos += n;
+	return p;
+}
+
+static inline uint64_t br_take_uN(br_t *r, unsigned n)
+{
+	const uint8_t *p = br_take(r, n);
+	return p ? e2s_load_uN(p, n, r->big_endian) : 0;
+}
+
+static inline uint8_t br_u8(br_t *r) { return (uint8_t)br_take_uN(r, 1); }
+static inline uint16_t br_u16(br_t *r) { return (uint16_t)br_take_uN(r, 2); }
+static inline uint32_t br_u32(br_t *r) { return (uint32_t)br_take_uN(r, 4); }
+static inline uint64_t br_u64(br_t *r) { return br_take_uN(r, 8); }
 /* Unsigned of n bytes (1, 2, 4 or 8), in the reader's byte order. */
 uint64_t br_uN(br_t *r, unsigned n);
 /* Signed of n bytes (1, 2, 4 or 8), sign-extended. */

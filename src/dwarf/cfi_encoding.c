@@ -85,12 +85,12 @@ static uint64_t read_format(br_t *r, uint8_t enc, unsigned addr_size)
 	case CFI_PE_SIGNED: return (uint64_t)br_sN(r, addr_size);
 	case CFI_PE_ULEB128: return br_uleb(r);
 	case CFI_PE_UDATA2: return br_uN(r, 2);
-	case CFI_PE_UDATA4: return cfi_rd_uN(r, 4);
+	case CFI_PE_UDATA4: return br_take_uN(r, 4);
 	case CFI_PE_UDATA8: return br_uN(r, 8);
 	case CFI_PE_SLEB128: return (uint64_t)br_sleb(r);
 	case CFI_PE_SDATA2: return (uint64_t)br_sN(r, 2);
 	case CFI_PE_SDATA4:
-		return (uint64_t)(int64_t)(int32_t)(uint32_t)cfi_rd_uN(r, 4);
+		return (uint64_t)(int64_t)(int32_t)(uint32_t)br_take_uN(r, 4);
 	default: return (uint64_t)br_sN(r, 8); /* SDATA8 */
 	}
 }

@@ -7,19 +7,6 @@
 #include "../common/reader.h"
 #include "cfi.h"
 
-/* br_uN(r, n) for n = 4 or 8 with the bounds check inline: the record
- * framing and FDE addresses read these once or more per FDE. Same
- * result and error behaviour (the slow path is br_uN itself). */
-static inline uint64_t cfi_rd_uN(br_t *r, unsigned n)
-{
-	if (r->err == E2S_ERR_OK && r->pos <= r->end && n <= r->end - r->pos) {
-		const uint8_t *p = r->base + r->pos;
-		r->pos += n;
-		return e2s_load_uN(p, n, r->big_endian);
-	}
-	return br_uN(r, n);
-}
-
 /* ---- DW_EH_PE_* pointer encodings (cfi_encoding.c) -------------------- */
 
 enum {

@@ -63,7 +63,7 @@ static e2s_err next_record(parse_t *p, br_t *r, rec_t *rec, bool *done)
 		return e2s_fail(p->diag, E2S_ERR_BAD_LENGTH, p->secname,
 				rec->off, "%zu stray bytes at the end",
 				br_left(r));
-	uint64_t len = cfi_rd_uN(r, 4);
+	uint64_t len = br_take_uN(r, 4);
 	if (len == 0) {
 		if (eh)
 			*done = true;
@@ -89,7 +89,7 @@ static e2s_err next_record(parse_t *p, br_t *r, rec_t *rec, bool *done)
 				(unsigned long long)len, br_left(r));
 	br_sub(r, (size_t)len, &rec->body);
 	rec->id_off = rec->body.pos;
-	rec->id = cfi_rd_uN(&rec->body, rec->offsize);
+	rec->id = br_take_uN(&rec->body, rec->offsize);
 	if (eh)
 		rec->is_cie = br_ok(&rec->body) && rec->id == 0;
 	else
@@ -363,8 +363,8 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde)
 		/* What GCC, LLVM and every linker write: pcrel sdata4 from
 		 * the field, range sdata4 (cfi_read_pointer's result). */
 		size_t field = b->pos;
-		int64_t begin = (int32_t)(uint32_t)cfi_rd_uN(b, 4);
-		int64_t range = (int32_t)(uint32_t)cfi_rd_uN(b, 4);
+		int64_t begin = (int32_t)(uint32_t)br_take_uN(b, 4);
+		int64_t range = (int32_t)(uint32_t)br_take_uN(b, 4);
 		fde->pc_begin = cfi_addr_mask((uint64_t)begin + sec->vaddr + field,
 					      cie->addr_size);
 		fde->pc_range = cfi_addr_mask((uint64_t)range, cie->addr_size);

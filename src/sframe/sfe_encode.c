@@ -23,6 +23,7 @@
 
 #include "sfe.h"
 #include "sframe_fmt.h"
+#include "../common/mem.h"
 
 /* Which data words of an FRE are flexible-FDE control words (unsigned):
  * pairs CFA, RA (or one padding word 0), FP. */
@@ -136,7 +137,7 @@ static inline uint8_t *put_uN(uint8_t *p, uint64_t v, unsigned n, bool be)
 	}
 }
 
-static inline uint8_t *write_fre(uint8_t *p, const sfe_fre *f, bool flex,
+static E2S_ALWAYS_INLINE uint8_t *write_fre(uint8_t *p, const sfe_fre *f, bool flex,
 				 unsigned ft, bool be)
 {
 	unsigned code = fre_dwsize_code(f, flex);
@@ -179,7 +180,7 @@ static uint8_t func_info(const sfe_func *fn, unsigned ft, bool v2)
 
 /* ---- FRE data of one function ---------------------------------------- */
 
-static inline uint8_t *put_all(uint8_t *p, const sfe_fre *fres, uint32_t n,
+static E2S_ALWAYS_INLINE uint8_t *put_all(uint8_t *p, const sfe_fre *fres, uint32_t n,
 			       bool flex, unsigned ft, bool be)
 {
 	for (uint32_t k = 0; k < n; k++)
