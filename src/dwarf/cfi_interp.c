@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/mem.h"
 #include "cfi_int.h"
 
 typedef struct {
@@ -248,7 +249,7 @@ static inline e2s_err move_to(run_t *x, uint64_t newloc)
 	return E2S_ERR_OK;
 }
 
-static inline e2s_err advance(run_t *x, uint64_t delta)
+static E2S_ALWAYS_INLINE e2s_err advance(run_t *x, uint64_t delta)
 {
 	uint64_t ca = x->cie->code_align;
 	/* delta * ca > UINT64_MAX - loc, without a division in the usual
