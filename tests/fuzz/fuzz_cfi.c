@@ -24,11 +24,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define SEC_VADDR 0x401000u
 #define SF_VADDR 0x800000u
-/* vf_verify checks a MASK FDE at every PC (vf_check.c, gather): the
- * projection allows 1 MiB per FDE (SFE_MAX_MASK_SIZE) and any number of
- * FDEs, some 16 us a PC in this build. Real PLTs are a few KiB. */
-#define FUZZ_MAX_MASK_BYTES (1u << 16)
-
 /* Indirect pointers read from the section itself (addresses relative to
  * SEC_VADDR), so the fuzzer can steer them. */
 static bool read_mem(void *ctx, uint64_t vaddr, unsigned size, uint64_t *out)
@@ -76,11 +71,7 @@ static void check_encoding(const cfi_section *sec, cfi_abi abi,
 	vf_counts c;
 	if (cfi_parse_records(sec, abi, &rt, &d) != E2S_ERR_OK)
 		FUZZ_FAIL_DIAG("records unreadable where cfi_parse passed", &d);
-	uint64_t mask = 0;
-	for (size_t i = 0; i < s.nfdes; i++)
-		if (sfr_info_pctype(s.fdes[i].info) == SFR_PCTYPE_MASK)
-			mask += s.fdes[i].size;
-	if (mask <= FUZZ_MAX_MASK_BYTES &&
+	if (fuzz_mask_small(&s) &&
 	    vf_verify(sec, &rt, &s, NULL, NULL, &c, &d) == E2S_ERR_OK &&
 	    (c.mismatch || c.extra))
 		FUZZ_FAIL("the verifier disagrees with what was encoded");
