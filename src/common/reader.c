@@ -45,10 +45,9 @@ int64_t br_sN(br_t *r, unsigned n)
 	return (int64_t)v;
 }
 
-
 /* At most 10 bytes; the 10th may only carry bit 63 (uleb) or the sign
  * (sleb). Padding bytes such as 0x80 0x00 within that limit are valid. */
-uint64_t br_uleb(br_t *r)
+uint64_t br_uleb_long(br_t *r)
 {
 	uint64_t v = 0;
 	for (unsigned i = 0; i < 10; i++) {

@@ -104,8 +104,16 @@ uint64_t br_uN(br_t *r, unsigned n);
 int64_t br_sN(br_t *r, unsigned n);
 /* LEB128: overlong encodings (more than 10 bytes, or bits past 64) fail
  * with E2S_ERR_LEB_OVERLONG; running off the end with TRUNCATED. */
-uint64_t br_uleb(br_t *r);
+uint64_t br_uleb_long(br_t *r);
 int64_t br_sleb(br_t *r);
+/* br_uleb_long with the one-byte form (most lengths and registers)
+ * inline. */
+static inline uint64_t br_uleb(br_t *r)
+{
+	if (r->err == E2S_ERR_OK && r->pos < r->end && r->base[r->pos] < 0x80)
+		return r->base[r->pos++];
+	return br_uleb_long(r);
+}
 /* NUL-terminated string; returns NULL (and sets TRUNCATED) if no NUL. */
 const char *br_cstr(br_t *r);
 /* Pointer to n raw bytes, or NULL on truncation. */

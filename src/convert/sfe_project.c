@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 
 #include "../common/mem.h"
+#include "../common/reader.h"
 #include "sfe_int.h"
 #include "../sframe/sframe_fmt.h"
 
@@ -964,10 +965,7 @@ static uint32_t memo_tag(uint64_t h)
 /* A program of up to 8 bytes as a number (the rest 0). */
 static uint64_t short_insns(const uint8_t *p, uint32_t n)
 {
-	uint64_t w = 0;
-	for (uint32_t k = 0; k < n; k++)
-		w |= (uint64_t)p[k] << (8 * k);
-	return w;
+	return e2s_load_uN(p, n, false);
 }
 
 /* Kept in the entry, a short program is compared without reading the

@@ -383,13 +383,7 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde)
 	if (fpc_layout_p(sec, rec, cie, fde))
 		return E2S_ERR_CIE_PTR_WIDTH;
 	if (cie->has_z) {
-		/* Nearly always one byte (0, or the LSDA pointer's size). */
-		uint64_t alen;
-		if (b->err == E2S_ERR_OK && b->pos < b->end &&
-		    b->base[b->pos] < 0x80)
-			alen = b->base[b->pos++];
-		else
-			alen = br_uleb(b);
+		uint64_t alen = br_uleb(b);
 		br_skip(b, (size_t)(alen > SIZE_MAX ? SIZE_MAX : alen));
 		if (!br_ok(b)) {
 			fde->err_off = b->err_pos;
