@@ -124,8 +124,7 @@ typedef struct {
 	bool flex;          /* some row needs a flexible FDE */
 	unsigned same;      /* CFI_COL_* the rows since the last projected
 	                     * one share with their predecessors */
-	bool have_prev;     /* pv has a row, made from a CFA rule of: */
-	uint8_t prev_cfa_kind;
+	bool cfa_run;       /* pv's last row passed cfa_run_ok, with a CFA on: */
 	uint16_t prev_cfa_reg;
 	sfe_prow_at *pv;    /* the projected rows */
 	grow_t gp;

@@ -278,18 +278,15 @@ static inline sfe_skip project_row(cfi_abi abi, const cfi_abi_regs *regs,
 	return SFE_SKIP_NONE;
 }
 
-/* Does project_row's result for r differ from its result for the row
- * projected before it only in cfa_off? It does when the CFA changed by
- * its offset alone (same: the CFI_COL_* bits r and every row since
- * share with their predecessors) and no rule reads that offset: RA and
- * FP not CFA-valued, and an SP rule that is not checked against it
- * (check_sp). default_ok does not read cfa_off either. */
-static inline bool cfa_off_only(const cfi_abi_regs *regs, unsigned same,
-				const sfe_fdeproj *f, const cfi_row *r)
+/* Does project_row's result for a row differ from its result for r, the
+ * row projected before it, only in cfa_off, if the CFA changed by its
+ * offset alone? It does when no rule of r reads that offset: RA and FP
+ * not CFA-valued, and an SP rule that is not checked against it
+ * (check_sp). default_ok does not read cfa_off either. cfa_off_only
+ * adds the row's side. */
+static bool cfa_run_ok(const cfi_abi_regs *regs, const cfi_row *r)
 {
-	if ((same | CFI_COL_CFA) != CFI_COL_ALL ||
-	    r->cfa.kind != CFI_CFA_REG_OFF || f->prev_cfa_kind != CFI_CFA_REG_OFF ||
-	    r->cfa.reg != f->prev_cfa_reg || r->ra.kind == CFI_RULE_VAL_OFFSET ||
+	if (r->cfa.kind != CFI_CFA_REG_OFF || r->ra.kind == CFI_RULE_VAL_OFFSET ||
 	    r->fp.kind == CFI_RULE_VAL_OFFSET)
 		return false;
 	switch (r->sp.kind) {
@@ -302,6 +299,16 @@ static inline bool cfa_off_only(const cfi_abi_regs *regs, unsigned same,
 	default:
 		return false;
 	}
+}
+
+/* Does r share all but its CFA offset with the row projected before it
+ * (f->cfa_run: one cfa_run_ok accepted)? same: the CFI_COL_* bits r and
+ * every row since share with their predecessors. */
+static inline bool cfa_off_only(unsigned same, const sfe_fdeproj *f,
+				const cfi_row *r)
+{
+	return f->cfa_run && (same | CFI_COL_CFA) == CFI_COL_ALL &&
+	       r->cfa.kind == CFI_CFA_REG_OFF && r->cfa.reg == f->prev_cfa_reg;
 }
 
 /* Can a default FDE express p? *why names what a default FDE lacks: the
@@ -577,7 +584,7 @@ static void fde_begin(sfe_pctx *c, size_t i)
 	f->row_skip = SFE_SKIP_NONE;
 	f->flex = false;
 	f->same = 0;
-	f->have_prev = false;
+	f->cfa_run = false;
 	f->gp.n = 0;
 	f->gfull.n = 0;
 	f->nfre = 0;
@@ -662,27 +669,34 @@ static inline void put_fre(sfe_pctx *c, const sfe_prow_at *pa)
 
 /* put_fre for a row whose projection differs from the one before only in
  * its CFA offset (cfa_off_only), after an FRE (f->nfre > 0): that row's
- * FRE (the last one kept, or one equal to it) with its CFA word changed,
- * if it has one. */
+ * FRE is the last one kept, or one equal to it. The new one is that FRE
+ * with its CFA word changed, kept as fre_keep would: nothing if the word
+ * is the same, in place if it starts where that one does. */
 static inline void put_fre_cfa(sfe_pctx *c, const sfe_prow_at *pa)
 {
 	sfe_fdeproj *f = &c->f;
 	if (f->word_skip)
 		return;
-	sfe_fre *fr = &c->fres[f->nfre];
-	*fr = fr[-1];
-	fr->start = fre_start(f, pa->start);
-	if (fr->ndw) {
-		int32_t cw;
-		sfe_skip word = sfe_cfa_word(c->abi == CFI_ABI_S390X,
-					     pa->cfa_off, &cw);
-		if (word) {
-			f->word_skip = word;
-			return;
-		}
-		fr->dw[f->flex ? 1 : 0] = cw;
+	sfe_fre *last = &c->fres[f->nfre - 1];
+	if (!last->ndw)
+		return; /* RA undefined: no CFA word */
+	int32_t cw;
+	sfe_skip word = sfe_cfa_word(c->abi == CFI_ABI_S390X, pa->cfa_off, &cw);
+	if (word) {
+		f->word_skip = word;
+		return;
 	}
-	fre_keep(c->fres, &f->nfre);
+	unsigned k = f->flex ? 1 : 0;
+	if (last->dw[k] == cw)
+		return;
+	uint32_t start = fre_start(f, pa->start);
+	if (last->start != start) {
+		last[1] = last[0];
+		last++;
+		last->start = start;
+		f->nfre++;
+	}
+	last->dw[k] = cw;
 }
 
 /* put_fre with room made for it; false on OOM. */
@@ -716,6 +730,7 @@ static E2S_OUT_OF_LINE e2s_err fde_row_any(sfe_pctx *c, const cfi_row *r)
 		return E2S_ERR_OK;
 	if (f->plt || (r->cfa.kind == CFI_CFA_EXPR &&
 		       r->cfa.expr.shape == CFI_EXPR_PLT)) {
+		f->cfa_run = false;
 		plt_row(c, r);
 		return E2S_ERR_OK;
 	}
@@ -726,7 +741,7 @@ static E2S_OUT_OF_LINE e2s_err fde_row_any(sfe_pctx *c, const cfi_row *r)
 		return E2S_ERR_NOMEM;
 	sfe_prow_at *pa = &f->pv[f->gp.n];
 	bool flex = f->flex;
-	if (f->have_prev && cfa_off_only(c->regs, f->same, f, r)) {
+	if (cfa_off_only(f->same, f, r)) {
 		pa->base = pa[-1].base; /* verdicts as for that row */
 		pa->cfa_off = r->cfa.off;
 	} else {
@@ -734,8 +749,10 @@ static E2S_OUT_OF_LINE e2s_err fde_row_any(sfe_pctx *c, const cfi_row *r)
 			      f->gfull.n + 1))
 			return E2S_ERR_NOMEM;
 		/* Projected in its slot: no copy of a row just written. */
-		if (!project_full(c, r, &f->full[f->gfull.n]))
+		if (!project_full(c, r, &f->full[f->gfull.n])) {
+			f->cfa_run = false;
 			return E2S_ERR_OK;
+		}
 		pa->base = f->gfull.n++;
 		pa->cfa_off = f->full[pa->base].cfa_off;
 	}
@@ -746,8 +763,7 @@ static E2S_OUT_OF_LINE e2s_err fde_row_any(sfe_pctx *c, const cfi_row *r)
 	if (!add_fre(c, pa))
 		return E2S_ERR_NOMEM;
 	f->gp.n++;
-	f->have_prev = true;
-	f->prev_cfa_kind = r->cfa.kind;
+	f->cfa_run = cfa_run_ok(c->regs, r);
 	f->prev_cfa_reg = r->cfa.reg;
 	f->same = CFI_COL_ALL;
 	return E2S_ERR_OK;
@@ -758,10 +774,8 @@ static E2S_OUT_OF_LINE e2s_err fde_row_any(sfe_pctx *c, const cfi_row *r)
 static inline e2s_err fde_row(sfe_pctx *c, const cfi_row *r)
 {
 	sfe_fdeproj *f = &c->f;
-	if (f->active && !f->plt && !f->row_skip && f->have_prev &&
-	    f->gp.n < f->gp.cap && f->nfre > 0 && f->nfre < c->gr.cap &&
-	    row_live(r, f->pc, f->end) &&
-	    cfa_off_only(c->regs, f->same & r->same, f, r)) {
+	if (cfa_off_only(f->same & r->same, f, r) && f->gp.n < f->gp.cap &&
+	    f->nfre > 0 && f->nfre < c->gr.cap && row_live(r, f->pc, f->end)) {
 		sfe_prow_at *pa = &f->pv[f->gp.n++];
 		pa->start = r->start;
 		pa->cfa_off = r->cfa.off;

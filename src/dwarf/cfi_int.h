@@ -130,7 +130,7 @@ typedef struct {
 	uint64_t b;       /* second operand (offset as unsigned or signed
 	                   * bits, register) */
 	uint32_t blk_off, blk_len; /* BLOCK operand */
-} cfi_insn;
+} cfi_insn; /* only the opcode's operands are valid (cfi_dec_next) */
 
 /* Instruction decoder over [off, off+len) of the section, yielding one
  * instruction at a time to the interpreter. */
@@ -165,7 +165,8 @@ static inline unsigned cfi_leb2(const uint8_t *p, const uint8_t *end,
 /* The next instruction into *in: true. At the end: false with *err OK.
  * On a problem: false, *err its code and *err_off the offending
  * offset. Inline fast path for the opcodes compilers emit most, with
- * operands of at most two ULEB128 bytes each. */
+ * operands of at most two ULEB128 bytes each; it sets only the operands
+ * the opcode has (a, or a and b), leaving the others as they were. */
 static inline bool cfi_dec_next(cfi_dec *d, cfi_insn *in, e2s_err *err,
 				uint64_t *err_off)
 {
@@ -182,8 +183,6 @@ static inline bool cfi_dec_next(cfi_dec *d, cfi_insn *in, e2s_err *err,
 	uint8_t op = p[0];
 	unsigned n, m;
 	in->off = (uint32_t)at;
-	in->b = 0;
-	in->blk_off = in->blk_len = 0;
 	switch (op >> 6) {
 	case 1: /* advance_loc */
 	case 3: /* restore */
@@ -204,7 +203,6 @@ static inline bool cfi_dec_next(cfi_dec *d, cfi_insn *in, e2s_err *err,
 		case DW_CFA_nop:
 		case DW_CFA_remember_state:
 		case DW_CFA_restore_state:
-			in->a = 0;
 			r->pos = at + 1;
 			return true;
 		case DW_CFA_def_cfa_offset:
