@@ -77,8 +77,9 @@ static bool merge_lanes(const func_key *key, size_t n, func_key *lanes,
 }
 
 /* Sort funcs by (shndx, start), on small keys, then move each function
- * once: by merge_lanes where a few lanes hold the order, else by merging
- * the ascending runs found; qsort is the fallback when memory is short.
+ * once (in place): by merge_lanes where a few lanes hold the order, else
+ * by merging the ascending runs found; qsort is the fallback when memory
+ * is short.
  * Keys never tie (sfe_int.h), so the order is the same each way. */
 void sfe_sort_funcs(sfe_set *s)
 {
@@ -90,11 +91,9 @@ void sfe_sort_funcs(sfe_set *s)
 		return;
 	size_t *run = malloc((nruns + 1) * sizeof *run);
 	func_key *key = e2s_alloc_big(3 * n * sizeof *key);
-	sfe_func *tmp = e2s_alloc_big(n * sizeof *tmp);
-	if (!run || !key || !tmp) {
+	if (!run || !key) {
 		free(run);
 		free(key);
-		free(tmp);
 		qsort(v, n, sizeof *v, func_cmp);
 		return;
 	}
@@ -131,10 +130,25 @@ void sfe_sort_funcs(sfe_set *s)
 		src = dst;
 		dst = t;
 	}
-	for (size_t i = 0; i < n; i++)
-		tmp[i] = v[src[i].idx];
-	memcpy(v, tmp, n * sizeof *v);
+	/* v[i] = the old v[src[i].idx], in place: each cycle of the
+	 * permutation through one spare (no copy of the whole array); a
+	 * slot filled gets src[.].idx = its own index. */
+	for (size_t i = 0; i < n; i++) {
+		if (src[i].idx == i)
+			continue;
+		sfe_func spare = v[i];
+		size_t j = i;
+		for (;;) {
+			size_t from = src[j].idx;
+			src[j].idx = (uint32_t)j;
+			if (from == i) {
+				v[j] = spare;
+				break;
+			}
+			v[j] = v[from];
+			j = from;
+		}
+	}
 	free(run);
 	free(key);
-	free(tmp);
 }
