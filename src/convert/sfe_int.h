@@ -138,6 +138,20 @@ typedef struct {
 	sfe_skip plt_skip;  /* why the PLT rows do not fit */
 } sfe_fdeproj;
 
+/* What fde_row_any made of an FDE's first row whose rules are its CIE's
+ * initial ones (cfi_row.same == CFI_COL_ALL on a first row), kept per
+ * CIE: most FDEs begin that way, and it depends on nothing else. */
+typedef struct {
+	uint8_t state;      /* SFE_FIRST_* */
+	bool flex, cfa_run;
+	uint16_t cfa_reg;
+	sfe_skip skip;      /* project_full's verdict */
+	sfe_skip word_skip; /* make_fre's */
+	sfe_prow full;
+	sfe_fre fre;        /* its start aside */
+} sfe_first;
+enum { SFE_FIRST_NONE = 0, SFE_FIRST_KEPT, SFE_FIRST_NEVER };
+
 typedef struct {
 	const cfi_table *t;
 	cfi_abi abi;
@@ -151,6 +165,8 @@ typedef struct {
 	                  * them until its FRE data is written) */
 	grow_t gr;
 	sfe_claims claims;
+	sfe_first *first; /* per CIE index, SFE_FIRST_NONE past gfirst.n */
+	grow_t gfirst;
 	grow_t gs; /* set->fde_skip */
 	grow_t ge; /* set->enc */
 	bool started;

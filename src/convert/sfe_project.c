@@ -721,8 +721,73 @@ static bool rebuild_fres(sfe_pctx *c)
 	return true;
 }
 
-/* The next row of the FDE begun. Only allocation failures are errors. */
-static E2S_OUT_OF_LINE e2s_err fde_row_any(sfe_pctx *c, const cfi_row *r)
+static e2s_err fde_row_gen(sfe_pctx *c, const cfi_row *r);
+
+/* The FDE's first row, its rules its CIE's initial ones (r->same ==
+ * CFI_COL_ALL): what fde_row_gen made of the first such row of the CIE,
+ * at r's start. Only allocation failures are errors. */
+static e2s_err first_row(sfe_pctx *c, const cfi_row *r)
+{
+	sfe_fdeproj *f = &c->f;
+	uint32_t ci = c->t->fdes[f->fde].cie;
+	if (ci >= c->gfirst.n) {
+		if (!sfe_grow((void **)&c->first, &c->gfirst, sizeof *c->first, ci + 1))
+			return E2S_ERR_NOMEM;
+		memset(&c->first[c->gfirst.n], 0,
+		       (ci + 1 - c->gfirst.n) * sizeof *c->first);
+		c->gfirst.n = ci + 1;
+	}
+	sfe_first *k = &c->first[ci];
+	if (k->state == SFE_FIRST_NEVER || !row_live(r, f->pc, f->end) ||
+	    !sfe_grow((void **)&f->pv, &f->gp, sizeof *f->pv, 1) ||
+	    !sfe_grow((void **)&f->full, &f->gfull, sizeof *f->full, 1) ||
+	    !sfe_grow((void **)&c->fres, &c->gr, sizeof(sfe_fre), 1))
+		return fde_row_gen(c, r); /* it reports OOM */
+	if (k->state == SFE_FIRST_NONE) {
+		e2s_err e = fde_row_gen(c, r);
+		if (e || f->plt) {
+			k->state = SFE_FIRST_NEVER;
+			return e;
+		}
+		k->state = SFE_FIRST_KEPT;
+		k->skip = f->row_skip;
+		if (!k->skip) {
+			k->flex = f->flex;
+			k->cfa_run = f->cfa_run;
+			k->cfa_reg = f->prev_cfa_reg;
+			k->full = f->full[0];
+			k->word_skip = f->word_skip;
+			if (!k->word_skip)
+				k->fre = c->fres[0];
+		}
+		return E2S_ERR_OK;
+	}
+	f->same = 0;
+	f->nrows = 1;
+	if (k->skip) {
+		f->row_skip = k->skip;
+		return E2S_ERR_OK;
+	}
+	f->full[0] = k->full;
+	f->gfull.n = 1;
+	f->pv[0] = (sfe_prow_at){r->start, k->full.cfa_off, 0};
+	f->gp.n = 1;
+	f->flex = k->flex;
+	f->word_skip = k->word_skip;
+	if (!k->word_skip) {
+		c->fres[0] = k->fre;
+		c->fres[0].start = fre_start(f, r->start);
+		f->nfre = 1;
+	}
+	f->cfa_run = k->cfa_run;
+	f->prev_cfa_reg = k->cfa_reg;
+	f->same = CFI_COL_ALL;
+	return E2S_ERR_OK;
+}
+
+/* The next row of the FDE begun, in general. Only allocation failures
+ * are errors. */
+static e2s_err fde_row_gen(sfe_pctx *c, const cfi_row *r)
 {
 	sfe_fdeproj *f = &c->f;
 	f->same &= r->same;
@@ -767,6 +832,16 @@ static E2S_OUT_OF_LINE e2s_err fde_row_any(sfe_pctx *c, const cfi_row *r)
 	f->prev_cfa_reg = r->cfa.reg;
 	f->same = CFI_COL_ALL;
 	return E2S_ERR_OK;
+}
+
+/* The next row of the FDE begun: an FDE's first row with its CIE's
+ * initial rules from what the CIE's first such row gave. */
+static E2S_OUT_OF_LINE e2s_err fde_row_any(sfe_pctx *c, const cfi_row *r)
+{
+	sfe_fdeproj *f = &c->f;
+	if (f->nrows == 0 && r->same == CFI_COL_ALL && f->active && !f->plt)
+		return first_row(c, r);
+	return fde_row_gen(c, r);
 }
 
 /* fde_row_any, with the usual row inline: one whose CFA offset alone
@@ -1207,6 +1282,8 @@ static void pctx_scratch_free(sfe_pctx *c)
 	c->memo = NULL;
 	free(c->memo_tags);
 	c->memo_tags = NULL;
+	free(c->first);
+	c->first = NULL;
 	sfe_claims_free(&c->claims);
 }
 

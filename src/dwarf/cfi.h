@@ -140,10 +140,11 @@ typedef struct {
 	                      * is signed with the PC as a second modifier */
 	uint8_t pad_[4];
 	uint8_t same;        /* CFI_COL_* bits of the columns whose rules equal
-	                      * the previous row's of the same FDE (0: not
-	                      * known). Not a rule: rows compare up to it. A
-	                      * reader of consecutive rows may reuse what it
-	                      * derived from a column marked same. */
+	                      * the previous row's of the same FDE, on its
+	                      * first row its CIE's initial rules (a bit not
+	                      * set: not known). Not a rule: rows compare up
+	                      * to it. A reader of consecutive rows may reuse
+	                      * what it derived from a column marked same. */
 } cfi_row;
 
 /* Columns of a row, for cfi_row.same. */
@@ -283,8 +284,8 @@ typedef int (*cfi_fde_pre_fn)(void *ctx, const cfi_table *t, size_t fde);
  * only the count). A row is passed on only where some column's rule was
  * set since the row before (so two in a row may still be equal, and
  * "end" is where its location group ends, not where its rules do);
- * row->same says which columns it shares with the one before (0 on an
- * FDE's first). The row is valid during the call only, and only on_fde
+ * row->same says which columns it shares with the one before (on an
+ * FDE's first: with its CIE's initial rules). The row is valid during the call only, and only on_fde
  * tells whether the program ran to its end (a later problem voids its
  * rows). It returns OK, or E2S_ERR_NOMEM to stop the parse.*/
 typedef e2s_err (*cfi_row_fn)(void *ctx, const cfi_table *t, size_t fde,

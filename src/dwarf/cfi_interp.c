@@ -181,7 +181,7 @@ static inline e2s_err pass_on(run_t *x, uint64_t upto)
 		return E2S_ERR_OK;
 	x->cur.start = x->loc;
 	x->cur.end = upto;
-	x->cur.same = f->row_count ? (uint8_t)(CFI_COL_ALL & ~x->chg) : 0;
+	x->cur.same = (uint8_t)(CFI_COL_ALL & ~x->chg);
 	x->chg = 0;
 	f->row_count++;
 	return x->s->row_fn(x->s->row_ctx, x->t, x->fde_idx, &x->cur);
@@ -217,7 +217,7 @@ static e2s_err keep_row(run_t *x, uint64_t upto)
 	*row = x->cur;
 	row->start = x->loc;
 	row->end = upto;
-	row->same = f->row_count ? (uint8_t)(CFI_COL_ALL & ~x->chg) : 0;
+	row->same = (uint8_t)(CFI_COL_ALL & ~x->chg);
 	s->nrows = n + 1;
 	f->row_count++;
 	x->chg = 0;

@@ -65,7 +65,8 @@ MUTANTS = [
      "\treturn (uint32_t)(rs - f->pc);\n",
      "\treturn (uint32_t)(rs - f->pc) + (rs > f->pc);\n"),
     # Rows passed on only where a column changed, and the projection
-    # redoing only what changed (cfi_row.same, cfa_off_only).
+    # redoing only what changed (cfi_row.same, cfa_off_only) or what an
+    # FDE of the same CIE gave for its initial rules (first_row).
     ("row-change-misses-def-cfa-register", "src/dwarf/cfi_interp.c",
      "\t\t\treturn E2S_ERR_BAD_REGISTER;\n\t\tx->chg |= CFI_COL_CFA;\n\t\tif (x->cur.cfa.kind == CFI_CFA_REG_OFF)\n",
      "\t\t\treturn E2S_ERR_BAD_REGISTER;\n\t\tif (x->cur.cfa.kind == CFI_CFA_REG_OFF)\n"),
@@ -76,8 +77,11 @@ MUTANTS = [
      "\tx->chg |= cn == COL_SP ? CFI_COL_SP : CFI_COL_FP;\n",
      "\tx->chg |= cn == COL_SP ? CFI_COL_SP : 0;\n"),
     ("shortcut-ignores-cfa-register", "src/convert/sfe_project.c",
-     "\t    r->cfa.reg != f->prev_cfa_reg || r->ra.kind == CFI_RULE_VAL_OFFSET ||\n",
-     "\t    r->ra.kind == CFI_RULE_VAL_OFFSET ||\n"),
+     "\t       r->cfa.kind == CFI_CFA_REG_OFF && r->cfa.reg == f->prev_cfa_reg;\n",
+     "\t       r->cfa.kind == CFI_CFA_REG_OFF;\n"),
+    ("first-row-kept-whatever-its-rules", "src/convert/sfe_project.c",
+     "\tif (f->nrows == 0 && r->same == CFI_COL_ALL && f->active && !f->plt)\n",
+     "\tif (f->nrows == 0 && f->active && !f->plt)\n"),
     ("shortcut-ignores-cfa-valued-fp", "src/convert/sfe_project.c",
      "\t    r->fp.kind == CFI_RULE_VAL_OFFSET)\n\t\treturn false;\n",
      "\t    0)\n\t\treturn false;\n"),
@@ -91,8 +95,8 @@ MUTANTS = [
     # reuses the FRE before it; the first row that needs a flexible FDE
     # rebuilds those built for a default one.
     ("shifted-fre-cfa-word-in-default-slot", "src/convert/sfe_project.c",
-     "\t\tfr->dw[f->flex ? 1 : 0] = cw;\n",
-     "\t\tfr->dw[0] = cw;\n"),
+     "\tunsigned k = f->flex ? 1 : 0;\n",
+     "\tunsigned k = 0;\n"),
     ("flex-row-keeps-default-fres", "src/convert/sfe_project.c",
      "\tif (f->flex != flex && !rebuild_fres(c))\n",
      "\tif (f->flex != flex && 0 && !rebuild_fres(c))\n"),

@@ -372,22 +372,37 @@ static bool rules_equal(const cfi_row *a, const cfi_row *b)
 	return true;
 }
 
-/* Rows [0, n) of one FDE claim nothing false in .same: 0 on the first,
- * and every column marked the same is. Counts rows with some bit set. */
-static size_t check_same(const cfi_row *r, size_t n, size_t *lies)
+/* Rows [0, n) of one FDE claim nothing false in .same: on the first,
+ * every column marked is its CIE's initial rule (init; NULL: unknown,
+ * not checked), and on the others the previous row's. Counts rows after
+ * the first with some bit set. */
+static size_t check_same(const cfi_row *r, size_t n, const cfi_row *init,
+			 size_t *lies)
 {
 	size_t marked = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (i == 0) {
-			*lies += r[0].same != 0;
-			continue;
-		}
-		marked += r[i].same != 0;
-		for (unsigned col = 1; col <= CFI_COL_SIGN; col <<= 1)
-			if ((r[i].same & col) && !col_equal(&r[i], &r[i - 1], col))
+		const cfi_row *before = i ? &r[i - 1] : init;
+		marked += i > 0 && r[i].same != 0;
+		for (unsigned col = 1; before && col <= CFI_COL_SIGN; col <<= 1)
+			if ((r[i].same & col) && !col_equal(&r[i], before, col))
 				++*lies;
 	}
 	return marked;
+}
+
+/* The CIE's initial rules, as the first row of an FDE whose program
+ * begins by advancing (DW_CFA_advance_loc with a delta): NULL if no
+ * FDE of cie does. */
+static const cfi_row *cie_init_row(const cfi_table *t, uint32_t cie)
+{
+	for (size_t i = 0; i < t->nfdes; i++) {
+		const cfi_fde *f = &t->fdes[i];
+		if (f->cie == cie && f->status == E2S_ERR_OK && f->row_count &&
+		    f->insn_len && t->data[f->insn_off] > 0x40 &&
+		    t->data[f->insn_off] < 0x80)
+			return &t->rows[f->row_first];
+	}
+	return NULL;
 }
 
 typedef struct {
@@ -463,14 +478,21 @@ static void row_sink_matches(const char *path)
 		CHECK(t->nfdes > 100);
 		CHECK_EQ(k.fdes, t->nfdes);
 		CHECK_EQ(k.miscount, 0);
-		size_t lies = 0, differ = 0, marked = 0, passed = 0;
+		size_t lies = 0, differ = 0, marked = 0, passed = 0, firsts = 0;
+		const cfi_row *init = NULL;
+		uint32_t init_cie = UINT32_MAX;
 		for (size_t i = 0; i < t->nfdes && i < k.fdes; i++) {
 			const cfi_fde *a = &t->fdes[i];
 			const cfi_row *tr = t->rows + a->row_first;
 			const cfi_row *sr = k.rows.rows + k.rows.first[i];
 			size_t sn = k.rows.count[i], m = 0;
-			marked += check_same(tr, a->row_count, &lies);
-			check_same(sr, sn, &lies);
+			if (a->cie != init_cie) {
+				init_cie = a->cie;
+				init = cie_init_row(t, a->cie);
+			}
+			marked += check_same(tr, a->row_count, init, &lies);
+			check_same(sr, sn, init, &lies);
+			firsts += init && sn && sr[0].same == CFI_COL_ALL;
 			passed += sn;
 			for (size_t j = 0; j < sn; j++) {
 				if (m > 0 && rules_equal(&sr[j], &tr[m - 1]))
@@ -486,6 +508,8 @@ static void row_sink_matches(const char *path)
 		CHECK_EQ(differ, 0);
 		/* Not vacuous: most rows after an FDE's first share columns. */
 		CHECK(marked > (t->nrows - t->nfdes) / 2);
+		/* Nor on first rows: most begin with the CIE's rules. */
+		CHECK(firsts > t->nfdes / 2);
 		CHECK(passed >= t->nrows);
 	}
 	cfi_file_close(tf);
