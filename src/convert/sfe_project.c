@@ -1203,7 +1203,9 @@ static e2s_err fde_end(sfe_pctx *c, size_t i)
 
 	c->gr.n = 0;
 	f->fde = SIZE_MAX;
-	s = fde_precheck(c, fde);
+	/* fde_begin's check passed unless the program failed since. */
+	s = f->active && fde->status == E2S_ERR_OK ? SFE_SKIP_NONE
+						   : fde_precheck(c, fde);
 	if (!s && f->rows_bad)
 		s = SFE_SKIP_BAD_CFI;
 	if (!s) {

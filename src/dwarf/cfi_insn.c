@@ -120,7 +120,7 @@ void cfi_dec_init(cfi_dec *d, const cfi_section *sec, const cfi_cie *cie,
 	d->pc = pc;
 }
 
-bool cfi_dec_slow(cfi_dec *d, cfi_insn *in, e2s_err *err, uint64_t *err_off)
+bool cfi_dec_next(cfi_dec *d, cfi_insn *in, e2s_err *err, uint64_t *err_off)
 {
 	br_t *r = &d->r;
 	size_t at = r->pos;

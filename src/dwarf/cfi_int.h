@@ -130,7 +130,7 @@ typedef struct {
 	uint64_t b;       /* second operand (offset as unsigned or signed
 	                   * bits, register) */
 	uint32_t blk_off, blk_len; /* BLOCK operand */
-} cfi_insn; /* only the opcode's operands are valid (cfi_dec_next) */
+} cfi_insn;
 
 /* Instruction decoder over [off, off+len) of the section, yielding one
  * instruction at a time to the interpreter. */
@@ -142,12 +142,14 @@ typedef struct {
 
 void cfi_dec_init(cfi_dec *d, const cfi_section *sec, const cfi_cie *cie,
 		  const cfi_ptr_ctx *pc, uint32_t off, uint32_t len);
-/* The general decoder step (any opcode, any operand); cfi_dec_next
- * handles the common short forms inline and defers to it. */
-bool cfi_dec_slow(cfi_dec *d, cfi_insn *in, e2s_err *err, uint64_t *err_off);
+/* The next instruction into *in: true. At the end: false with *err OK.
+ * On a problem: false, *err its code and *err_off the offending offset.
+ * Any opcode and operand; the interpreter reads the forms compilers
+ * emit most straight from the bytes and comes here for the rest. */
+bool cfi_dec_next(cfi_dec *d, cfi_insn *in, e2s_err *err, uint64_t *err_off);
 
 /* A ULEB128 of one or two bytes at p (p < end for a length of 1): its
- * length, or 0 if it is longer or cut short (cfi_dec_slow decides). */
+ * length, or 0 if it is longer or cut short (cfi_dec_next decides). */
 static inline unsigned cfi_leb2(const uint8_t *p, const uint8_t *end,
 				uint64_t *v)
 {
@@ -160,80 +162,6 @@ static inline unsigned cfi_leb2(const uint8_t *p, const uint8_t *end,
 		return 2;
 	}
 	return 0;
-}
-
-/* The next instruction into *in: true. At the end: false with *err OK.
- * On a problem: false, *err its code and *err_off the offending
- * offset. Inline fast path for the opcodes compilers emit most, with
- * operands of at most two ULEB128 bytes each; it sets only the operands
- * the opcode has (a, or a and b), leaving the others as they were. */
-static inline bool cfi_dec_next(cfi_dec *d, cfi_insn *in, e2s_err *err,
-				uint64_t *err_off)
-{
-	br_t *r = &d->r;
-	size_t at = r->pos;
-	if (r->err != E2S_ERR_OK || at >= r->end) {
-		if (r->err == E2S_ERR_OK && at == r->end) {
-			*err = E2S_ERR_OK;
-			return false;
-		}
-		return cfi_dec_slow(d, in, err, err_off);
-	}
-	const uint8_t *p = r->base + at, *end = r->base + r->end;
-	uint8_t op = p[0];
-	unsigned n, m;
-	in->off = (uint32_t)at;
-	switch (op >> 6) {
-	case 1: /* advance_loc */
-	case 3: /* restore */
-		in->op = (uint8_t)(op & 0xc0);
-		in->a = op & 0x3f;
-		r->pos = at + 1;
-		return true;
-	case 2: /* offset reg, ULEB */
-		if (!(n = cfi_leb2(p + 1, end, &in->b)))
-			break;
-		in->op = DW_CFA_offset;
-		in->a = op & 0x3f;
-		r->pos = at + 1 + n;
-		return true;
-	default:
-		in->op = op;
-		switch (op) {
-		case DW_CFA_nop:
-		case DW_CFA_remember_state:
-		case DW_CFA_restore_state:
-			r->pos = at + 1;
-			return true;
-		case DW_CFA_def_cfa_offset:
-		case DW_CFA_def_cfa_register:
-			if (!(n = cfi_leb2(p + 1, end, &in->a)))
-				break;
-			r->pos = at + 1 + n;
-			return true;
-		case DW_CFA_def_cfa:
-			if (!(n = cfi_leb2(p + 1, end, &in->a)) ||
-			    !(m = cfi_leb2(p + 1 + n, end, &in->b)))
-				break;
-			r->pos = at + 1 + n + m;
-			return true;
-		case DW_CFA_advance_loc1:
-			if (end - p < 2)
-				break;
-			in->a = p[1];
-			r->pos = at + 2;
-			return true;
-		case DW_CFA_advance_loc2:
-			if (end - p < 3)
-				break;
-			in->a = e2s_load_uN(p + 1, 2, r->big_endian);
-			r->pos = at + 3;
-			return true;
-		default:
-			break;
-		}
-	}
-	return cfi_dec_slow(d, in, err, err_off);
 }
 
 /* ---- Interpreter (cfi_interp.c) --------------------------------------- */

@@ -377,22 +377,84 @@ static void restore_row(run_t *x, const cfi_row *r)
 	c->sp = sp;
 }
 
+static e2s_err def_cfa_register(run_t *x, uint64_t reg)
+{
+	if (!reg_ok(x, reg))
+		return E2S_ERR_BAD_REGISTER;
+	x->chg |= CFI_COL_CFA;
+	if (x->cur.cfa.kind == CFI_CFA_REG_OFF)
+		x->cur.cfa.reg = (uint16_t)reg;
+	else if (x->cur.cfa.kind == CFI_CFA_UNSET)
+		return def_cfa(x, reg, 0);
+	else
+		cfa_invalidate(&x->cur.cfa);
+	return E2S_ERR_OK;
+}
+
+/* DW_CFA_restore: register reg's rule back to the CIE's. */
+static e2s_err restore_reg(run_t *x, uint64_t reg)
+{
+	if (!reg_ok(x, reg))
+		return E2S_ERR_BAD_REGISTER;
+	if (column_of(x, reg) == COL_SIGN) {
+		x->chg |= CFI_COL_SIGN;
+		x->cur.ra_mangled = x->init ? x->init->ra_mangled : 0;
+		x->cur.ra_sign_bad = x->init ? x->init->ra_sign_bad : 0;
+		return E2S_ERR_OK;
+	}
+	if (reg == x->cie->ra_reg) {
+		x->chg |= CFI_COL_RA;
+		if (x->init)
+			x->cur.ra = x->init->ra;
+		else
+			memset(&x->cur.ra, 0, sizeof x->cur.ra);
+	}
+	cfi_rule *col = column(&x->cur, x, reg);
+	if (col) {
+		x->chg |= col == &x->cur.sp ? CFI_COL_SP : CFI_COL_FP;
+		if (x->init)
+			*col = *column((cfi_row *)x->init, x, reg);
+		else
+			memset(col, 0, sizeof *col);
+	}
+	return E2S_ERR_OK;
+}
+
+static e2s_err remember_state(run_t *x)
+{
+	cfi_interp_scratch *s = x->s;
+	if (s->depth >= CFI_MAX_STATE_DEPTH)
+		return E2S_ERR_STACK_OVERFLOW;
+	if (s->depth == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 8;
+		cfi_row *v = realloc(s->stack, cap * sizeof *v);
+		if (!v)
+			return E2S_ERR_NOMEM;
+		s->stack = v;
+		s->cap = cap;
+	}
+	s->stack[s->depth++] = x->cur;
+	return E2S_ERR_OK;
+}
+
+/* The whole rule set, CFA and RA signing state included; a save still
+ * pending belongs to another group. Only the columns it changes count as
+ * changed (an epilogue's restore often changes the CFA offset alone). */
+static e2s_err restore_state(run_t *x)
+{
+	cfi_interp_scratch *s = x->s;
+	if (s->depth == 0)
+		return E2S_ERR_STACK_UNDERFLOW;
+	restore_row(x, &s->stack[--s->depth]);
+	return E2S_ERR_OK;
+}
+
+/* One decoded instruction (cfi_dec_next): any opcode. */
 static e2s_err exec_one(run_t *x, const cfi_insn *in)
 {
 	const cfi_cie *cie = x->cie;
-	cfi_interp_scratch *s = x->s;
 	cfi_rule r;
 
-	/* The opcodes of nearly every prologue and epilogue, as plain
-	 * branches: a jump table over a program alternating among them is
-	 * mispredicted at almost every instruction. */
-	if (in->op == DW_CFA_advance_loc)
-		return advance(x, in->a);
-	if (in->op == DW_CFA_def_cfa_offset)
-		return def_cfa_offset(x, (int64_t)in->a);
-	if (in->op == DW_CFA_offset)
-		return rule_off(x, in->a, CFI_RULE_OFFSET,
-				factor(in->b, cie->data_align));
 	switch (in->op) {
 	case DW_CFA_advance_loc:
 	case DW_CFA_advance_loc1:
@@ -419,32 +481,8 @@ static e2s_err exec_one(run_t *x, const cfi_insn *in)
 		return rule_off(x, in->a, CFI_RULE_VAL_OFFSET,
 				factor(in->b, cie->data_align));
 	case DW_CFA_restore:
-	case DW_CFA_restore_extended: {
-		if (!reg_ok(x, in->a))
-			return E2S_ERR_BAD_REGISTER;
-		if (column_of(x, in->a) == COL_SIGN) {
-			x->chg |= CFI_COL_SIGN;
-			x->cur.ra_mangled = x->init ? x->init->ra_mangled : 0;
-			x->cur.ra_sign_bad = x->init ? x->init->ra_sign_bad : 0;
-			return E2S_ERR_OK;
-		}
-		if (in->a == cie->ra_reg) {
-			x->chg |= CFI_COL_RA;
-			if (x->init)
-				x->cur.ra = x->init->ra;
-			else
-				memset(&x->cur.ra, 0, sizeof x->cur.ra);
-		}
-		cfi_rule *col = column(&x->cur, x, in->a);
-		if (col) {
-			x->chg |= col == &x->cur.sp ? CFI_COL_SP : CFI_COL_FP;
-			if (x->init)
-				*col = *column((cfi_row *)x->init, x, in->a);
-			else
-				memset(col, 0, sizeof *col);
-		}
-		return E2S_ERR_OK;
-	}
+	case DW_CFA_restore_extended:
+		return restore_reg(x, in->a);
 	case DW_CFA_undefined:
 		return rule_off(x, in->a, CFI_RULE_UNDEFINED, 0);
 	case DW_CFA_same_value:
@@ -464,42 +502,15 @@ static e2s_err exec_one(run_t *x, const cfi_insn *in)
 		set_expr(x, in, &r.expr);
 		return set_rule(x, in->a, &r);
 	case DW_CFA_remember_state:
-		if (s->depth >= CFI_MAX_STATE_DEPTH)
-			return E2S_ERR_STACK_OVERFLOW;
-		if (s->depth == s->cap) {
-			size_t cap = s->cap ? s->cap * 2 : 8;
-			cfi_row *v = realloc(s->stack, cap * sizeof *v);
-			if (!v)
-				return E2S_ERR_NOMEM;
-			s->stack = v;
-			s->cap = cap;
-		}
-		s->stack[s->depth++] = x->cur;
-		return E2S_ERR_OK;
+		return remember_state(x);
 	case DW_CFA_restore_state:
-		if (s->depth == 0)
-			return E2S_ERR_STACK_UNDERFLOW;
-		/* The whole rule set, CFA and RA signing state included; a
-		 * save still pending belongs to another group. Only the
-		 * columns it changes count as changed (an epilogue's
-		 * restore often changes the CFA offset alone). */
-		restore_row(x, &s->stack[--s->depth]);
-		return E2S_ERR_OK;
+		return restore_state(x);
 	case DW_CFA_def_cfa:
 		return def_cfa(x, in->a, (int64_t)in->b);
 	case DW_CFA_def_cfa_sf:
 		return def_cfa(x, in->a, factor(in->b, cie->data_align));
 	case DW_CFA_def_cfa_register:
-		if (!reg_ok(x, in->a))
-			return E2S_ERR_BAD_REGISTER;
-		x->chg |= CFI_COL_CFA;
-		if (x->cur.cfa.kind == CFI_CFA_REG_OFF)
-			x->cur.cfa.reg = (uint16_t)in->a;
-		else if (x->cur.cfa.kind == CFI_CFA_UNSET)
-			return def_cfa(x, in->a, 0);
-		else
-			cfa_invalidate(&x->cur.cfa);
-		return E2S_ERR_OK;
+		return def_cfa_register(x, in->a);
 	case DW_CFA_def_cfa_offset:
 		return def_cfa_offset(x, (int64_t)in->a);
 	case DW_CFA_def_cfa_offset_sf:
@@ -531,29 +542,116 @@ static e2s_err exec_one(run_t *x, const cfi_insn *in)
 	}
 }
 
-/* Pull instructions from dec and run them. A decoding problem later in
- * the program wins over an interpretation one (the whole program is
- * validated as bytes first, as an instruction array would be). */
+/* Run the program in dec. The forms compilers emit most (one-byte
+ * opcodes, operands of at most two ULEB128 bytes) are read here from the
+ * bytes, the position in a register, and run at once; the rest are
+ * decoded by cfi_dec_next. A decoding problem later in the program wins
+ * over an interpretation one (the whole program is validated as bytes
+ * first, as an instruction array would be). */
 static e2s_err exec(run_t *x, cfi_dec *dec, uint64_t *err_off)
 {
+	br_t *r = &dec->r;
+	const uint8_t *base = r->base, *end = r->base + r->end;
+	const int64_t da = x->cie->data_align;
+	size_t pos = r->pos;
 	cfi_insn in;
-	e2s_err de = E2S_ERR_OK;
+	e2s_err e, de = E2S_ERR_OK;
 	x->s->depth = 0;
-	while (cfi_dec_next(dec, &in, &de, err_off)) {
-		e2s_err e = exec_one(x, &in);
-		if (e != E2S_ERR_OK) {
-			uint64_t at = in.off, doff;
-			while (cfi_dec_next(dec, &in, &de, &doff))
-				;
-			if (de != E2S_ERR_OK) {
-				*err_off = doff;
-				return de;
+	if (r->err != E2S_ERR_OK)
+		pos = r->end; /* cfi_dec_next reports it */
+	for (;;) {
+		const uint8_t *p = base + pos;
+		uint64_t a, b;
+		unsigned n, m;
+		size_t at = pos;
+		if (p >= end)
+			goto general;
+		switch (p[0] >> 6) {
+		case 1:
+			pos++;
+			e = advance(x, p[0] & 0x3f);
+			break;
+		case 2:
+			if (!(n = cfi_leb2(p + 1, end, &b)))
+				goto general;
+			pos += 1 + n;
+			e = rule_off(x, p[0] & 0x3f, CFI_RULE_OFFSET, factor(b, da));
+			break;
+		case 3:
+			pos++;
+			e = restore_reg(x, p[0] & 0x3f);
+			break;
+		default:
+			switch (p[0]) {
+			case DW_CFA_def_cfa_offset:
+				if (!(n = cfi_leb2(p + 1, end, &a)))
+					goto general;
+				pos += 1 + n;
+				e = def_cfa_offset(x, (int64_t)a);
+				break;
+			case DW_CFA_nop:
+				pos++;
+				continue;
+			case DW_CFA_remember_state:
+				pos++;
+				e = remember_state(x);
+				break;
+			case DW_CFA_restore_state:
+				pos++;
+				e = restore_state(x);
+				break;
+			case DW_CFA_def_cfa:
+				if (!(n = cfi_leb2(p + 1, end, &a)) ||
+				    !(m = cfi_leb2(p + 1 + n, end, &b)))
+					goto general;
+				pos += 1 + n + m;
+				e = def_cfa(x, a, (int64_t)b);
+				break;
+			case DW_CFA_def_cfa_register:
+				if (!(n = cfi_leb2(p + 1, end, &a)))
+					goto general;
+				pos += 1 + n;
+				e = def_cfa_register(x, a);
+				break;
+			case DW_CFA_advance_loc1:
+				if (end - p < 2)
+					goto general;
+				pos += 2;
+				e = advance(x, p[1]);
+				break;
+			case DW_CFA_advance_loc2:
+				if (end - p < 3)
+					goto general;
+				pos += 3;
+				e = advance(x, e2s_load_uN(p + 1, 2, r->big_endian));
+				break;
+			default:
+				goto general;
 			}
-			*err_off = at;
-			return e;
 		}
+		if (e != E2S_ERR_OK)
+			goto failed;
+		continue;
+	general:
+		r->pos = pos;
+		if (!cfi_dec_next(dec, &in, &de, err_off))
+			return de;
+		pos = r->pos;
+		at = in.off;
+		if ((e = exec_one(x, &in)) == E2S_ERR_OK)
+			continue;
+	failed:
+		r->pos = pos;
+		uint64_t doff;
+		while (cfi_dec_next(dec, &in, &de, &doff))
+			;
+		if (de != E2S_ERR_OK) {
+			*err_off = doff;
+			return de;
+		}
+		*err_off = at;
+		return e;
 	}
-	return de;
 }
 
 e2s_err cfi_run_cie(const cfi_table *t, const cfi_cie *cie, cfi_dec *dec,
