@@ -34,6 +34,10 @@ typedef struct {
 	size_t fde_idx;      /* its index in t->fdes */
 	cfi_row cur;
 	uint64_t loc, end;
+	uint64_t ca_short; /* the CIE's code alignment if below 2^32, else 0 */
+	uint32_t nrows;    /* rows made (fde->row_count once it ends) */
+	cfi_row_fn row_fn; /* s->row_fn, s->row_ctx */
+	void *row_ctx;
 	unsigned chg; /* CFI_COL_* columns changed since the last row */
 	/* The CFA rule when this location's group began (what identifies
 	 * it: an expression by its bytes' place). */
@@ -140,7 +144,7 @@ static void close_sp(run_t *x)
 /* A location group ends. */
 static inline void close_group(run_t *x)
 {
-	if (x->cur.sp.prov == CFI_PROV_PENDING || x->sp_set)
+	if (x->sp_set) /* a pending save has it set (set_rule) */
 		close_sp(x);
 	/* The group's CFA rule is the current one unless it changed since
 	 * the last row (chg is cleared only where rows are made). */
@@ -176,15 +180,14 @@ static bool same_rules(const cfi_row *a, const cfi_row *b, unsigned chg)
  * no column changed since the row before. */
 static inline e2s_err pass_on(run_t *x, uint64_t upto)
 {
-	cfi_fde *f = x->fde;
-	if (f->row_count && !x->chg)
+	if (x->nrows && !x->chg)
 		return E2S_ERR_OK;
 	x->cur.start = x->loc;
 	x->cur.end = upto;
 	x->cur.same = (uint8_t)(CFI_COL_ALL & ~x->chg);
 	x->chg = 0;
-	f->row_count++;
-	return x->s->row_fn(x->s->row_ctx, x->t, x->fde_idx, &x->cur);
+	x->nrows++;
+	return x->row_fn(x->row_ctx, x->t, x->fde_idx, &x->cur);
 }
 
 /* Table mode: [loc, upto) with the current rules as a row of s->rows,
@@ -192,8 +195,7 @@ static inline e2s_err pass_on(run_t *x, uint64_t upto)
 static e2s_err keep_row(run_t *x, uint64_t upto)
 {
 	cfi_interp_scratch *s = x->s;
-	cfi_fde *f = x->fde;
-	if (f->row_count) {
+	if (x->nrows) {
 		cfi_row *last = &s->rows[s->nrows - 1];
 		if (last->end == x->loc &&
 		    (!x->chg || same_rules(last, &x->cur, x->chg))) {
@@ -219,7 +221,7 @@ static e2s_err keep_row(run_t *x, uint64_t upto)
 	row->end = upto;
 	row->same = (uint8_t)(CFI_COL_ALL & ~x->chg);
 	s->nrows = n + 1;
-	f->row_count++;
+	x->nrows++;
 	x->chg = 0;
 	return E2S_ERR_OK;
 }
@@ -228,7 +230,7 @@ static e2s_err keep_row(run_t *x, uint64_t upto)
  * the table (kept out of line, so that the consumer's path is short). */
 static inline e2s_err emit(run_t *x, uint64_t upto)
 {
-	if (x->s->row_fn)
+	if (x->row_fn)
 		return pass_on(x, upto);
 	return keep_row(x, upto);
 }
@@ -259,6 +261,21 @@ static E2S_ALWAYS_INLINE e2s_err advance(run_t *x, uint64_t delta)
 	if (delta * ca > UINT64_MAX - x->loc)
 		return E2S_ERR_PC_BACKWARDS;
 	return move_to(x, x->loc + delta * ca);
+}
+
+/* advance for the one- and two-byte forms (delta below 2^16): with a
+ * code alignment below 2^32 (ca_short, else 0) the product cannot
+ * overflow, and a step inside the FDE's range needs no other check.
+ * The rest (no step, out of range, in a CIE) is advance's to judge. */
+static E2S_ALWAYS_INLINE e2s_err advance_short(run_t *x, uint32_t delta)
+{
+	uint64_t d = delta * x->ca_short;
+	if (d - 1 >= x->end - x->loc)
+		return advance(x, delta);
+	close_group(x);
+	e2s_err e = emit(x, x->loc + d);
+	x->loc += d;
+	return e;
 }
 
 /* Factored offset; wraps instead of overflowing (bad input only). */
@@ -569,7 +586,7 @@ static e2s_err exec(run_t *x, cfi_dec *dec, uint64_t *err_off)
 		switch (p[0] >> 6) {
 		case 1:
 			pos++;
-			e = advance(x, p[0] & 0x3f);
+			e = advance_short(x, p[0] & 0x3f);
 			break;
 		case 2:
 			if (!(n = cfi_leb2(p + 1, end, &b)))
@@ -617,13 +634,13 @@ static e2s_err exec(run_t *x, cfi_dec *dec, uint64_t *err_off)
 				if (end - p < 2)
 					goto general;
 				pos += 2;
-				e = advance(x, p[1]);
+				e = advance_short(x, p[1]);
 				break;
 			case DW_CFA_advance_loc2:
 				if (end - p < 3)
 					goto general;
 				pos += 3;
-				e = advance(x, e2s_load_uN(p + 1, 2, r->big_endian));
+				e = advance_short(x, (uint32_t)e2s_load_uN(p + 1, 2, r->big_endian));
 				break;
 			default:
 				goto general;
@@ -687,12 +704,15 @@ e2s_err cfi_run_fde(const cfi_table *t, const cfi_cie *cie,
 	x.chg = 0;
 	x.sp_set = false;
 	x.nslots = 0;
+	x.ca_short = cie->code_align <= UINT32_MAX ? cie->code_align : 0;
 	x.loc = fde->pc_begin;
 	x.end = fde->pc_begin + fde->pc_range;
 	if (x.end < x.loc)
 		x.end = UINT64_MAX;
+	x.nrows = 0;
+	x.row_fn = s->row_fn;
+	x.row_ctx = s->row_ctx;
 	fde->row_first = (uint32_t)s->nrows;
-	fde->row_count = 0;
 	e2s_err e = exec(&x, dec, err_off);
 	fde->reach = x.loc - fde->pc_begin < UINT32_MAX
 			     ? (uint32_t)(x.loc - fde->pc_begin) : UINT32_MAX;
@@ -700,6 +720,7 @@ e2s_err cfi_run_fde(const cfi_table *t, const cfi_cie *cie,
 		close_group(&x);
 	if (e == E2S_ERR_OK && x.end > x.loc && (e = emit(&x, x.end)))
 		*err_off = fde->sec_off;
+	fde->row_count = x.nrows;
 	if (e != E2S_ERR_OK) {
 		s->nrows = fde->row_first;
 		fde->row_count = 0;
