@@ -18,6 +18,7 @@
  * but a byte-swapping libsframe flips a shared block once per FDE and
  * also requires the per-FDE byte total to be <= sfh_fre_len, so it
  * rejects the section (SFRAME_ERR_BUF_INVAL). Hence off by default. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,22 +138,45 @@ static inline uint8_t *put_uN(uint8_t *p, uint64_t v, unsigned n, bool be)
 	}
 }
 
+/* The fields of an FRE its info byte says besides the data-word size:
+ * consecutive FREs mostly share them (sfe_fre keeps them together). */
+_Static_assert(offsetof(sfe_fre, base_fp) == offsetof(sfe_fre, ndw) + 1 &&
+	       offsetof(sfe_fre, mangled_ra) == offsetof(sfe_fre, ndw) + 2 &&
+	       offsetof(sfe_fre, pad_) == offsetof(sfe_fre, ndw) + 3,
+	       "info fields in one word");
+static inline uint32_t info_key(const sfe_fre *f)
+{
+	uint32_t k;
+	memcpy(&k, &f->ndw, sizeof k);
+	return k;
+}
+
+/* The info byte of f without its data-word size (ORed in by write_fre). */
+static unsigned info_base(const sfe_fre *f, bool flex)
+{
+	if (f->ndw == 0)
+		return 0; /* RA undefined: info byte 0, as gas writes it */
+	/* Flexible FDEs: base-register bit unused, 0 like gas. */
+	return SF_FRE_INFO(flex || f->base_fp, f->ndw, SF_FRE_DATAWORD_1B,
+			   f->mangled_ra);
+}
+
+/* FRE f; *key and *base: the info fields of the FRE before and their
+ * info_base, kept from one FRE to the next. */
 static E2S_ALWAYS_INLINE uint8_t *write_fre(uint8_t *p, const sfe_fre *f, bool flex,
-				 unsigned ft, bool be)
+				 unsigned ft, bool be, uint32_t *key,
+				 unsigned *base)
 {
 	unsigned code = fre_dwsize_code(f, flex);
-	unsigned info;
 	if (ft == SF_FRE_TYPE_ADDR1)
 		*p++ = (uint8_t)f->start;
 	else
 		p = put_uN(p, f->start, addr_bytes(ft), be);
-	if (f->ndw == 0)
-		info = 0; /* RA undefined: info byte 0, as gas writes it */
-	else if (flex) /* base-register bit unused: 0 like gas */
-		info = SF_FRE_INFO(true, f->ndw, code, f->mangled_ra);
-	else
-		info = SF_FRE_INFO(f->base_fp, f->ndw, code, f->mangled_ra);
-	*p++ = (uint8_t)info;
+	if (info_key(f) != *key) {
+		*key = info_key(f);
+		*base = info_base(f, flex);
+	}
+	*p++ = (uint8_t)(*base | SF_FRE_INFO(true, 0, code, false));
 	if (code == SF_FRE_DATAWORD_1B) {
 		/* All of them: the room is SFE_FRE_MAX_BYTES per FRE, and
 		 * bytes past ndw are overwritten or past the end. */
@@ -183,8 +207,10 @@ static uint8_t func_info(const sfe_func *fn, unsigned ft, bool v2)
 static E2S_ALWAYS_INLINE uint8_t *put_all(uint8_t *p, const sfe_fre *fres, uint32_t n,
 			       bool flex, unsigned ft, bool be)
 {
+	uint32_t key = n ? ~info_key(&fres[0]) : 0;
+	unsigned base = 0;
 	for (uint32_t k = 0; k < n; k++)
-		p = write_fre(p, &fres[k], flex, ft, be);
+		p = write_fre(p, &fres[k], flex, ft, be, &key, &base);
 	return p;
 }
 
