@@ -188,9 +188,9 @@ typedef struct {
 #define SFE_OFF_LIMIT ((int64_t)1 << 40)
 static inline sfe_skip sfe_cfa_word(bool s390x, int64_t off, int32_t *w)
 {
-	if (off < -SFE_OFF_LIMIT || off > SFE_OFF_LIMIT)
-		return SFE_SKIP_OFFSET_RANGE;
 	if (s390x) {
+		if (off < -SFE_OFF_LIMIT || off > SFE_OFF_LIMIT)
+			return SFE_SKIP_OFFSET_RANGE;
 		int64_t a = off - SF_S390X_CFA_OFFSET_ADJUSTMENT;
 		if (a % SF_S390X_CFA_OFFSET_ALIGNMENT_FACTOR)
 			return SFE_SKIP_CFA_ALIGN;
