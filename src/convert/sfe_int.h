@@ -177,6 +177,8 @@ typedef struct {
 	                      * a lookup that finds nothing reads these only */
 	size_t hash_fde; /* the FDE whose key hash_val is (SIZE_MAX: none) */
 	uint64_t hash_val;
+	size_t checked_fde; /* the FDE whose fde_precheck checked is */
+	sfe_skip checked;
 } sfe_pctx;
 
 /* The CFA offset word of an FRE, or why no data word can hold it. Every CFA offset from the input comes here before any arithmetic:

@@ -578,7 +578,10 @@ static void fde_begin(sfe_pctx *c, size_t i)
 	f->fde = i;
 	f->pc = fde->pc_begin;
 	f->end = fde->pc_begin + fde->pc_range;
-	f->active = fde_precheck(c, fde) == SFE_SKIP_NONE;
+	/* As memo_take found it before the program ran, unless the
+	 * program failed since (nothing else it reads changes). */
+	bool seen = c->checked_fde == i && fde->status == E2S_ERR_OK;
+	f->active = (seen ? c->checked : fde_precheck(c, fde)) == SFE_SKIP_NONE;
 	f->rows_bad = false;
 	f->nrows = 0;
 	f->row_skip = SFE_SKIP_NONE;
@@ -1154,7 +1157,11 @@ static bool memo_put(sfe_pctx *c, size_t i, sfe_skip s, size_t first)
 static int memo_take(sfe_pctx *c, size_t i)
 {
 	const cfi_fde *fde = &c->t->fdes[i];
-	if (!c->memo || !memo_key_ok(fde) || fde_precheck(c, fde) != SFE_SKIP_NONE)
+	if (!c->memo || !memo_key_ok(fde))
+		return 0;
+	c->checked_fde = i; /* for fde_begin */
+	c->checked = fde_precheck(c, fde);
+	if (c->checked != SFE_SKIP_NONE)
 		return 0;
 	uint64_t h = memo_hash(c, i);
 	const sfe_memo *m = memo_set(c, h);
@@ -1267,6 +1274,7 @@ static void pctx_init(sfe_pctx *c, sfe_set *out, unsigned version)
 	c->v2 = version == SF_VERSION_2;
 	out->version = c->v2 ? SF_VERSION_2 : SF_VERSION_3;
 	c->hash_fde = SIZE_MAX;
+	c->checked_fde = SIZE_MAX;
 	c->f.fde = SIZE_MAX;
 	sfe_claims_init(&c->claims);
 }
