@@ -164,6 +164,58 @@ static inline unsigned cfi_leb2(const uint8_t *p, const uint8_t *end,
 	return 0;
 }
 
+/* One instruction of the short forms compilers emit most, decoded from
+ * bytes at p (p < end): a one-byte opcode (primary ones with the low
+ * bits cleared, their operand in a) and operands of at most two ULEB128
+ * bytes (advance_loc1/2: a fixed-width one). */
+typedef struct {
+	uint8_t op;
+	uint64_t a, b;
+} cfi_short;
+
+/* The length of the short form at p into *o, or 0 if it is not one
+ * (another opcode, a longer operand, bytes cut short): cfi_dec_next
+ * decodes those. Only the opcode's operands are set. */
+static inline unsigned cfi_dec_short(const uint8_t *p, const uint8_t *end,
+				     bool big_endian, cfi_short *o)
+{
+	unsigned n, m;
+	if (p[0] >> 6) { /* primary: advance_loc, offset, restore */
+		o->op = (uint8_t)(p[0] & 0xc0);
+		o->a = p[0] & 0x3f;
+		if (o->op != DW_CFA_offset)
+			return 1;
+		return (n = cfi_leb2(p + 1, end, &o->b)) ? 1 + n : 0;
+	}
+	o->op = p[0];
+	switch (o->op) {
+	case DW_CFA_nop:
+	case DW_CFA_remember_state:
+	case DW_CFA_restore_state:
+		return 1;
+	case DW_CFA_def_cfa_offset:
+	case DW_CFA_def_cfa_register:
+		return (n = cfi_leb2(p + 1, end, &o->a)) ? 1 + n : 0;
+	case DW_CFA_def_cfa:
+		if (!(n = cfi_leb2(p + 1, end, &o->a)) ||
+		    !(m = cfi_leb2(p + 1 + n, end, &o->b)))
+			return 0;
+		return 1 + n + m;
+	case DW_CFA_advance_loc1:
+		if (end - p < 2)
+			return 0;
+		o->a = p[1];
+		return 2;
+	case DW_CFA_advance_loc2:
+		if (end - p < 3)
+			return 0;
+		o->a = e2s_load_uN(p + 1, 2, big_endian);
+		return 3;
+	default:
+		return 0;
+	}
+}
+
 /* ---- Interpreter (cfi_interp.c) --------------------------------------- */
 
 /* Scratch state reused by every program run of one cfi_parse. */

@@ -559,12 +559,33 @@ static e2s_err exec_one(run_t *x, const cfi_insn *in)
 	}
 }
 
-/* Run the program in dec. The forms compilers emit most (one-byte
- * opcodes, operands of at most two ULEB128 bytes) are read here from the
- * bytes, the position in a register, and run at once; the rest are
- * decoded by cfi_dec_next. A decoding problem later in the program wins
- * over an interpretation one (the whole program is validated as bytes
- * first, as an instruction array would be). */
+/* A short form (cfi_dec_short) other than the three exec tests first. */
+static e2s_err exec_short(run_t *x, const cfi_short *o)
+{
+	switch (o->op) {
+	case DW_CFA_advance_loc1:
+	case DW_CFA_advance_loc2:
+		return advance_short(x, (uint32_t)o->a);
+	case DW_CFA_restore:
+		return restore_reg(x, o->a);
+	case DW_CFA_remember_state:
+		return remember_state(x);
+	case DW_CFA_restore_state:
+		return restore_state(x);
+	case DW_CFA_def_cfa:
+		return def_cfa(x, o->a, (int64_t)o->b);
+	case DW_CFA_def_cfa_register:
+		return def_cfa_register(x, o->a);
+	default: /* DW_CFA_nop */
+		return E2S_ERR_OK;
+	}
+}
+
+/* Run the program in dec: the short forms (cfi_dec_short) decoded and
+ * run one by one with the position in a register, the rest decoded by
+ * cfi_dec_next. A decoding problem later in the program wins over an
+ * interpretation one (the whole program is validated as bytes first, as
+ * an instruction array would be). */
 static e2s_err exec(run_t *x, cfi_dec *dec, uint64_t *err_off)
 {
 	br_t *r = &dec->r;
@@ -572,92 +593,41 @@ static e2s_err exec(run_t *x, cfi_dec *dec, uint64_t *err_off)
 	const int64_t da = x->cie->data_align;
 	size_t pos = r->pos;
 	cfi_insn in;
+	cfi_short o = {0, 0, 0};
 	e2s_err e, de = E2S_ERR_OK;
 	x->s->depth = 0;
 	if (r->err != E2S_ERR_OK)
 		pos = r->end; /* cfi_dec_next reports it */
 	for (;;) {
-		const uint8_t *p = base + pos;
-		uint64_t a, b;
-		unsigned n, m;
 		size_t at = pos;
-		if (p >= end)
-			goto general;
-		switch (p[0] >> 6) {
-		case 1:
-			pos++;
-			e = advance_short(x, p[0] & 0x3f);
-			break;
-		case 2:
-			if (!(n = cfi_leb2(p + 1, end, &b)))
-				goto general;
-			pos += 1 + n;
-			e = rule_off(x, p[0] & 0x3f, CFI_RULE_OFFSET, factor(b, da));
-			break;
-		case 3:
-			pos++;
-			e = restore_reg(x, p[0] & 0x3f);
-			break;
-		default:
-			switch (p[0]) {
-			case DW_CFA_def_cfa_offset:
-				if (!(n = cfi_leb2(p + 1, end, &a)))
-					goto general;
-				pos += 1 + n;
-				e = def_cfa_offset(x, (int64_t)a);
-				break;
-			case DW_CFA_nop:
-				pos++;
-				continue;
-			case DW_CFA_remember_state:
-				pos++;
-				e = remember_state(x);
-				break;
-			case DW_CFA_restore_state:
-				pos++;
-				e = restore_state(x);
-				break;
-			case DW_CFA_def_cfa:
-				if (!(n = cfi_leb2(p + 1, end, &a)) ||
-				    !(m = cfi_leb2(p + 1 + n, end, &b)))
-					goto general;
-				pos += 1 + n + m;
-				e = def_cfa(x, a, (int64_t)b);
-				break;
-			case DW_CFA_def_cfa_register:
-				if (!(n = cfi_leb2(p + 1, end, &a)))
-					goto general;
-				pos += 1 + n;
-				e = def_cfa_register(x, a);
-				break;
-			case DW_CFA_advance_loc1:
-				if (end - p < 2)
-					goto general;
-				pos += 2;
-				e = advance_short(x, p[1]);
-				break;
-			case DW_CFA_advance_loc2:
-				if (end - p < 3)
-					goto general;
-				pos += 3;
-				e = advance_short(x, (uint32_t)e2s_load_uN(p + 1, 2, r->big_endian));
-				break;
-			default:
-				goto general;
-			}
+		unsigned n;
+		if (base + pos < end &&
+		    (n = cfi_dec_short(base + pos, end, r->big_endian, &o))) {
+			pos += n;
+			/* The opcodes of nearly every prologue and epilogue
+			 * first, as plain branches: a jump table over a program
+			 * alternating among them is mispredicted at almost
+			 * every instruction. */
+			if (o.op == DW_CFA_advance_loc)
+				e = advance_short(x, (uint32_t)o.a);
+			else if (o.op == DW_CFA_def_cfa_offset)
+				e = def_cfa_offset(x, (int64_t)o.a);
+			else if (o.op == DW_CFA_offset)
+				e = rule_off(x, o.a, CFI_RULE_OFFSET,
+					     factor(o.b, da));
+			else
+				e = exec_short(x, &o);
+		} else {
+			r->pos = pos;
+			if (!cfi_dec_next(dec, &in, &de, err_off))
+				return de;
+			pos = r->pos;
+			at = in.off;
+			e = exec_one(x, &in);
 		}
-		if (e != E2S_ERR_OK)
-			goto failed;
-		continue;
-	general:
-		r->pos = pos;
-		if (!cfi_dec_next(dec, &in, &de, err_off))
-			return de;
-		pos = r->pos;
-		at = in.off;
-		if ((e = exec_one(x, &in)) == E2S_ERR_OK)
+		if (e == E2S_ERR_OK)
 			continue;
-	failed:
+		/* The rest of the program decoded, for a problem there. */
 		r->pos = pos;
 		uint64_t doff;
 		while (cfi_dec_next(dec, &in, &de, &doff))

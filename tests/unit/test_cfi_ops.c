@@ -7,6 +7,7 @@
 
 #include "elf/cfi_file.h"
 #include "common/buf.h"
+#include "dwarf/cfi_int.h"
 #include "t.h"
 
 #define PC0 0x1000u
@@ -516,8 +517,68 @@ static void test_return_column_is_fp(void)
 	cfi_table_free(&t);
 }
 
+/* The decoder's inline short forms (cfi_dec_short) read every byte
+ * string as the table-driven decoder (cfi_dec_next) does: opcode,
+ * operands and length, for every first byte and operand bytes at the
+ * edges of one- and two-byte ULEB128s, in both byte orders, with the
+ * program cut after each byte. Not vacuous: each short form is met. */
+static void test_short_forms_match_decoder(void)
+{
+	static const uint8_t ops[] = {0, 1, 0x3f, 0x7f, 0x80, 0x81, 0xff};
+	size_t taken = 0, differ = 0;
+	unsigned seen = 0; /* short opcodes met, by bit */
+	for (unsigned be = 0; be < 2; be++)
+	for (unsigned b0 = 0; b0 < 256; b0++)
+	for (size_t i1 = 0; i1 < sizeof ops; i1++)
+	for (size_t i2 = 0; i2 < sizeof ops; i2++)
+	for (size_t i3 = 0; i3 < sizeof ops; i3++)
+	for (size_t len = 1; len <= 4; len++) {
+		uint8_t p[4] = {(uint8_t)b0, ops[i1], ops[i2], ops[i3]};
+		cfi_short o;
+		unsigned n = cfi_dec_short(p, p + len, be, &o);
+		if (!n)
+			continue;
+		taken++;
+		seen |= 1u << (o.op >> 6 ? 16 + (o.op >> 6) : o.op);
+		cfi_section sec;
+		memset(&sec, 0, sizeof sec);
+		sec.data = p;
+		sec.size = len;
+		sec.big_endian = be;
+		sec.addr_size = 8;
+		cfi_cie c;
+		memset(&c, 0, sizeof c);
+		c.code_align = 1;
+		c.data_align = -8;
+		c.addr_size = 8;
+		cfi_ptr_ctx pc = {&sec, CFI_ABI_AMD64, 8, 0};
+		cfi_dec d;
+		cfi_dec_init(&d, &sec, &c, &pc, 0, (uint32_t)len);
+		cfi_insn in;
+		e2s_err err;
+		uint64_t err_off;
+		bool has_b = o.op == DW_CFA_offset || o.op == DW_CFA_def_cfa;
+		bool has_a = o.op != DW_CFA_nop && o.op != DW_CFA_remember_state &&
+			     o.op != DW_CFA_restore_state;
+		if (!cfi_dec_next(&d, &in, &err, &err_off) || in.op != o.op ||
+		    d.r.pos != n || (has_a && in.a != o.a) ||
+		    (has_b && in.b != o.b))
+			differ++;
+	}
+	CHECK_EQ(differ, 0);
+	CHECK(taken > 10000);
+	/* advance_loc, offset, restore (bits 17-19), nop, advance_loc1/2,
+	 * remember/restore_state, def_cfa, def_cfa_register and
+	 * def_cfa_offset. */
+	CHECK_EQ(seen, 7u << 17 | 1u << DW_CFA_nop | 1u << DW_CFA_advance_loc1 |
+		       1u << DW_CFA_advance_loc2 | 1u << DW_CFA_remember_state |
+		       1u << DW_CFA_restore_state | 1u << DW_CFA_def_cfa |
+		       1u << DW_CFA_def_cfa_register | 1u << DW_CFA_def_cfa_offset);
+}
+
 int main(void)
 {
+	test_short_forms_match_decoder();
 	test_advance();
 	test_set_loc_and_bounds();
 	test_offsets();
