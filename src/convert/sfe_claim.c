@@ -1,7 +1,9 @@
-/* Claimed ranges for the duplicate-FDE check (see sfe_int.h): a treap
- * keyed by (section, start), with nodes as array indices. FDEs come in
- * address order almost always; then the new key is above every other
- * and goes onto the right spine in amortised O(1). */
+/* Claimed ranges for the duplicate-FDE check (see sfe_int.h). Once
+ * every FDE has claimed, the claims are sorted by (section, start):
+ * claims that overlap no other all win, and only groups of overlapping
+ * ones go, in section order, through the exact first-wins rule: a treap
+ * keyed by (section, start), with nodes as array indices, where a key
+ * above every other goes onto the right spine in amortised O(1). */
 #include "sfe_int.h"
 
 #define CL_NIL UINT32_MAX
@@ -19,11 +21,6 @@ void sfe_claims_free(sfe_claims *c)
 	free(c->v);
 	free(c->spine);
 	sfe_claims_init(c);
-}
-
-bool sfe_claims_reserve(sfe_claims *c, size_t n)
-{
-	return sfe_grow((void **)&c->v, &c->g, sizeof *c->v, n);
 }
 
 /* Key order: (shndx, start). */
@@ -115,4 +112,67 @@ int sfe_claim(sfe_claims *c, uint32_t shndx, uint64_t start, uint64_t end)
 	*link = k;
 	c->spine_ok = false;
 	return 1;
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The claims of one overlapping group (their indices, g[0..n)) one by
+ * one in section order through the treap. false on OOM. */
+static bool resolve_group(const sfe_fclaim *cl, uint32_t *g, size_t n,
+			  uint8_t *lost)
+{
+	sfe_claims tr;
+	bool ok = true;
+	qsort(g, n, sizeof *g, u32_cmp);
+	sfe_claims_init(&tr);
+	for (size_t i = 0; i < n && ok; i++) {
+		const sfe_fclaim *k = &cl[g[i]];
+		int r = sfe_claim(&tr, k->shndx, k->start, k->end);
+		ok = r >= 0;
+		lost[g[i]] = r == 0;
+	}
+	sfe_claims_free(&tr);
+	return ok;
+}
+
+bool sfe_claims_resolve(const sfe_fclaim *cl, size_t n, uint8_t *lost,
+			uint32_t *order, size_t *nwin)
+{
+	sfe_key *key = e2s_alloc_big((n ? n : 1) * sizeof *key);
+	uint32_t *g = NULL;
+	bool ok = key != NULL;
+	*nwin = 0;
+	for (size_t k = 0; k < n && ok; k++) {
+		key[k] = (sfe_key){cl[k].start, cl[k].shndx, (uint32_t)k};
+		lost[k] = 0;
+	}
+	if (ok)
+		sfe_sort_keys(key, n);
+	for (size_t j = 0; j < n && ok;) {
+		/* [j, k): claims each starting before the group's end. */
+		uint64_t reach = cl[key[j].idx].end;
+		size_t k = j + 1;
+		for (; k < n && key[k].shndx == key[j].shndx && key[k].start < reach; k++)
+			if (cl[key[k].idx].end > reach)
+				reach = cl[key[k].idx].end;
+		if (k - j > 1) {
+			if (!g && !(g = malloc(n * sizeof *g))) {
+				ok = false;
+				break;
+			}
+			for (size_t m = j; m < k; m++)
+				g[m - j] = key[m].idx;
+			ok = resolve_group(cl, g, k - j, lost);
+		}
+		for (; j < k; j++)
+			if (!lost[key[j].idx])
+				order[(*nwin)++] = key[j].idx;
+	}
+	free(g);
+	free(key);
+	return ok;
 }

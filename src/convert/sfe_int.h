@@ -34,9 +34,26 @@ static inline bool sfe_grow(void **p, grow_t *g, size_t elem, size_t need)
 
 /* ---- Claimed ranges (sfe_claim.c) ------------------------------------ */
 
-/* Ranges of FDEs already converted or skipped as converted-to-be, keyed
- * by (section, start): a treap, so FDEs in any order cost O(log n) each,
- * with an O(1) path for FDEs in address order. */
+/* An FDE's range, claimed as the FDE ends (sfe_project.c): the first FDE
+ * in section order to claim a range keeps it, and a later one that
+ * overlaps a kept claim of the same section is a duplicate. Decided
+ * once every FDE has claimed (sfe_claims_resolve). */
+typedef struct {
+	uint64_t start, end;
+	uint32_t shndx;
+	uint32_t fde;          /* its index in the table */
+	uint32_t func, nfunc;  /* its functions: set->funcs[func, func + nfunc) */
+} sfe_fclaim;
+
+/* Which of cl[0..n), claimed in section order, lose to an earlier one
+ * they overlap (lost[k] = 1, else 0), and the others by (section, start)
+ * into order (indices into cl; *nwin of them). false on OOM. */
+bool sfe_claims_resolve(const sfe_fclaim *cl, size_t n, uint8_t *lost,
+			uint32_t *order, size_t *nwin);
+
+/* The exact first-wins rule for claims that overlap, one at a time in
+ * section order: a treap keyed by (section, start), O(log n) each, with
+ * an O(1) path for keys in address order. */
 typedef struct {
 	struct sfe_claim {
 		uint64_t start, end;
@@ -54,18 +71,24 @@ typedef struct {
 
 void sfe_claims_init(sfe_claims *c);
 void sfe_claims_free(sfe_claims *c);
-/* Reserve room for n claims (a hint). false on OOM. */
-bool sfe_claims_reserve(sfe_claims *c, size_t n);
 /* Claim [start, end) of section shndx: 1 done, 0 it overlaps an earlier
  * claim (first in section order wins), -1 out of memory. */
 int sfe_claim(sfe_claims *c, uint32_t shndx, uint64_t start, uint64_t end);
 
-/* ---- Function order (sfe_sort.c) --------------------------------------- */
+/* ---- Orders (sfe_sort.c) --------------------------------------------- */
 
-/* Sort s->funcs by (section, start). Starts never tie in a converted set
- * (each part of a split FDE starts later; overlaps are duplicates), so
- * the order does not depend on the method. */
-void sfe_sort_funcs(sfe_set *s);
+/* What is ordered by (section, start), and where it is: idx breaks ties
+ * (claims of one start), so the order does not depend on the method. */
+typedef struct {
+	uint64_t start;
+	uint32_t shndx, idx;
+} sfe_key;
+
+/* Sort key[0..n) by (shndx, start, idx). */
+void sfe_sort_keys(sfe_key *key, size_t n);
+/* v[i] = the old v[key[i].idx] for i < n, key[0..n) a permutation of
+ * [0, n) (its idx fields are overwritten). */
+void sfe_permute_funcs(sfe_func *v, size_t n, sfe_key *key);
 
 /* ---- Working state of one projection ---------------------------------- */
 
@@ -164,7 +187,8 @@ typedef struct {
 	sfe_fre *fres;   /* the current FDE's FREs (sfe_func.enc_off indexes
 	                  * them until its FRE data is written) */
 	grow_t gr;
-	sfe_claims claims;
+	sfe_fclaim *cl;  /* claims, in section order */
+	grow_t gcl;
 	sfe_first *first; /* per CIE index, SFE_FIRST_NONE past gfirst.n */
 	grow_t gfirst;
 	grow_t gs; /* set->fde_skip */

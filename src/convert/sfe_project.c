@@ -979,12 +979,20 @@ static sfe_skip finish_fde(sfe_pctx *c, size_t first, bool *oom)
 
 static bool note(sfe_pctx *c, size_t i, sfe_skip s);
 
-/* Claim fde's range: 1 done, 0 an earlier FDE has it, -1 OOM. */
-static int claim(sfe_pctx *c, const cfi_fde *fde)
+/* Claim FDE i's range, its functions to follow from set->funcs[gf.n]
+ * (the claim's nfunc, set once they are made). Whether an earlier FDE
+ * has it is decided at the end (pctx_finish). false on OOM. */
+static inline bool claim(sfe_pctx *c, size_t i, const cfi_fde *fde)
 {
-	uint32_t shndx = fde->reloc.present ? fde->reloc.shndx : 0;
-	return sfe_claim(&c->claims, shndx, fde->pc_begin,
-			 fde->pc_begin + fde->pc_range);
+	if (c->gcl.n >= c->gcl.cap &&
+	    (c->gcl.n >= UINT32_MAX ||
+	     !sfe_grow((void **)&c->cl, &c->gcl, sizeof *c->cl, c->gcl.n + 1)))
+		return false;
+	c->cl[c->gcl.n++] = (sfe_fclaim){
+		fde->pc_begin, fde->pc_begin + fde->pc_range,
+		fde->reloc.present ? fde->reloc.shndx : 0, (uint32_t)i,
+		(uint32_t)c->gf.n, 0};
+	return true;
 }
 
 /* ---- Programs seen before --------------------------------------------
@@ -1175,10 +1183,9 @@ static int memo_take(sfe_pctx *c, size_t i)
 	}
 	if (!memo_same(c, m, fde, tag) && !memo_same(c, ++m, fde, tag))
 		return 0;
-	int cl = claim(c, fde);
-	if (cl < 0)
+	if (!claim(c, i, fde))
 		return -1;
-	sfe_skip s = cl == 0 ? SFE_SKIP_DUPLICATE : (sfe_skip)(m->out & 0x1f);
+	sfe_skip s = (sfe_skip)(m->out & 0x1f);
 	if (!s) {
 		/* Its FRE data is shared, not copied (a copy would be read
 		 * from wherever the first one is, a cache miss each): enc is
@@ -1194,6 +1201,7 @@ static int memo_take(sfe_pctx *c, size_t i)
 		fn->fde_type = (m->out >> 5) & 1;
 		fn->fre_type = (uint8_t)(m->out >> 6);
 		c->set->nfres += m->fre_count;
+		c->cl[c->gcl.n - 1].nfunc = 1;
 	}
 	return note(c, i, s) ? 1 : -1;
 }
@@ -1215,13 +1223,9 @@ static e2s_err fde_end(sfe_pctx *c, size_t i)
 						   : fde_precheck(c, fde);
 	if (!s && f->rows_bad)
 		s = SFE_SKIP_BAD_CFI;
-	if (!s) {
-		int cl = claim(c, fde);
-		if (cl < 0)
-			return E2S_ERR_NOMEM;
-		if (cl == 0)
-			s = SFE_SKIP_DUPLICATE;
-	}
+	bool claimed = !s;
+	if (claimed && !claim(c, i, fde))
+		return E2S_ERR_NOMEM;
 	if (!s) {
 		if (f->plt)
 			s = plt_to_funcs(c, fde, (uint32_t)i, &oom);
@@ -1238,6 +1242,8 @@ static e2s_err fde_end(sfe_pctx *c, size_t i)
 		c->ge.n = save_e;
 		c->set->nfres = save_n;
 	}
+	if (claimed)
+		c->cl[c->gcl.n - 1].nfunc = (uint32_t)(c->gf.n - save_f);
 	if (c->memo_on && !memo_put(c, i, s, save_f))
 		return E2S_ERR_NOMEM;
 	return note(c, i, s) ? E2S_ERR_OK : E2S_ERR_NOMEM;
@@ -1276,7 +1282,6 @@ static void pctx_init(sfe_pctx *c, sfe_set *out, unsigned version)
 	c->hash_fde = SIZE_MAX;
 	c->checked_fde = SIZE_MAX;
 	c->f.fde = SIZE_MAX;
-	sfe_claims_init(&c->claims);
 }
 
 /* Free the scratch (not the set). */
@@ -1294,7 +1299,8 @@ static void pctx_scratch_free(sfe_pctx *c)
 	c->memo_tags = NULL;
 	free(c->first);
 	c->first = NULL;
-	sfe_claims_free(&c->claims);
+	free(c->cl);
+	c->cl = NULL;
 }
 
 /* First FDE: learn the ABI and reserve from the section size (about
@@ -1310,7 +1316,7 @@ static e2s_err pctx_start(sfe_pctx *c, const cfi_table *t)
 	c->started = true;
 	if (t->size >= 4096 &&
 	    (!sfe_grow((void **)&c->set->funcs, &c->gf, sizeof(sfe_func), t->size / 32) ||
-	     !sfe_claims_reserve(&c->claims, t->size / 32) ||
+	     !sfe_grow((void **)&c->cl, &c->gcl, sizeof *c->cl, t->size / 32) ||
 	     !sfe_grow((void **)&c->set->enc, &c->ge, 1, t->size + t->size / 8) ||
 	     !sfe_grow((void **)&c->set->fde_skip, &c->gs, 1, t->size / 32)))
 		return E2S_ERR_NOMEM;
@@ -1319,17 +1325,73 @@ static e2s_err pctx_start(sfe_pctx *c, const cfi_table *t)
 
 
 /* Finish: counts, order; frees the scratch. nfdes: FDEs seen. */
+/* The claims decided: an FDE whose range overlaps an earlier kept one
+ * is a duplicate, its functions dropped; the others' functions in
+ * (section, start) order, as the encoder writes them. Each claim's
+ * functions lie in its range in ascending order, and kept claims do not
+ * overlap, so the claims' order is theirs. false on OOM. */
+static bool settle_claims(sfe_pctx *c)
+{
+	sfe_set *out = c->set;
+	size_t n = c->gcl.n, nwin, nf = c->gf.n, w = 0;
+	/* Claims in address order, none overlapping the one before (the
+	 * usual case): nothing to decide or move. */
+	size_t in_order = 1;
+	const sfe_fclaim *cv = c->cl;
+	while (in_order < n &&
+	       (cv[in_order - 1].shndx < cv[in_order].shndx ||
+		(cv[in_order - 1].shndx == cv[in_order].shndx &&
+		 cv[in_order - 1].end <= cv[in_order].start)))
+		in_order++;
+	if (in_order >= n)
+		return true;
+	uint8_t *lost = malloc(n ? n : 1);
+	uint32_t *order = malloc((n ? n : 1) * sizeof *order);
+	sfe_key *key = e2s_alloc_big((nf ? nf : 1) * sizeof *key);
+	bool ok = lost && order && key &&
+		  sfe_claims_resolve(c->cl, n, lost, order, &nwin);
+	for (size_t k = 0; k < n && ok; k++) {
+		const sfe_fclaim *cl = &c->cl[k];
+		if (!lost[k])
+			continue;
+		out->counts[out->fde_skip[cl->fde]]--;
+		out->fde_skip[cl->fde] = SFE_SKIP_DUPLICATE;
+		out->counts[SFE_SKIP_DUPLICATE]++;
+		for (uint32_t q = cl->func; q < cl->func + cl->nfunc; q++)
+			out->nfres -= out->funcs[q].fre_count;
+	}
+	for (size_t r = 0; r < nwin && ok; r++) {
+		const sfe_fclaim *cl = &c->cl[order[r]];
+		for (uint32_t q = cl->func; q < cl->func + cl->nfunc; q++)
+			key[w++] = (sfe_key){out->funcs[q].start, cl->shndx, q};
+	}
+	if (ok) {
+		/* The losers' functions after, to be dropped. */
+		size_t m = w;
+		for (size_t k = 0; k < n; k++)
+			for (uint32_t q = c->cl[k].func;
+			     lost[k] && q < c->cl[k].func + c->cl[k].nfunc; q++)
+				key[w++] = (sfe_key){0, 0, q};
+		sfe_permute_funcs(out->funcs, w, key);
+		c->gf.n = m;
+	}
+	free(lost);
+	free(order);
+	free(key);
+	return ok;
+}
+
 static e2s_err pctx_finish(sfe_pctx *c, size_t nfdes)
 {
 	sfe_set *out = c->set;
-	pctx_scratch_free(c);
 	if (!out->fde_skip && !(out->fde_skip = calloc(1, 1)))
 		return E2S_ERR_NOMEM;
+	if (!settle_claims(c))
+		return E2S_ERR_NOMEM;
+	pctx_scratch_free(c);
 	out->nfdes = nfdes;
 	out->nfuncs = c->gf.n;
 	out->enc_len = c->ge.n;
-	if (out->nfuncs > 1)
-		sfe_sort_funcs(out);
 	return E2S_ERR_OK;
 }
 

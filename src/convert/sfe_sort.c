@@ -1,29 +1,22 @@
-/* The order of a converted set's functions: by (section, start), as the
- * encoder writes them (sfe_sort_funcs, sfe_int.h). */
+/* Orders by (section, start): the claims' (sfe_claim.c, to find
+ * overlaps) and from them the functions', as the encoder writes them. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "sfe_int.h"
 
-static int func_cmp(const void *a, const void *b)
+static bool key_less(const sfe_key *x, const sfe_key *y)
 {
-	const sfe_func *x = a, *y = b;
-	if (x->reloc.shndx != y->reloc.shndx)
-		return x->reloc.shndx < y->reloc.shndx ? -1 : 1;
+	if (x->shndx != y->shndx)
+		return x->shndx < y->shndx;
 	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return 0;
+		return x->start < y->start;
+	return x->idx < y->idx;
 }
 
-/* What sfe_sort_funcs orders by, and where the function is. */
-typedef struct {
-	uint64_t start;
-	uint32_t shndx, idx;
-} func_key;
-
-static bool key_less(const func_key *x, const func_key *y)
+static int key_cmp(const void *a, const void *b)
 {
-	return x->shndx < y->shndx || (x->shndx == y->shndx && x->start < y->start);
+	return key_less(a, b) ? -1 : key_less(b, a) ? 1 : 0;
 }
 
 /* Deal key[0..n) out to at most SORT_LANES ascending lanes, first fit,
@@ -32,11 +25,11 @@ static bool key_less(const func_key *x, const func_key *y)
  * out functions in input order but their cold parts (and startup code)
  * elsewhere (libLLVM-14: 595 runs, 3 lanes). */
 #define SORT_LANES 8
-static bool merge_lanes(const func_key *key, size_t n, func_key *lanes,
-			func_key *out)
+static bool merge_lanes(const sfe_key *key, size_t n, sfe_key *lanes,
+			sfe_key *out)
 {
 	size_t cnt[SORT_LANES] = {0}, at[SORT_LANES] = {0}, end[SORT_LANES] = {0};
-	func_key tail[SORT_LANES];
+	sfe_key tail[SORT_LANES];
 	unsigned nl = 0;
 	uint8_t *lane = malloc(n);
 	if (!lane)
@@ -76,39 +69,35 @@ static bool merge_lanes(const func_key *key, size_t n, func_key *lanes,
 	return true;
 }
 
-/* Sort funcs by (shndx, start), on small keys, then move each function
- * once (in place): by merge_lanes where a few lanes hold the order, else
- * by merging the ascending runs found; qsort is the fallback when memory
- * is short.
- * Keys never tie (sfe_int.h), so the order is the same each way. */
-void sfe_sort_funcs(sfe_set *s)
+/* By merging lanes where a few hold the order, else by merging the
+ * ascending runs found; qsort where memory is short. Keys never tie
+ * (idx), so the order does not depend on the method. */
+void sfe_sort_keys(sfe_key *key, size_t n)
 {
-	size_t n = s->nfuncs, nruns = 1;
-	sfe_func *v = s->funcs;
+	size_t nruns = 1;
 	for (size_t i = 1; i < n; i++)
-		nruns += func_cmp(&v[i], &v[i - 1]) < 0;
+		nruns += key_less(&key[i], &key[i - 1]);
 	if (nruns == 1)
 		return;
 	size_t *run = malloc((nruns + 1) * sizeof *run);
-	func_key *key = e2s_alloc_big(3 * n * sizeof *key);
-	if (!run || !key) {
+	sfe_key *tmp = e2s_alloc_big(2 * n * sizeof *tmp);
+	if (!run || !tmp) {
 		free(run);
-		free(key);
-		qsort(v, n, sizeof *v, func_cmp);
+		free(tmp);
+		qsort(key, n, sizeof *key, key_cmp);
 		return;
 	}
-	size_t k = 0;
-	run[k++] = 0;
-	for (size_t i = 0; i < n; i++) {
-		key[i] = (func_key){v[i].start, v[i].reloc.shndx, (uint32_t)i};
-		if (i > 0 && key_less(&key[i], &key[i - 1]))
-			run[k++] = i;
-	}
-	run[k] = n;
-	func_key *src = key, *dst = key + n;
-	if (merge_lanes(key, n, key + 2 * n, key + n)) {
-		src = key + n;
+	sfe_key *src = key, *dst = tmp;
+	if (merge_lanes(key, n, tmp + n, tmp)) {
+		src = tmp;
 		nruns = 1;
+	} else {
+		size_t k = 0;
+		run[k++] = 0;
+		for (size_t i = 1; i < n; i++)
+			if (key_less(&key[i], &key[i - 1]))
+				run[k++] = i;
+		run[k] = n;
 	}
 	while (nruns > 1) {
 		size_t m = 0;
@@ -126,21 +115,29 @@ void sfe_sort_funcs(sfe_set *s)
 		}
 		run[m] = n;
 		nruns = m;
-		func_key *t = src;
+		sfe_key *t = src;
 		src = dst;
 		dst = t;
 	}
-	/* v[i] = the old v[src[i].idx], in place: each cycle of the
-	 * permutation through one spare (no copy of the whole array); a
-	 * slot filled gets src[.].idx = its own index. */
+	if (src != key)
+		memcpy(key, src, n * sizeof *key);
+	free(run);
+	free(tmp);
+}
+
+/* v[i] = the old v[key[i].idx], in place: each cycle of the permutation
+ * through one spare (no copy of the whole array); a slot filled gets
+ * key[.].idx = its own index. */
+void sfe_permute_funcs(sfe_func *v, size_t n, sfe_key *key)
+{
 	for (size_t i = 0; i < n; i++) {
-		if (src[i].idx == i)
+		if (key[i].idx == i)
 			continue;
 		sfe_func spare = v[i];
 		size_t j = i;
 		for (;;) {
-			size_t from = src[j].idx;
-			src[j].idx = (uint32_t)j;
+			size_t from = key[j].idx;
+			key[j].idx = (uint32_t)j;
 			if (from == i) {
 				v[j] = spare;
 				break;
@@ -149,6 +146,4 @@ void sfe_sort_funcs(sfe_set *s)
 			j = from;
 		}
 	}
-	free(run);
-	free(key);
 }
