@@ -164,20 +164,13 @@ static inline unsigned cfi_leb2(const uint8_t *p, const uint8_t *end,
 	return 0;
 }
 
-/* One instruction of the short forms compilers emit most, decoded from
- * bytes at p (p < end): a one-byte opcode (primary ones with the low
- * bits cleared, their operand in a) and operands of at most two ULEB128
- * bytes (advance_loc1/2: a fixed-width one). */
-typedef struct {
-	uint8_t op;
-	uint64_t a, b;
-} cfi_short;
-
-/* The length of the short form at p into *o, or 0 if it is not one
+/* The short forms compilers emit most: a one-byte opcode and operands of
+ * at most two ULEB128 bytes (advance_loc1/2: their fixed-width one).
+ * The length of the one at p (p < end) into *o, or 0 if it is not one
  * (another opcode, a longer operand, bytes cut short): cfi_dec_next
- * decodes those. Only the opcode's operands are set. */
+ * decodes those. Sets op and the opcode's operands, not off. */
 static inline unsigned cfi_dec_short(const uint8_t *p, const uint8_t *end,
-				     bool big_endian, cfi_short *o)
+				     bool big_endian, cfi_insn *o)
 {
 	unsigned n, m;
 	if (p[0] >> 6) { /* primary: advance_loc, offset, restore */

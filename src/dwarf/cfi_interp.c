@@ -157,13 +157,14 @@ static bool reg_ok(const run_t *x, uint64_t reg)
 	return reg <= x->ar->max_reg;
 }
 
-static void set_expr(const run_t *x, const cfi_insn *in, cfi_expr *e)
+static void set_expr(const run_t *x, uint32_t blk_off, uint32_t blk_len,
+		     cfi_expr *e)
 {
 	const cfi_table *t = x->t;
-	cfi_expr_classify(t->data + in->blk_off, in->blk_len, t->big_endian,
+	cfi_expr_classify(t->data + blk_off, blk_len, t->big_endian,
 			  x->cie->addr_size, e);
-	e->sec_off = in->blk_off;
-	e->len = in->blk_len;
+	e->sec_off = blk_off;
+	e->len = blk_len;
 }
 
 /* Are the rules of a and b the same, given that only the columns chg
@@ -466,8 +467,10 @@ static e2s_err restore_state(run_t *x)
 	return E2S_ERR_OK;
 }
 
-/* One decoded instruction (cfi_dec_next): any opcode. */
-static e2s_err exec_one(run_t *x, const cfi_insn *in)
+/* One decoded instruction: any opcode (cfi_dec_next), or a short form
+ * (cfi_dec_short: no block operand). Inlined where it is called, so that
+ * a short form's operands stay in registers. */
+static E2S_ALWAYS_INLINE e2s_err exec_one(run_t *x, const cfi_insn *in)
 {
 	const cfi_cie *cie = x->cie;
 	cfi_rule r;
@@ -516,7 +519,7 @@ static e2s_err exec_one(run_t *x, const cfi_insn *in)
 		memset(&r, 0, sizeof r);
 		r.kind = in->op == DW_CFA_expression ? CFI_RULE_EXPR
 						     : CFI_RULE_VAL_EXPR;
-		set_expr(x, in, &r.expr);
+		set_expr(x, in->blk_off, in->blk_len, &r.expr);
 		return set_rule(x, in->a, &r);
 	case DW_CFA_remember_state:
 		return remember_state(x);
@@ -536,7 +539,7 @@ static e2s_err exec_one(run_t *x, const cfi_insn *in)
 		x->chg |= CFI_COL_CFA;
 		memset(&x->cur.cfa, 0, sizeof x->cur.cfa);
 		x->cur.cfa.kind = CFI_CFA_EXPR;
-		set_expr(x, in, &x->cur.cfa.expr);
+		set_expr(x, in->blk_off, in->blk_len, &x->cur.cfa.expr);
 		return E2S_ERR_OK;
 	case DW_CFA_AARCH64_negate_ra_state:
 	case DW_CFA_AARCH64_negate_ra_state_with_pc:
@@ -559,28 +562,6 @@ static e2s_err exec_one(run_t *x, const cfi_insn *in)
 	}
 }
 
-/* A short form (cfi_dec_short) other than the three exec tests first. */
-static e2s_err exec_short(run_t *x, const cfi_short *o)
-{
-	switch (o->op) {
-	case DW_CFA_advance_loc1:
-	case DW_CFA_advance_loc2:
-		return advance_short(x, (uint32_t)o->a);
-	case DW_CFA_restore:
-		return restore_reg(x, o->a);
-	case DW_CFA_remember_state:
-		return remember_state(x);
-	case DW_CFA_restore_state:
-		return restore_state(x);
-	case DW_CFA_def_cfa:
-		return def_cfa(x, o->a, (int64_t)o->b);
-	case DW_CFA_def_cfa_register:
-		return def_cfa_register(x, o->a);
-	default: /* DW_CFA_nop */
-		return E2S_ERR_OK;
-	}
-}
-
 /* Run the program in dec: the short forms (cfi_dec_short) decoded and
  * run one by one with the position in a register, the rest decoded by
  * cfi_dec_next. A decoding problem later in the program wins over an
@@ -592,8 +573,8 @@ static e2s_err exec(run_t *x, cfi_dec *dec, uint64_t *err_off)
 	const uint8_t *base = r->base, *end = r->base + r->end;
 	const int64_t da = x->cie->data_align;
 	size_t pos = r->pos;
-	cfi_insn in;
-	cfi_short o = {0, 0, 0};
+	cfi_insn in, o; /* o: a short form's, never out of line */
+	memset(&o, 0, sizeof o);
 	e2s_err e, de = E2S_ERR_OK;
 	x->s->depth = 0;
 	if (r->err != E2S_ERR_OK)
@@ -616,7 +597,7 @@ static e2s_err exec(run_t *x, cfi_dec *dec, uint64_t *err_off)
 				e = rule_off(x, o.a, CFI_RULE_OFFSET,
 					     factor(o.b, da));
 			else
-				e = exec_short(x, &o);
+				e = exec_one(x, &o);
 		} else {
 			r->pos = pos;
 			if (!cfi_dec_next(dec, &in, &de, err_off))

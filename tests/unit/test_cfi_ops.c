@@ -534,7 +534,7 @@ static void test_short_forms_match_decoder(void)
 	for (size_t i3 = 0; i3 < sizeof ops; i3++)
 	for (size_t len = 1; len <= 4; len++) {
 		uint8_t p[4] = {(uint8_t)b0, ops[i1], ops[i2], ops[i3]};
-		cfi_short o;
+		cfi_insn o;
 		unsigned n = cfi_dec_short(p, p + len, be, &o);
 		if (!n)
 			continue;
