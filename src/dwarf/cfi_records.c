@@ -20,6 +20,7 @@ typedef struct {
 	size_t cies_cap, fdes_cap;
 	cfi_row *cie_init;     /* initial rules per CIE (parallel to cies) */
 	uint64_t *cie_err_off; /* where a bad CIE went wrong */
+	size_t last_cie;       /* the CIE the last FDE had (find_cie) */
 	cfi_interp_scratch s;
 	cfi_fde_fn on_fde;     /* streaming: rows handed over per FDE */
 	bool records_only;     /* frame and decode records, run nothing */
@@ -273,9 +274,12 @@ static e2s_err add_cie(parse_t *p, rec_t *rec)
 	return E2S_ERR_OK;
 }
 
-/* Index of the CIE at section offset off, or -1. */
-static long find_cie(const cfi_table *t, uint64_t off)
+/* Index of the CIE at section offset off, or -1; *last: the one found
+ * before, tried first (FDEs of one CIE come together). */
+static long find_cie(const cfi_table *t, uint64_t off, size_t *last)
 {
+	if (*last < t->ncies && t->cies[*last].sec_off == off)
+		return (long)*last;
 	size_t lo = 0, hi = t->ncies;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -284,8 +288,10 @@ static long find_cie(const cfi_table *t, uint64_t off)
 		else
 			hi = mid;
 	}
-	if (lo < t->ncies && t->cies[lo].sec_off == off)
+	if (lo < t->ncies && t->cies[lo].sec_off == off) {
+		*last = lo;
 		return (long)lo;
+	}
 	return -1;
 }
 
@@ -343,7 +349,7 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde)
 				  (ra->implicit_addend ? rec->id : 0);
 	}
 	fde->cie_off = cie_off;
-	long ci = find_cie(t, cie_off);
+	long ci = find_cie(t, cie_off, &p->last_cie);
 	if (ci < 0)
 		return E2S_ERR_BAD_CIE_ID;
 	fde->cie = (uint32_t)ci;
