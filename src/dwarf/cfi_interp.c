@@ -332,6 +332,9 @@ static e2s_err set_rule(run_t *x, uint64_t reg, const cfi_rule *r)
 
 static e2s_err rule_off(run_t *x, uint64_t reg, uint8_t kind, int64_t off)
 {
+	/* Most saves are of registers no kept column is: only checked. */
+	if (reg != x->cie->ra_reg && column_of(x, reg) == COL_NONE)
+		return reg_ok(x, reg) ? E2S_ERR_OK : E2S_ERR_BAD_REGISTER;
 	cfi_rule r;
 	memset(&r, 0, sizeof r);
 	r.kind = kind;
