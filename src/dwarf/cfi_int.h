@@ -168,7 +168,8 @@ static inline unsigned cfi_leb2(const uint8_t *p, const uint8_t *end,
  * at most two ULEB128 bytes (advance_loc1/2: their fixed-width one).
  * The length of the one at p (p < end) into *o, or 0 if it is not one
  * (another opcode, a longer operand, bytes cut short): cfi_dec_next
- * decodes those. Sets op and the opcode's operands, not off. */
+ * decodes those. Sets op and the opcode's operands, not off. A run of
+ * DW_CFA_nop is one (nothing to run for each). */
 static inline unsigned cfi_dec_short(const uint8_t *p, const uint8_t *end,
 				     bool big_endian, cfi_insn *o)
 {
@@ -183,6 +184,11 @@ static inline unsigned cfi_dec_short(const uint8_t *p, const uint8_t *end,
 	o->op = p[0];
 	switch (o->op) {
 	case DW_CFA_nop:
+		/* A run of them as one: the padding that ends most
+		 * programs. */
+		for (n = 1; p + n < end && p[n] == DW_CFA_nop;)
+			n++;
+		return n;
 	case DW_CFA_remember_state:
 	case DW_CFA_restore_state:
 		return 1;

@@ -561,9 +561,14 @@ static void test_short_forms_match_decoder(void)
 		bool has_a = o.op != DW_CFA_nop && o.op != DW_CFA_remember_state &&
 			     o.op != DW_CFA_restore_state;
 		if (!cfi_dec_next(&d, &in, &err, &err_off) || in.op != o.op ||
-		    d.r.pos != n || (has_a && in.a != o.a) ||
-		    (has_b && in.b != o.b))
+		    (has_a && in.a != o.a) || (has_b && in.b != o.b))
 			differ++;
+		/* A run of nops is one short form: as many nops. */
+		while (o.op == DW_CFA_nop && d.r.pos < n &&
+		       cfi_dec_next(&d, &in, &err, &err_off) &&
+		       in.op == DW_CFA_nop)
+			;
+		differ += d.r.pos != n;
 	}
 	CHECK_EQ(differ, 0);
 	CHECK(taken > 10000);
