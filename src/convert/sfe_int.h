@@ -41,8 +41,9 @@ static inline bool sfe_grow(void **p, grow_t *g, size_t elem, size_t need)
 typedef struct {
 	uint64_t start, end;
 	uint32_t shndx;
-	uint32_t fde;          /* its index in the table */
-	uint32_t func, nfunc;  /* its functions: set->funcs[func, func + nfunc) */
+	uint32_t fde;   /* its index in the table */
+	uint32_t func;  /* its functions: set->funcs from here to the next
+	                 * claim's func (made in claim order) */
 } sfe_fclaim;
 
 /* Which of cl[0..n), claimed in section order, lose to an earlier one
@@ -86,9 +87,9 @@ typedef struct {
 
 /* Sort key[0..n) by (shndx, start, idx). */
 void sfe_sort_keys(sfe_key *key, size_t n);
-/* v[i] = the old v[key[i].idx] for i < n, key[0..n) a permutation of
- * [0, n) (its idx fields are overwritten). */
-void sfe_permute_funcs(sfe_func *v, size_t n, sfe_key *key);
+/* v[i] = the old v[from[i]] for i < n, from[0..n) a permutation of
+ * [0, n) (overwritten). */
+void sfe_permute_funcs(sfe_func *v, size_t n, uint32_t *from);
 
 /* ---- Working state of one projection ---------------------------------- */
 

@@ -980,8 +980,8 @@ static sfe_skip finish_fde(sfe_pctx *c, size_t first, bool *oom)
 static bool note(sfe_pctx *c, size_t i, sfe_skip s);
 
 /* Claim FDE i's range, its functions to follow from set->funcs[gf.n]
- * (the claim's nfunc, set once they are made). Whether an earlier FDE
- * has it is decided at the end (pctx_finish). false on OOM. */
+ * (up to the next claim's). Whether an earlier FDE has it is decided at
+ * the end (pctx_finish). false on OOM. */
 static inline bool claim(sfe_pctx *c, size_t i, const cfi_fde *fde)
 {
 	if (c->gcl.n >= c->gcl.cap &&
@@ -991,7 +991,7 @@ static inline bool claim(sfe_pctx *c, size_t i, const cfi_fde *fde)
 	c->cl[c->gcl.n++] = (sfe_fclaim){
 		fde->pc_begin, fde->pc_begin + fde->pc_range,
 		fde->reloc.present ? fde->reloc.shndx : 0, (uint32_t)i,
-		(uint32_t)c->gf.n, 0};
+		(uint32_t)c->gf.n};
 	return true;
 }
 
@@ -1201,7 +1201,6 @@ static int memo_take(sfe_pctx *c, size_t i)
 		fn->fde_type = (m->out >> 5) & 1;
 		fn->fre_type = (uint8_t)(m->out >> 6);
 		c->set->nfres += m->fre_count;
-		c->cl[c->gcl.n - 1].nfunc = 1;
 	}
 	return note(c, i, s) ? 1 : -1;
 }
@@ -1242,8 +1241,6 @@ static e2s_err fde_end(sfe_pctx *c, size_t i)
 		c->ge.n = save_e;
 		c->set->nfres = save_n;
 	}
-	if (claimed)
-		c->cl[c->gcl.n - 1].nfunc = (uint32_t)(c->gf.n - save_f);
 	if (c->memo_on && !memo_put(c, i, s, save_f))
 		return E2S_ERR_NOMEM;
 	return note(c, i, s) ? E2S_ERR_OK : E2S_ERR_NOMEM;
@@ -1330,14 +1327,21 @@ static e2s_err pctx_start(sfe_pctx *c, const cfi_table *t)
  * (section, start) order, as the encoder writes them. Each claim's
  * functions lie in its range in ascending order, and kept claims do not
  * overlap, so the claims' order is theirs. false on OOM. */
+/* Where claim k's functions end: at the next claim's first (they are
+ * made in claim order). */
+static size_t claim_end(const sfe_pctx *c, size_t k)
+{
+	return k + 1 < c->gcl.n ? c->cl[k + 1].func : c->gf.n;
+}
+
 static bool settle_claims(sfe_pctx *c)
 {
 	sfe_set *out = c->set;
+	const sfe_fclaim *cv = c->cl;
 	size_t n = c->gcl.n, nwin, nf = c->gf.n, w = 0;
 	/* Claims in address order, none overlapping the one before (the
 	 * usual case): nothing to decide or move. */
 	size_t in_order = 1;
-	const sfe_fclaim *cv = c->cl;
 	while (in_order < n &&
 	       (cv[in_order - 1].shndx < cv[in_order].shndx ||
 		(cv[in_order - 1].shndx == cv[in_order].shndx &&
@@ -1345,39 +1349,35 @@ static bool settle_claims(sfe_pctx *c)
 		in_order++;
 	if (in_order >= n)
 		return true;
-	uint8_t *lost = malloc(n ? n : 1);
-	uint32_t *order = malloc((n ? n : 1) * sizeof *order);
-	sfe_key *key = e2s_alloc_big((nf ? nf : 1) * sizeof *key);
-	bool ok = lost && order && key &&
-		  sfe_claims_resolve(c->cl, n, lost, order, &nwin);
+	uint8_t *lost = malloc(n);
+	uint32_t *order = malloc(n * sizeof *order);
+	uint32_t *from = e2s_alloc_big((nf ? nf : 1) * sizeof *from);
+	bool ok = lost && order && from &&
+		  sfe_claims_resolve(cv, n, lost, order, &nwin);
 	for (size_t k = 0; k < n && ok; k++) {
-		const sfe_fclaim *cl = &c->cl[k];
 		if (!lost[k])
 			continue;
-		out->counts[out->fde_skip[cl->fde]]--;
-		out->fde_skip[cl->fde] = SFE_SKIP_DUPLICATE;
+		out->counts[out->fde_skip[cv[k].fde]]--;
+		out->fde_skip[cv[k].fde] = SFE_SKIP_DUPLICATE;
 		out->counts[SFE_SKIP_DUPLICATE]++;
-		for (uint32_t q = cl->func; q < cl->func + cl->nfunc; q++)
+		for (size_t q = cv[k].func; q < claim_end(c, k); q++)
 			out->nfres -= out->funcs[q].fre_count;
 	}
-	for (size_t r = 0; r < nwin && ok; r++) {
-		const sfe_fclaim *cl = &c->cl[order[r]];
-		for (uint32_t q = cl->func; q < cl->func + cl->nfunc; q++)
-			key[w++] = (sfe_key){out->funcs[q].start, cl->shndx, q};
-	}
+	for (size_t r = 0; r < nwin && ok; r++)
+		for (size_t q = cv[order[r]].func; q < claim_end(c, order[r]); q++)
+			from[w++] = (uint32_t)q;
 	if (ok) {
 		/* The losers' functions after, to be dropped. */
 		size_t m = w;
 		for (size_t k = 0; k < n; k++)
-			for (uint32_t q = c->cl[k].func;
-			     lost[k] && q < c->cl[k].func + c->cl[k].nfunc; q++)
-				key[w++] = (sfe_key){0, 0, q};
-		sfe_permute_funcs(out->funcs, w, key);
+			for (size_t q = cv[k].func; lost[k] && q < claim_end(c, k); q++)
+				from[w++] = (uint32_t)q;
+		sfe_permute_funcs(out->funcs, w, from);
 		c->gf.n = m;
 	}
 	free(lost);
 	free(order);
-	free(key);
+	free(from);
 	return ok;
 }
 

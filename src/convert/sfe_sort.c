@@ -125,25 +125,25 @@ void sfe_sort_keys(sfe_key *key, size_t n)
 	free(tmp);
 }
 
-/* v[i] = the old v[key[i].idx], in place: each cycle of the permutation
+/* v[i] = the old v[from[i]], in place: each cycle of the permutation
  * through one spare (no copy of the whole array); a slot filled gets
- * key[.].idx = its own index. */
-void sfe_permute_funcs(sfe_func *v, size_t n, sfe_key *key)
+ * from[.] = its own index. */
+void sfe_permute_funcs(sfe_func *v, size_t n, uint32_t *from)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (key[i].idx == i)
+		if (from[i] == i)
 			continue;
 		sfe_func spare = v[i];
 		size_t j = i;
 		for (;;) {
-			size_t from = key[j].idx;
-			key[j].idx = (uint32_t)j;
-			if (from == i) {
+			size_t f = from[j];
+			from[j] = (uint32_t)j;
+			if (f == i) {
 				v[j] = spare;
 				break;
 			}
-			v[j] = v[from];
-			j = from;
+			v[j] = v[f];
+			j = f;
 		}
 	}
 }
