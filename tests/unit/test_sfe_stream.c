@@ -240,69 +240,110 @@ static void one_row_table(cfi_table *t, cfi_cie *cie, cfi_fde *fdes,
 	t->nrows = n;
 }
 
-/* Random ranges in random order, some overlapping, over two sections
- * (relocatable): the skip reasons must follow "an FDE overlapping an
- * earlier claimed one is a duplicate", computed here by brute force. */
+/* FDE i's range and section in layout mode (duplicates_brute_force). */
+enum { DUP_RANDOM, DUP_REPEATS, DUP_WIDE_FIRST, DUP_WIDE_LAST, DUP_MODES };
+static void dup_layout(unsigned mode, size_t i, size_t n, uint32_t *x,
+		       cfi_fde *f)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 17;
+	*x ^= *x << 5;
+	f->reloc.present = true;
+	f->reloc.shndx = 1;
+	switch (mode) {
+	case DUP_RANDOM: /* random order, two sections */
+		f->pc_begin = 0x1000 + (*x % 20000) * 4;
+		f->pc_range = 4 + (*x >> 20) % 64;
+		f->reloc.shndx = (uint16_t)(1 + (*x >> 28) % 2);
+		break;
+	case DUP_REPEATS: /* address order, every 7th FDE a copy of the last */
+		f->pc_begin = 0x1000 + (i - (i % 7 == 6)) * 16;
+		f->pc_range = 16;
+		break;
+	case DUP_WIDE_FIRST: /* one FDE over all the others, first */
+	case DUP_WIDE_LAST: /* ... or last */
+		if (i == (mode == DUP_WIDE_FIRST ? 0 : n - 1)) {
+			f->pc_begin = 0x1000;
+			f->pc_range = 16 * n;
+		} else {
+			f->pc_begin = 0x1000 + i * 16;
+			f->pc_range = 16;
+		}
+		break;
+	}
+}
+
+/* Ranges laid out several ways, some overlapping: the skip reasons must
+ * follow "an FDE overlapping an earlier claimed one of its section is a
+ * duplicate", computed here by brute force, and the functions kept must
+ * be in (section, start) order with counts that add up. */
 static void duplicates_brute_force(void)
 {
 	enum { N = 3000 };
-	cfi_table t;
-	cfi_cie cie;
-	cfi_fde *fdes = calloc(N, sizeof *fdes);
-	cfi_row *rows = calloc(N, sizeof *rows);
-	bool *claimed = calloc(N, sizeof *claimed);
-	uint8_t *want = calloc(N, 1);
-	uint32_t x = 12345;
-	for (size_t i = 0; i < N; i++) {
-		x ^= x << 13;
-		x ^= x >> 17;
-		x ^= x << 5;
-		cfi_fde *f = &fdes[i];
-		f->pc_begin = 0x1000 + (x % 20000) * 4;
-		f->pc_range = 4 + (x >> 20) % 64;
-		f->reloc.present = true;
-		f->reloc.shndx = (uint16_t)(1 + (x >> 28) % 2);
-		/* Brute force: overlap with any earlier claimed range of
-		 * the same section. */
-		bool dup = false;
-		for (size_t j = 0; j < i && !dup; j++)
-			dup = claimed[j] &&
-			      fdes[j].reloc.shndx == f->reloc.shndx &&
-			      fdes[j].pc_begin < f->pc_begin + f->pc_range &&
-			      f->pc_begin < fdes[j].pc_begin + fdes[j].pc_range;
-		claimed[i] = !dup;
-		want[i] = dup ? SFE_SKIP_DUPLICATE : SFE_SKIP_NONE;
+	for (unsigned mode = 0; mode < DUP_MODES; mode++) {
+		cfi_table t;
+		cfi_cie cie;
+		cfi_fde *fdes = calloc(N, sizeof *fdes);
+		cfi_row *rows = calloc(N, sizeof *rows);
+		bool *claimed = calloc(N, sizeof *claimed);
+		uint8_t *want = calloc(N, 1);
+		uint32_t x = 12345;
+		for (size_t i = 0; i < N; i++) {
+			cfi_fde *f = &fdes[i];
+			dup_layout(mode, i, N, &x, f);
+			/* Brute force: overlap with any earlier claimed range
+			 * of the same section. */
+			bool dup = false;
+			for (size_t j = 0; j < i && !dup; j++)
+				dup = claimed[j] &&
+				      fdes[j].reloc.shndx == f->reloc.shndx &&
+				      fdes[j].pc_begin < f->pc_begin + f->pc_range &&
+				      f->pc_begin < fdes[j].pc_begin + fdes[j].pc_range;
+			claimed[i] = !dup;
+			want[i] = dup ? SFE_SKIP_DUPLICATE : SFE_SKIP_NONE;
+		}
+		one_row_table(&t, &cie, fdes, rows, N);
+		t.relocatable = true;
+		sfe_set set;
+		e2s_diag d;
+		CHECK_EQ(sfe_project(&t, 0, &set, &d), E2S_ERR_OK);
+		size_t ndup = 0, bad = 0, nfres = 0;
+		for (size_t i = 0; i < N; i++) {
+			ndup += want[i] == SFE_SKIP_DUPLICATE;
+			bad += set.fde_skip[i] != want[i];
+		}
+		/* Each layout exercises overlaps. */
+		CHECK(ndup >= (mode == DUP_WIDE_LAST ? 1 : N / 10));
+		CHECK(ndup < N);
+		CHECK_EQ(bad, 0);
+		CHECK_EQ(set.nfuncs, N - ndup);
+		CHECK_EQ(set.counts[SFE_SKIP_DUPLICATE], ndup);
+		CHECK_EQ(set.counts[SFE_SKIP_NONE], N - ndup);
+		/* Sorted by (section, start) for the encoder, each function
+		 * where its FDE said. */
+		size_t unsorted = 0;
+		for (size_t i = 0; i < set.nfuncs; i++) {
+			const sfe_func *q = &set.funcs[i];
+			nfres += q->fre_count;
+			bad += q->src_fde >= N || want[q->src_fde] ||
+			       q->start != fdes[q->src_fde].pc_begin;
+			if (i == 0)
+				continue;
+			const sfe_func *p = &set.funcs[i - 1];
+			unsorted += p->reloc.shndx > q->reloc.shndx ||
+				    (p->reloc.shndx == q->reloc.shndx &&
+				     p->start >= q->start);
+		}
+		CHECK_EQ(unsorted, 0);
+		CHECK_EQ(bad, 0);
+		CHECK_EQ(set.nfres, nfres);
+		sfe_set_free(&set);
+		free(fdes);
+		free(rows);
+		free(claimed);
+		free(want);
 	}
-	one_row_table(&t, &cie, fdes, rows, N);
-	t.relocatable = true;
-	sfe_set set;
-	e2s_diag d;
-	CHECK_EQ(sfe_project(&t, 0, &set, &d), E2S_ERR_OK);
-	size_t ndup = 0, bad = 0;
-	for (size_t i = 0; i < N; i++) {
-		ndup += want[i] == SFE_SKIP_DUPLICATE;
-		bad += set.fde_skip[i] != want[i];
-	}
-	CHECK(ndup > N / 10); /* the test exercises overlaps */
-	CHECK(ndup < N - N / 10);
-	CHECK_EQ(bad, 0);
-	CHECK_EQ(set.nfuncs, N - ndup);
-	/* Sorted by (section, start) for the encoder. */
-	size_t unsorted = 0;
-	for (size_t i = 1; i < set.nfuncs; i++) {
-		const sfe_func *p = &set.funcs[i - 1], *q = &set.funcs[i];
-		unsorted += p->reloc.shndx > q->reloc.shndx ||
-			    (p->reloc.shndx == q->reloc.shndx &&
-			     p->start >= q->start);
-	}
-	CHECK_EQ(unsorted, 0);
-	sfe_set_free(&set);
-	free(fdes);
-	free(rows);
-	free(claimed);
-	free(want);
 }
-
 
 /* FDEs as k ascending sequences interleaved, each below the one before
  * (k lanes needed): sorted by merging lanes up to 8, by merging runs
