@@ -68,8 +68,8 @@ MUTANTS = [
     # redoing only what changed (cfi_row.same, cfa_off_only) or what an
     # FDE of the same CIE gave for its initial rules (first_row).
     ("row-change-misses-def-cfa-register", "src/dwarf/cfi_interp.c",
-     "\t\t\treturn E2S_ERR_BAD_REGISTER;\n\t\tx->chg |= CFI_COL_CFA;\n\t\tif (x->cur.cfa.kind == CFI_CFA_REG_OFF)\n",
-     "\t\t\treturn E2S_ERR_BAD_REGISTER;\n\t\tif (x->cur.cfa.kind == CFI_CFA_REG_OFF)\n"),
+     "\t\treturn E2S_ERR_BAD_REGISTER;\n\tx->chg |= CFI_COL_CFA;\n\tif (x->cur.cfa.kind == CFI_CFA_REG_OFF)\n",
+     "\t\treturn E2S_ERR_BAD_REGISTER;\n\tif (x->cur.cfa.kind == CFI_CFA_REG_OFF)\n"),
     ("restore-state-misses-cfa-change", "src/dwarf/cfi_interp.c",
      "\tif (memcmp(&c->cfa, &r->cfa, sizeof c->cfa))\n\t\tx->chg |= CFI_COL_CFA;\n",
      ""),
