@@ -49,7 +49,9 @@ for f in /usr/lib/x86_64-linux-gnu/libLLVM-14.so.1 /usr/lib/llvm-14/bin/clang \
          /usr/lib/x86_64-linux-gnu/libstdc++.so.6 /lib/x86_64-linux-gnu/libc.so.6 \
          /usr/bin/python3.11; do
   r=$(readlink -f "$f" 2>/dev/null || true)
-  if [ -n "$r" ] && [ -f "$r" ] && readelf -SW "$r" 2>/dev/null | grep -q ' \.eh_frame '; then
+  # grep reads all of readelf's output: with pipefail, grep -q quitting
+  # early could kill readelf with SIGPIPE and drop the input at random.
+  if [ -n "$r" ] && [ -f "$r" ] && [ "$(readelf -SW "$r" 2>/dev/null | grep -c ' \.eh_frame ')" -gt 0 ]; then
     inputs+=("$r")
   else
     say "skipping missing input $f"
