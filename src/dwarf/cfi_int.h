@@ -144,8 +144,8 @@ void cfi_dec_init(cfi_dec *d, const cfi_section *sec, const cfi_cie *cie,
 		  const cfi_ptr_ctx *pc, uint32_t off, uint32_t len);
 /* The next instruction into *in: true. At the end: false with *err OK.
  * On a problem: false, *err its code and *err_off the offending offset.
- * Any opcode and operand; the interpreter reads the forms compilers
- * emit most straight from the bytes and comes here for the rest. */
+ * Any opcode and operand; the interpreter decodes the forms compilers
+ * emit most with cfi_dec_short and comes here for the rest. */
 bool cfi_dec_next(cfi_dec *d, cfi_insn *in, e2s_err *err, uint64_t *err_off);
 
 /* A ULEB128 of one or two bytes at p (p < end for a length of 1): its

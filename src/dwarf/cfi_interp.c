@@ -478,8 +478,17 @@ static E2S_ALWAYS_INLINE e2s_err exec_one(run_t *x, const cfi_insn *in)
 	const cfi_cie *cie = x->cie;
 	cfi_rule r;
 
+	/* The opcodes of nearly every prologue and epilogue first, as plain
+	 * branches: a jump table over a program alternating among them is
+	 * mispredicted at almost every instruction. */
+	if (in->op == DW_CFA_advance_loc)
+		return advance_short(x, (uint32_t)in->a);
+	if (in->op == DW_CFA_def_cfa_offset)
+		return def_cfa_offset(x, (int64_t)in->a);
+	if (in->op == DW_CFA_offset)
+		return rule_off(x, in->a, CFI_RULE_OFFSET,
+				factor(in->b, cie->data_align));
 	switch (in->op) {
-	case DW_CFA_advance_loc:
 	case DW_CFA_advance_loc1:
 	case DW_CFA_advance_loc2:
 	case DW_CFA_advance_loc4:
@@ -489,7 +498,6 @@ static E2S_ALWAYS_INLINE e2s_err exec_one(run_t *x, const cfi_insn *in)
 		if (x->fde)
 			x->fde->set_loc = true;
 		return move_to(x, in->a);
-	case DW_CFA_offset:
 	case DW_CFA_offset_extended:
 		return rule_off(x, in->a, CFI_RULE_OFFSET,
 				factor(in->b, cie->data_align));
@@ -534,8 +542,6 @@ static E2S_ALWAYS_INLINE e2s_err exec_one(run_t *x, const cfi_insn *in)
 		return def_cfa(x, in->a, factor(in->b, cie->data_align));
 	case DW_CFA_def_cfa_register:
 		return def_cfa_register(x, in->a);
-	case DW_CFA_def_cfa_offset:
-		return def_cfa_offset(x, (int64_t)in->a);
 	case DW_CFA_def_cfa_offset_sf:
 		return def_cfa_offset(x, factor(in->a, cie->data_align));
 	case DW_CFA_def_cfa_expression:
@@ -574,7 +580,6 @@ static e2s_err exec(run_t *x, cfi_dec *dec, uint64_t *err_off)
 {
 	br_t *r = &dec->r;
 	const uint8_t *base = r->base, *end = r->base + r->end;
-	const int64_t da = x->cie->data_align;
 	size_t pos = r->pos;
 	cfi_insn in, o; /* o: a short form's, never out of line */
 	memset(&o, 0, sizeof o);
@@ -588,19 +593,7 @@ static e2s_err exec(run_t *x, cfi_dec *dec, uint64_t *err_off)
 		if (base + pos < end &&
 		    (n = cfi_dec_short(base + pos, end, r->big_endian, &o))) {
 			pos += n;
-			/* The opcodes of nearly every prologue and epilogue
-			 * first, as plain branches: a jump table over a program
-			 * alternating among them is mispredicted at almost
-			 * every instruction. */
-			if (o.op == DW_CFA_advance_loc)
-				e = advance_short(x, (uint32_t)o.a);
-			else if (o.op == DW_CFA_def_cfa_offset)
-				e = def_cfa_offset(x, (int64_t)o.a);
-			else if (o.op == DW_CFA_offset)
-				e = rule_off(x, o.a, CFI_RULE_OFFSET,
-					     factor(o.b, da));
-			else
-				e = exec_one(x, &o);
+			e = exec_one(x, &o);
 		} else {
 			r->pos = pos;
 			if (!cfi_dec_next(dec, &in, &de, err_off))

@@ -104,7 +104,7 @@ MUTANTS = [
      "\tif (f->word_skip)\n\t\treturn f->word_skip;\n",
      ""),
     # The short forms the decoder reads inline (cfi_int.h cfi_dec_short)
-    # and the interpreter runs at once (cfi_interp.c exec).
+    # and the interpreter runs at once (cfi_interp.c exec_one).
     ("two-byte-uleb-misread", "src/dwarf/cfi_int.h",
      "\t\t*v = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;\n",
      "\t\t*v = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 8;\n"),
@@ -115,8 +115,8 @@ MUTANTS = [
      "\t\treturn restore_reg(x, in->a);\n",
      "\t\treturn restore_reg(x, in->a + 1);\n"),
     ("offset-rule-sign", "src/dwarf/cfi_interp.c",
-     "\t\t\t\t\t     factor(o.b, da));\n",
-     "\t\t\t\t\t     factor(o.b, -da));\n"),
+     "\t\t\t\tfactor(in->b, cie->data_align));\n\tswitch (in->op) {\n",
+     "\t\t\t\tfactor(in->b, -cie->data_align));\n\tswitch (in->op) {\n"),
     ("flex-fp-without-ra-padding", "src/convert/sfe_project.c",
      "\t\tf->dw[f->ndw++] = 0; /* RA padding word */\n",
      "\t\t; /* RA padding word */\n"),
