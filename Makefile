@@ -15,7 +15,7 @@ CFLAGS ?= -O2
 LDLIBS := -lz
 TEST_LDLIBS := $(LDLIBS) -lelf
 
-MODULES := common dwarf sframe elf elfpatch convert verify api
+MODULES := common abi dwarf sframe elf elfpatch convert verify api
 LIB_SRCS := $(foreach m,$(MODULES),$(sort $(wildcard src/$(m)/*.c)))
 CLI_SRCS := $(sort $(wildcard src/cli/*.c))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))

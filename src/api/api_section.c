@@ -11,7 +11,7 @@
 #include "../elf/cfi_file.h"
 #include "../convert/convert.h"
 #include "../verify/vf.h"
-#include "../sframe/sframe_fmt.h"
+#include "../sframe/sfr_spec.h"
 #include "api_int.h"
 
 /* Adapts the public read_mem callback to the parser's. */
@@ -50,12 +50,13 @@ static eh2s_status describe(const eh2s_cfi_input *caller, eh2s_cfi_input *in,
 			 "are)", in->machine);
 		return api_usage(err, EH2S_E_UNSUPPORTED, msg);
 	}
-	if ((*abi == CFI_ABI_AMD64 && in->big_endian) ||
-	    (*abi == CFI_ABI_S390X && !in->big_endian))
-		return api_usage(err, EH2S_E_UNSUPPORTED,
-				 *abi == CFI_ABI_AMD64
-					 ? "x86-64 is little-endian only"
-					 : "s390x is big-endian only");
+	const abi_desc *a = abi_get(*abi);
+	if (!abi_sframe_id(a, in->big_endian)) {
+		char msg[96];
+		snprintf(msg, sizeof msg, "%s has no %s-endian SFrame ABI",
+			 a->name, in->big_endian ? "big" : "little");
+		return api_usage(err, EH2S_E_UNSUPPORTED, msg);
+	}
 	if (in->data_size == 0)
 		return api_usage(err, EH2S_E_NO_CFI, "empty CFI section");
 	memset(sec, 0, sizeof *sec);
@@ -213,12 +214,13 @@ static e2s_err verify_rows(const cfi_section *sec, const cfi_table *t,
 	if (e)
 		return e;
 	for (size_t k = 0; k < s.nblocks; k++) {
+		/* The reader's own ids (sfr_spec.h), not the writer's. */
 		unsigned want = t->abi == CFI_ABI_AMD64
-					? SF_ABI_AMD64_ENDIAN_LITTLE
+					? SFR_ABI_AMD64_LE
 				: t->abi == CFI_ABI_S390X
-					? SF_ABI_S390X_ENDIAN_BIG
-				: t->big_endian ? SF_ABI_AARCH64_ENDIAN_BIG
-						: SF_ABI_AARCH64_ENDIAN_LITTLE;
+					? SFR_ABI_S390X_BE
+				: t->big_endian ? SFR_ABI_AARCH64_BE
+						: SFR_ABI_AARCH64_LE;
 		if (s.blocks[k].abi != want) {
 			e = e2s_fail(d, E2S_ERR_BAD_SFRAME, ".sframe",
 				     s.blocks[k].off,

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "eh2sframe.h"
+#include "../abi/abi.h"
 #include "cli.h"
 
 /* What happened to a file; the order is the summary's. */
@@ -292,7 +293,7 @@ static int classify(const char *path, char *why, size_t len)
 		snprintf(why, len, "unsupported: 32-bit ELF");
 		return T_UNSUPPORTED;
 	}
-	if (mach != EM_X86_64 && mach != EM_AARCH64 && mach != EM_S390) {
+	if (!abi_has_sframe(abi_of_machine(mach))) {
 		snprintf(why, len, "unsupported machine %u", mach);
 		return T_UNSUPPORTED;
 	}

@@ -15,6 +15,8 @@
  * that version's FRE bytes (sfe_set.enc). version: 0 or 3 for V3, 2. */
 e2s_err sfe_project(const cfi_table *t, unsigned version, sfe_set *out,
 		    e2s_diag *diag);
+/* (sfe_project runs the rules alone, every cache off: the reference the
+ * streaming path, caches on, is held to by the tests.) */
 
 /* Streaming projection: the same result as sfe_project, built one FDE at
  * a time from cfi_parse_stream / cfi_file_open_view / _stream, so no row
@@ -23,6 +25,9 @@ typedef struct sfe_stream sfe_stream;
 e2s_err sfe_stream_new(sfe_stream **out, unsigned version); /* NOMEM only */
 e2s_err sfe_stream_fde(void *ctx, const cfi_table *t, size_t fde,
 		       const cfi_row *rows, size_t nrows);
+/* The caches (sfe_cache.h) on (the default) or off: the same result.
+ * -DEH2S_NO_CACHE turns them off whatever this says. */
+void sfe_stream_caches(sfe_stream *s, bool on);
 /* A cfi_row_fn for the same stream: rows one by one as the interpreter
  * makes them (sfe_stream_fde then ends the FDE), none kept. */
 e2s_err sfe_stream_row(void *ctx, const cfi_table *t, size_t fde,

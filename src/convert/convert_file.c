@@ -173,7 +173,7 @@ static e2s_err convert_linked(elfp_file *f, size_t old, size_t foreign,
  * (refused before: cfi_abi_from_machine). */
 static uint32_t pcrel_type(unsigned machine, unsigned width)
 {
-	const cfi_abi_regs *r = cfi_abi_info(cfi_abi_from_machine(machine));
+	const abi_desc *r = abi_of_machine(machine);
 	return width == 4 ? r->r_pc32 : r->r_pc64;
 }
 

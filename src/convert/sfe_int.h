@@ -11,6 +11,7 @@
 #include "../common/mem.h"
 #include "../sframe/sframe_fmt.h"
 #include "convert.h"
+#include "sfe_rules.h"
 
 typedef struct {
 	size_t n, cap;
@@ -110,22 +111,6 @@ typedef struct {
 _Static_assert(sizeof(sfe_memo) == 32, "two memo entries per cache line");
 _Static_assert(SFE_SKIP_COUNT_ <= 32, "a skip reason in sfe_memo.out's 5 bits");
 
-/* A row reduced to what SFrame tracks (sfe_project.c). */
-typedef struct {
-	uint8_t kind;   /* PL_* (sfe_project.c) */
-	uint16_t reg;
-	int64_t off;
-} sfe_ploc;
-
-typedef struct {
-	bool ra_undef;
-	bool cfa_deref;
-	bool mangled;
-	uint16_t cfa_reg;
-	int64_t cfa_off;
-	sfe_ploc ra, fp;
-} sfe_prow;
-
 /* A projected row: where it starts, its CFA offset, and the projection
  * it shares the rest with (sfe_fdeproj.full[base]): a row whose CFA
  * offset alone changed adds no projection. */
@@ -178,8 +163,8 @@ enum { SFE_FIRST_NONE = 0, SFE_FIRST_KEPT, SFE_FIRST_NEVER };
 
 typedef struct {
 	const cfi_table *t;
-	cfi_abi abi;
-	const cfi_abi_regs *regs;
+	const abi_desc *abi;
+	bool cache;      /* the caches of sfe_cache.c are used */
 	bool v2;         /* writing SFrame V2 */
 	unsigned retcol; /* the current FDE's CIE return-address column */
 	sfe_fdeproj f;   /* the FDE being projected */
@@ -206,29 +191,6 @@ typedef struct {
 	sfe_skip checked;
 } sfe_pctx;
 
-/* The CFA offset word of an FRE, or why no data word can hold it. Every CFA offset from the input comes here before any arithmetic:
- * the interpreter keeps whatever int64 the CFI says (2^63 from a
- * 10-byte ULEB128 included), and beyond +/-2^40 no SFrame word could
- * hold it even scaled, while below it the s390x scaling cannot
- * overflow. s390x stores (off - 160) / 8 in default and flexible FDEs
- * alike (interoperability with gas/libsframe 2.47, seeds/README.md). */
-#define SFE_OFF_LIMIT ((int64_t)1 << 40)
-static inline sfe_skip sfe_cfa_word(bool s390x, int64_t off, int32_t *w)
-{
-	if (s390x) {
-		if (off < -SFE_OFF_LIMIT || off > SFE_OFF_LIMIT)
-			return SFE_SKIP_OFFSET_RANGE;
-		int64_t a = off - SF_S390X_CFA_OFFSET_ADJUSTMENT;
-		if (a % SF_S390X_CFA_OFFSET_ALIGNMENT_FACTOR)
-			return SFE_SKIP_CFA_ALIGN;
-		off = a / SF_S390X_CFA_OFFSET_ALIGNMENT_FACTOR;
-	}
-	if (off < INT32_MIN || off > INT32_MAX)
-		return SFE_SKIP_OFFSET_RANGE;
-	*w = (int32_t)off;
-	return SFE_SKIP_NONE;
-}
-
 #define SFE_MAX_FRES 65535u
 #define SFE_MAX_MASK_SIZE (1u << 20)
 
@@ -243,5 +205,64 @@ static inline bool sfe_fre_same(const sfe_fre *a, const sfe_fre *b)
 			return false;
 	return true;
 }
+
+/* Does some PC of [pc, end) use this row? Empty rows are dropped. */
+static inline bool sfe_row_live(const cfi_row *r, uint64_t pc, uint64_t end)
+{
+	uint64_t rs = r->start < pc ? pc : r->start;
+	uint64_t re = r->end > end ? end : r->end;
+	return rs < re;
+}
+
+/* An FRE's start: from the FDE's start to its row's (rows cover it). */
+static inline uint32_t sfe_fre_start(const sfe_fdeproj *f, uint64_t start)
+{
+	uint64_t rs = start < f->pc ? f->pc : start;
+	return (uint32_t)(rs - f->pc);
+}
+
+/* The FRE just built in v[*n] after the *n kept ones: one equal to the
+ * FRE before it is merged into it, and one at the previous one's start
+ * replaces it; otherwise it is kept. */
+static inline void sfe_fre_keep(sfe_fre *v, size_t *n)
+{
+	size_t w = *n;
+	if (w > 0 && sfe_fre_same(&v[w - 1], &v[w]))
+		return;
+	if (w > 0 && v[w - 1].start == v[w].start) {
+		v[w - 1] = v[w];
+		return;
+	}
+	*n = w + 1;
+}
+
+/* ---- The FRE builder (sfe_fres.c) ------------------------------------- */
+
+/* A new function of FDE fdeidx; its FREs follow in c->fres (enc_off
+ * holds the index of its first one until its FRE data is written).
+ * NULL on OOM. */
+sfe_func *sfe_new_func(sfe_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
+		       uint64_t start, uint64_t size);
+/* The FRE of projected row pa after the FDE's FREs so far; false on
+ * OOM. A data word that does not fit is remembered (f->word_skip). */
+bool sfe_add_fre(sfe_pctx *c, const sfe_prow_at *pa);
+/* The FDE's FREs again from its projected rows, as a row just made it
+ * flexible. false on OOM. */
+bool sfe_rebuild_fres(sfe_pctx *c);
+/* The functions of FDE i from its projected rows (a PLT's too), their
+ * FRE data written into set->enc (V2 restricted); the skip reason if
+ * none. *oom on allocation failure. */
+sfe_skip sfe_fde_funcs(sfe_pctx *c, const cfi_fde *fde, uint32_t i,
+		       bool *oom);
+
+/* ---- The driver (sfe_project.c), for the caches ------------------------ */
+
+/* The next row of the FDE begun, projected in full. Only allocation
+ * failures are errors. */
+e2s_err sfe_fde_row_gen(sfe_pctx *c, const cfi_row *r);
+/* Claim FDE i's range (its functions to follow); false on OOM. */
+bool sfe_claim_fde(sfe_pctx *c, size_t i, const cfi_fde *fde);
+/* Record FDE i's outcome; false on OOM. */
+bool sfe_note(sfe_pctx *c, size_t i, sfe_skip s);
 
 #endif

@@ -11,34 +11,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../abi/abi.h"
 #include "../common/err.h"
 
 /* ---- ABIs ------------------------------------------------------------ */
 
-typedef enum {
-	CFI_ABI_UNKNOWN = 0, /* parse and dump only; no SFrame */
-	CFI_ABI_AMD64,
-	CFI_ABI_AARCH64,
-	CFI_ABI_S390X,
-} cfi_abi;
-
-/* What the converter knows of an ABI, in one place (cfi_abi.c): DWARF
- * register numbers and relocation types. The verifier keeps its own. */
-#define CFI_NO_REG 0xffffu
-typedef struct {
-	const char *name; /* "amd64", "aarch64", "s390x" */
-	uint16_t sp, fp, ra;
-	uint16_t max_reg; /* highest DWARF register number accepted */
-	uint16_t pc;      /* the column a DWARF reader takes as the current
-	                   * PC in the callee's frame (CFI_NO_REG: none) */
-	uint16_t ra_sign; /* RA signing state pseudo-register (AArch64) */
-	/* Relocation types (0: none) of CFI and .sframe fields. */
-	uint32_t r_pc32, r_pc64, r_abs32, r_abs32s, r_abs64;
-} cfi_abi_regs;
-
-const cfi_abi_regs *cfi_abi_info(cfi_abi abi);
+/* Each ABI's facts are one table (src/abi). Transitional names: */
+typedef abi_id cfi_abi;
+#define CFI_ABI_UNKNOWN ABI_UNKNOWN
+#define CFI_ABI_AMD64 ABI_AMD64
+#define CFI_ABI_AARCH64 ABI_AARCH64
+#define CFI_ABI_S390X ABI_S390X
+#define CFI_NO_REG ABI_NO_REG
+typedef abi_desc cfi_abi_regs;
+#define cfi_abi_info abi_get
 /* ELF e_machine (EM_X86_64 ...) to ABI; CFI_ABI_UNKNOWN otherwise. */
-cfi_abi cfi_abi_from_machine(unsigned e_machine);
+static inline cfi_abi cfi_abi_from_machine(unsigned e_machine)
+{
+	return abi_of_machine(e_machine)->id;
+}
 
 /* ---- Expressions ----------------------------------------------------- */
 

@@ -554,7 +554,7 @@ static E2S_ALWAYS_INLINE e2s_err exec_one(run_t *x, const cfi_insn *in)
 	case DW_CFA_AARCH64_negate_ra_state_with_pc:
 		/* 0x2d is DW_CFA_GNU_window_save (SPARC register windows)
 		 * outside AArch64: no SFrame meaning, so unsupported. */
-		if (x->t->abi != CFI_ABI_AARCH64)
+		if (x->ar->ra_sign == ABI_NO_REG)
 			return E2S_ERR_BAD_OPCODE;
 		x->cur.ra_mangled ^= 1;
 		x->chg |= CFI_COL_SIGN;

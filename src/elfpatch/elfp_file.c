@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../abi/abi.h"
 #include "elfp_internal.h"
 
 void elfp_put(uint8_t *p, uint64_t v, unsigned n, bool be)
@@ -13,7 +14,7 @@ void elfp_put(uint8_t *p, uint64_t v, unsigned n, bool be)
 
 static bool machine_ok(unsigned m)
 {
-	return m == EM_X86_64 || m == EM_AARCH64 || m == EM_S390;
+	return abi_has_sframe(abi_of_machine(m));
 }
 
 /* What editing needs beyond what the reader checked: a machine and a

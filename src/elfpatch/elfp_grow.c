@@ -41,6 +41,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../abi/abi.h"
 #include "../common/reader.h"
 #include "elfp_internal.h"
 
@@ -249,7 +250,7 @@ static bool toolchain_symbol(const elfp_file *f, const elfr_symtab *t,
 		return strcmp(n, abi_tag) == 0 &&
 		       strcmp(sec, ".note.ABI-tag") == 0;
 	return ELF64_ST_TYPE(s->info) == STT_NOTYPE &&
-	       f->in->machine == EM_AARCH64 && n[0] == '$' &&
+	       abi_of_machine(f->in->machine)->mapping_symbols && n[0] == '$' &&
 	       (n[1] == 'd' || n[1] == 'x') && (n[2] == 0 || n[2] == '.');
 }
 

@@ -111,7 +111,7 @@ typedef struct {
  * FREs are rewritten in place as V2 default ones (V2's encoded register
  * words); outermost FREs are dropped (a function may end earlier, see
  * sfe_encode.c). (sfe_encode.c) */
-bool sfe_v2_fit(cfi_abi abi, sfe_func *fn, sfe_fre *fres);
+bool sfe_v2_fit(const abi_desc *abi, sfe_func *fn, sfe_fre *fres);
 
 uint8_t *sfe_put_fres(uint8_t *p, const sfe_fre *fres, sfe_func *fn, bool v2,
 		      bool be);

@@ -93,16 +93,9 @@ static const sfe_func *selected(const sfe_set *s, const sfe_encode_opts *o,
 	return &s->funcs[i];
 }
 
-static unsigned abi_id(const sfe_set *s)
+static unsigned sframe_abi(const sfe_set *s)
 {
-	switch (s->abi) {
-	case CFI_ABI_AMD64: return SF_ABI_AMD64_ENDIAN_LITTLE;
-	case CFI_ABI_AARCH64:
-		return s->big_endian ? SF_ABI_AARCH64_ENDIAN_BIG
-				     : SF_ABI_AARCH64_ENDIAN_LITTLE;
-	case CFI_ABI_S390X: return SF_ABI_S390X_ENDIAN_BIG;
-	default: return 0;
-	}
+	return abi_sframe_id(abi_get(s->abi), s->big_endian);
 }
 
 static inline uint8_t *put_uN(uint8_t *p, uint64_t v, unsigned n, bool be)
@@ -251,7 +244,7 @@ uint8_t *sfe_put_fres(uint8_t *p, const sfe_fre *fres, sfe_func *fn, bool v2,
 
 /* A V2 s390x RA/FP word from a flex pair: stack slot (CFA-based deref,
  * even offset) or register (non-deref, offset 0). */
-static bool v2_s390_word(int32_t ctrl, int32_t off, int32_t *w)
+static bool v2_regnum_word(int32_t ctrl, int32_t off, int32_t *w)
 {
 	if (!SF_FLEX_CTRL_REG_P(ctrl) && SF_FLEX_CTRL_DEREF_P(ctrl) &&
 	    off != SF_FRE_RA_OFFSET_INVALID && !SF_V2_S390X_OFFSET_IS_REGNUM(off)) {
@@ -266,8 +259,9 @@ static bool v2_s390_word(int32_t ctrl, int32_t off, int32_t *w)
 	return false;
 }
 
-/* Rewrite one s390x flex FRE as a V2 default one; false if impossible. */
-static bool v2_s390_fre(const cfi_abi_regs *r, const sfe_fre *f, sfe_fre *out)
+/* Rewrite one flex FRE as a V2 default one with register-number words
+ * (s390x); false if impossible. */
+static bool v2_regnum_fre(const abi_desc *r, const sfe_fre *f, sfe_fre *out)
 {
 	*out = *f;
 	if (f->ndw == 0)
@@ -283,7 +277,7 @@ static bool v2_s390_fre(const cfi_abi_regs *r, const sfe_fre *f, sfe_fre *out)
 	unsigned fpi;
 	out->ndw = 1;
 	if (f->ndw >= 3 && f->dw[2] != 0) {
-		if (f->ndw < 4 || !v2_s390_word(f->dw[2], f->dw[3], &ra))
+		if (f->ndw < 4 || !v2_regnum_word(f->dw[2], f->dw[3], &ra))
 			return false;
 		out->ndw = 2;
 		fpi = 4;
@@ -292,7 +286,7 @@ static bool v2_s390_fre(const cfi_abi_regs *r, const sfe_fre *f, sfe_fre *out)
 	}
 	out->dw[1] = ra;
 	if (f->ndw > fpi) {
-		if (f->ndw < fpi + 2 || !v2_s390_word(f->dw[fpi], f->dw[fpi + 1], &fp))
+		if (f->ndw < fpi + 2 || !v2_regnum_word(f->dw[fpi], f->dw[fpi + 1], &fp))
 			return false;
 		out->dw[2] = fp;
 		out->ndw = 3;
@@ -331,18 +325,17 @@ static bool v2_outermost(sfe_func *fn, sfe_fre *fres)
 	return true;
 }
 
-bool sfe_v2_fit(cfi_abi abi, sfe_func *fn, sfe_fre *fres)
+bool sfe_v2_fit(const abi_desc *abi, sfe_func *fn, sfe_fre *fres)
 {
 	if (fn->signal || !v2_outermost(fn, fres))
 		return false;
 	for (uint32_t k = 0; k < fn->fre_count; k++) {
 		sfe_fre *f = &fres[k], tmp;
 		if (fn->fde_type == SF_FDE_TYPE_FLEX) {
-			if (abi != CFI_ABI_S390X ||
-			    !v2_s390_fre(cfi_abi_info(abi), f, &tmp))
+			if (!abi->v2_regnum_words || !v2_regnum_fre(abi, f, &tmp))
 				return false;
 			*f = tmp;
-		} else if (abi == CFI_ABI_S390X) {
+		} else if (abi->v2_regnum_words) {
 			/* an odd stack offset would read as a register */
 			for (unsigned i = 1; i < f->ndw; i++)
 				if (SF_V2_S390X_OFFSET_IS_REGNUM(f->dw[i]))
@@ -525,7 +518,7 @@ e2s_err sfe_encode_ex(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 				"functions projected for SFrame version %u, "
 				"not %u", s->version, o->sframe_version);
 	n = nselected(s, o);
-	if (abi_id(s) == 0)
+	if (sframe_abi(s) == 0)
 		return e2s_fail(diag, E2S_ERR_UNSUPPORTED_MACHINE, ".sframe", 0,
 				"no SFrame ABI for this machine");
 	for (size_t i = 0; i < n; i++) {
@@ -578,9 +571,9 @@ e2s_err sfe_encode_ex(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 	w = put_uN(w, SF_MAGIC, 2, be);
 	*w++ = v2 ? SF_VERSION_2 : SF_VERSION_3;
 	*w++ = SF_F_FDE_SORTED | SF_F_FDE_FUNC_START_PCREL;
-	*w++ = (uint8_t)abi_id(s);
-	*w++ = (uint8_t)(int8_t)(s->abi == CFI_ABI_AMD64 ? SF_AMD64_CFA_FIXED_FP_OFFSET : 0);
-	*w++ = (uint8_t)(int8_t)(s->abi == CFI_ABI_AMD64 ? SF_AMD64_CFA_FIXED_RA_OFFSET : 0);
+	*w++ = (uint8_t)sframe_abi(s);
+	*w++ = (uint8_t)abi_get(s->abi)->fixed_fp_off;
+	*w++ = (uint8_t)abi_get(s->abi)->fixed_ra_off;
 	*w++ = 0; /* no auxiliary header */
 	w = put_uN(w, (uint32_t)n, 4, be);
 	w = put_uN(w, (uint32_t)p.nfres, 4, be);

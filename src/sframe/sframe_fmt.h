@@ -13,10 +13,8 @@
 #define SF_F_FRAME_POINTER 0x2 /* V1-V2 only */
 #define SF_F_FDE_FUNC_START_PCREL 0x4
 
-#define SF_ABI_AARCH64_ENDIAN_BIG 1
-#define SF_ABI_AARCH64_ENDIAN_LITTLE 2
-#define SF_ABI_AMD64_ENDIAN_LITTLE 3
-#define SF_ABI_S390X_ENDIAN_BIG 4
+/* sfh_abi_arch, the fixed offsets and each ABI's CFA scaling are facts
+ * of the ABI's table (src/abi). */
 
 #define SF_HEADER_SIZE 28   /* sframe_header, no auxiliary header */
 #define SF_FDE_IDX_SIZE 16  /* int64 start, u32 size, u32 start_fre_off */
@@ -83,15 +81,6 @@
 #define SF_FLEX_CTRL_REGNUM(w) ((unsigned)(w) >> 3)
 #define SF_FLEX_CTRL_DEREF_P(w) (((w) >> 1) & 1)
 #define SF_FLEX_CTRL_REG_P(w) ((w) & 1)
-
-/* AMD64 header fixed offsets. */
-#define SF_AMD64_CFA_FIXED_RA_OFFSET (-8)
-#define SF_AMD64_CFA_FIXED_FP_OFFSET 0 /* not fixed */
-
-/* s390x: CFA offset stored as (off - 160) / 8; SP = CFA - 160. */
-#define SF_S390X_SP_VAL_OFFSET (-160)
-#define SF_S390X_CFA_OFFSET_ADJUSTMENT 160
-#define SF_S390X_CFA_OFFSET_ALIGNMENT_FACTOR 8
 
 /* ELF values not in Debian 12's elf.h. */
 #ifndef SHT_GNU_SFRAME

@@ -177,7 +177,7 @@ static void aarch64_pauth(void)
 	r->fp = rule_off(-32); r->ra = rule_off(-24);
 	CHECK_EQ(build(&s, 0x0, &w, &set), E2S_ERR_OK);
 	CHECK_EQ(set.nfuncs, 1);
-	CHECK_EQ(w.data[4], SF_ABI_AARCH64_ENDIAN_LITTLE);
+	CHECK_EQ(w.data[4], 2); /* SFRAME_ABI_AARCH64_ENDIAN_LITTLE (spec 2.1) */
 	static const uint8_t f[] = {
 		3, 0, 0xa0, 0x00, 0x00,  /* signal | pauth B, INC, ADDR1 */
 		0x00, 0x03, 0x00,

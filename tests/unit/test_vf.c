@@ -8,6 +8,7 @@
 #include "convert/convert.h"
 #include "elf/sfr_file.h"
 #include "sframe/sframe_fmt.h"
+#include "sframe/sfr_spec.h"
 #include "t.h"
 #include "t_cfi.h"
 #include "verify/vf_int.h"
@@ -247,7 +248,7 @@ static size_t other_producer(uint8_t *out, const int8_t cfa[4], bool fp_base2)
 	tb_uN(&t, SF_MAGIC, 2);
 	tb_u8(&t, SF_VERSION_3);
 	tb_u8(&t, SF_F_FDE_SORTED | SF_F_FDE_FUNC_START_PCREL);
-	tb_u8(&t, SF_ABI_AMD64_ENDIAN_LITTLE);
+	tb_u8(&t, SFR_ABI_AMD64_LE);
 	tb_u8(&t, 0);
 	tb_u8(&t, (uint8_t)-8);
 	tb_u8(&t, 0);
@@ -559,7 +560,7 @@ static void appendix_a(void)
 	/* AMD64 flexible, DRAP: CFA *(rbp-8); RA padding (fixed c-8); FP
 	 * pair at words 3-4 (section 3.2). */
 	const int32_t drap[] = {(6 << 3) | 3, -8, 0, 2, -16};
-	CHECK(frame_of(CFI_ABI_AMD64, SF_ABI_AMD64_ENDIAN_LITTLE, 3, -8, SF_FDE_TYPE_FLEX,
+	CHECK(frame_of(CFI_ABI_AMD64, SFR_ABI_AMD64_LE, 3, -8, SF_FDE_TYPE_FLEX,
 		       0, drap, 5, &fr, why, sizeof why));
 	vf_val cfa = vf_deref(vf_add(r6, -8));
 	CHECK(vf_eq(&fr.cfa, &cfa) && vf_eq(&fr.sp, &cfa));
@@ -567,24 +568,24 @@ static void appendix_a(void)
 	CHECK(vf_eq(&fr.pc, &ra) && vf_eq(&fr.fp, &fp));
 	/* RA pair present: FP control word is word 4 */
 	const int32_t both[] = {(6 << 3) | 3, -8, (3 << 3) | 1, 0, 2, -16};
-	CHECK(frame_of(CFI_ABI_AMD64, SF_ABI_AMD64_ENDIAN_LITTLE, 3, -8, SF_FDE_TYPE_FLEX,
+	CHECK(frame_of(CFI_ABI_AMD64, SFR_ABI_AMD64_LE, 3, -8, SF_FDE_TYPE_FLEX,
 		       0, both, 6, &fr, why, sizeof why));
 	vf_val rbx = vf_reg(3);
 	CHECK(vf_eq(&fr.pc, &rbx) && vf_eq(&fr.fp, &fp));
 	/* The erratum's reading (FP control at word 3 after an RA pair)
 	 * leaves five words unexplained: refused. */
-	CHECK(!frame_of(CFI_ABI_AMD64, SF_ABI_AMD64_ENDIAN_LITTLE, 3, -8, SF_FDE_TYPE_FLEX,
+	CHECK(!frame_of(CFI_ABI_AMD64, SFR_ABI_AMD64_LE, 3, -8, SF_FDE_TYPE_FLEX,
 			0, both, 5, &fr, why, sizeof why));
 	/* s390x flexible: CFA word scaled like default FDEs (interop) */
 	const int32_t s390f[] = {(15 << 3) | 1, 0, (0 << 3) | 1, 0};
-	CHECK(frame_of(CFI_ABI_S390X, SF_ABI_S390X_ENDIAN_BIG, 3, 0, SF_FDE_TYPE_FLEX,
+	CHECK(frame_of(CFI_ABI_S390X, SFR_ABI_S390X_BE, 3, 0, SF_FDE_TYPE_FLEX,
 		       0, s390f, 4, &fr, why, sizeof why));
 	vf_val r15 = vf_reg(15), r0 = vf_reg(0);
 	cfa = vf_add(r15, 160);
 	CHECK(vf_eq(&fr.cfa, &cfa) && vf_eq(&fr.sp, &r15) && vf_eq(&fr.pc, &r0));
 	/* s390x default: RA word 0 means RA not saved */
 	const int32_t s390d[] = {20, 0, -72};
-	CHECK(frame_of(CFI_ABI_S390X, SF_ABI_S390X_ENDIAN_BIG, 3, 0, SF_FDE_TYPE_DEFAULT,
+	CHECK(frame_of(CFI_ABI_S390X, SFR_ABI_S390X_BE, 3, 0, SF_FDE_TYPE_DEFAULT,
 		       1, s390d, 3, &fr, why, sizeof why));
 	cfa = vf_add(r15, 20 * 8 + 160);
 	vf_val r14 = vf_reg(14);
@@ -592,17 +593,17 @@ static void appendix_a(void)
 	CHECK(vf_eq(&fr.cfa, &cfa) && vf_eq(&fr.pc, &r14) && vf_eq(&fr.fp, &fp));
 	/* s390x V2: odd words are register numbers */
 	const int32_t s390v2[] = {0, (17 << 1) | 1, (16 << 1) | 1};
-	CHECK(frame_of(CFI_ABI_S390X, SF_ABI_S390X_ENDIAN_BIG, 2, 0, SF_FDE_TYPE_DEFAULT,
+	CHECK(frame_of(CFI_ABI_S390X, SFR_ABI_S390X_BE, 2, 0, SF_FDE_TYPE_DEFAULT,
 		       1, s390v2, 3, &fr, why, sizeof why));
 	vf_val f2 = vf_reg(17), f0 = vf_reg(16);
 	CHECK(vf_eq(&fr.pc, &f2) && vf_eq(&fr.fp, &f0));
 	/* AArch64: an RA word 0 is SFRAME_FRE_RA_OFFSET_INVALID to readers */
 	const int32_t a64[] = {16, 0, -16};
-	CHECK(!frame_of(CFI_ABI_AARCH64, SF_ABI_AARCH64_ENDIAN_LITTLE, 3, 0,
+	CHECK(!frame_of(CFI_ABI_AARCH64, SFR_ABI_AARCH64_LE, 3, 0,
 			SF_FDE_TYPE_DEFAULT, 1, a64, 3, &fr, why, sizeof why));
 	CHECK(strstr(why, "RA data word") != NULL);
 	/* AArch64 one word: RA still in LR */
-	CHECK(frame_of(CFI_ABI_AARCH64, SF_ABI_AARCH64_ENDIAN_LITTLE, 3, 0,
+	CHECK(frame_of(CFI_ABI_AARCH64, SFR_ABI_AARCH64_LE, 3, 0,
 		       SF_FDE_TYPE_DEFAULT, 1, a64, 1, &fr, why, sizeof why));
 	vf_val lr = vf_reg(30);
 	CHECK(vf_eq(&fr.pc, &lr));
@@ -610,30 +611,30 @@ static void appendix_a(void)
 	 * with key A; with RA padding the RA stays in LR and FP's pair
 	 * follows at words 3-4. */
 	const int32_t a64f[] = {(0 << 3) | 1, 0, (13 << 3) | 1, 0};
-	CHECK(frame_of(CFI_ABI_AARCH64, SF_ABI_AARCH64_ENDIAN_LITTLE, 3, 0,
+	CHECK(frame_of(CFI_ABI_AARCH64, SFR_ABI_AARCH64_LE, 3, 0,
 		       SF_FDE_TYPE_FLEX, 0x80, a64f, 4, &fr, why, sizeof why));
 	vf_val x0 = vf_reg(0), x13 = vf_reg(13);
 	CHECK(vf_eq(&fr.cfa, &x0) && vf_eq(&fr.sp, &x0) && vf_eq(&fr.pc, &x13));
 	CHECK_EQ(fr.sign, SIGN_A);
 	const int32_t a64p[] = {(31 << 3) | 1, 16, 0, 2, -16};
-	CHECK(frame_of(CFI_ABI_AARCH64, SF_ABI_AARCH64_ENDIAN_LITTLE, 3, 0,
+	CHECK(frame_of(CFI_ABI_AARCH64, SFR_ABI_AARCH64_LE, 3, 0,
 		       SF_FDE_TYPE_FLEX, 0, a64p, 5, &fr, why, sizeof why));
 	cfa = vf_add(vf_reg(31), 16);
 	fp = vf_deref(vf_add(cfa, -16));
 	CHECK(vf_eq(&fr.pc, &lr) && vf_eq(&fr.fp, &fp));
 	/* AMD64 default: too many words */
-	CHECK(!frame_of(CFI_ABI_AMD64, SF_ABI_AMD64_ENDIAN_LITTLE, 3, -8,
+	CHECK(!frame_of(CFI_ABI_AMD64, SFR_ABI_AMD64_LE, 3, -8,
 			SF_FDE_TYPE_DEFAULT, 1, a64, 3, &fr, why, sizeof why));
 	/* no data words: outermost */
-	CHECK(frame_of(CFI_ABI_AMD64, SF_ABI_AMD64_ENDIAN_LITTLE, 3, -8,
+	CHECK(frame_of(CFI_ABI_AMD64, SFR_ABI_AMD64_LE, 3, -8,
 		       SF_FDE_TYPE_DEFAULT, 0, a64, 0, &fr, why, sizeof why));
 	CHECK(fr.outermost);
 	/* a mangled bit outside AArch64 means nothing defined */
-	CHECK(frame_of(CFI_ABI_AMD64, SF_ABI_AMD64_ENDIAN_LITTLE, 3, -8,
+	CHECK(frame_of(CFI_ABI_AMD64, SFR_ABI_AMD64_LE, 3, -8,
 		       SF_FDE_TYPE_DEFAULT, 0x81, a64, 1, &fr, why, sizeof why));
 	CHECK_EQ(fr.sign, SIGN_UNKNOWN);
 	/* the block's ABI must be the file's */
-	CHECK(!frame_of(CFI_ABI_AMD64, SF_ABI_S390X_ENDIAN_BIG, 3, -8,
+	CHECK(!frame_of(CFI_ABI_AMD64, SFR_ABI_S390X_BE, 3, -8,
 			SF_FDE_TYPE_DEFAULT, 1, a64, 1, &fr, why, sizeof why));
 }
 

@@ -1,0 +1,289 @@
+/* The projection's caches (sfe_cache.h says which, and how they are
+ * switched off). Each gives the result the rules would give; none holds
+ * a rule. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/mem.h"
+#include "../common/reader.h"
+#include "sfe_cache.h"
+
+/* ---- First rows -------------------------------------------------------
+ * Most FDEs begin with their CIE's initial rules (r->same == CFI_COL_ALL
+ * on a first row): what sfe_fde_row_gen made of the first such row of
+ * the CIE, kept per CIE (sfe_first), is the same at r's start, as it
+ * depends on nothing else. */
+e2s_err sfe_first_row(sfe_pctx *c, const cfi_row *r)
+{
+	sfe_fdeproj *f = &c->f;
+	uint32_t ci = c->t->fdes[f->fde].cie;
+	if (ci >= c->gfirst.n) {
+		if (!sfe_grow((void **)&c->first, &c->gfirst, sizeof *c->first, ci + 1))
+			return E2S_ERR_NOMEM;
+		memset(&c->first[c->gfirst.n], 0,
+		       (ci + 1 - c->gfirst.n) * sizeof *c->first);
+		c->gfirst.n = ci + 1;
+	}
+	sfe_first *k = &c->first[ci];
+	if (k->state == SFE_FIRST_NEVER || !sfe_row_live(r, f->pc, f->end) ||
+	    !sfe_grow((void **)&f->pv, &f->gp, sizeof *f->pv, 1) ||
+	    !sfe_grow((void **)&f->full, &f->gfull, sizeof *f->full, 1) ||
+	    !sfe_grow((void **)&c->fres, &c->gr, sizeof(sfe_fre), 1))
+		return sfe_fde_row_gen(c, r); /* it reports OOM */
+	if (k->state == SFE_FIRST_NONE) {
+		e2s_err e = sfe_fde_row_gen(c, r);
+		if (e || f->plt) {
+			k->state = SFE_FIRST_NEVER;
+			return e;
+		}
+		k->state = SFE_FIRST_KEPT;
+		k->skip = f->row_skip;
+		if (!k->skip) {
+			k->flex = f->flex;
+			k->cfa_run = f->cfa_run;
+			k->cfa_reg = f->prev_cfa_reg;
+			k->full = f->full[0];
+			k->word_skip = f->word_skip;
+			if (!k->word_skip)
+				k->fre = c->fres[0];
+		}
+		return E2S_ERR_OK;
+	}
+	f->same = 0;
+	f->nrows = 1;
+	if (k->skip) {
+		f->row_skip = k->skip;
+		return E2S_ERR_OK;
+	}
+	f->full[0] = k->full;
+	f->gfull.n = 1;
+	f->pv[0] = (sfe_prow_at){r->start, k->full.cfa_off, 0};
+	f->gp.n = 1;
+	f->flex = k->flex;
+	f->word_skip = k->word_skip;
+	if (!k->word_skip) {
+		c->fres[0] = k->fre;
+		c->fres[0].start = sfe_fre_start(f, r->start);
+		f->nfre = 1;
+	}
+	f->cfa_run = k->cfa_run;
+	f->prev_cfa_reg = k->cfa_reg;
+	f->same = CFI_COL_ALL;
+	return E2S_ERR_OK;
+}
+
+/* ---- Programs seen before --------------------------------------------
+ * An FDE whose program bytes and CIE equal an earlier FDE's, and whose
+ * size is the same or, for both, beyond the last location the program
+ * reaches (cfi_fde.reach), gets the same FRE data or the same skip
+ * reason: the rows differ at most in the last one's end, and
+ * interpretation and projection depend on nothing else, except where a
+ * row's place depends on the FDE's address (DW_CFA_set_loc, the PLT
+ * mask's 16-byte blocks); those, functions split in parts and FDEs with
+ * bad programs are not remembered. The streaming projection asks before
+ * the program runs (cfi_fde_pre_fn) and copies the earlier result. Over
+ * half the FDEs of a large C++ library repeat an earlier program
+ * (libLLVM-14: 59%), most of them one of a few hundred: a small two-way
+ * table (a set is one cache line) keeps a lookup cheap, and the key's
+ * bytes are compared in the section only when its hash bits match. */
+
+static bool memo_key_ok(const cfi_fde *fde)
+{
+	return fde->insn_len > 0 && fde->insn_len <= UINT16_MAX &&
+	       fde->cie <= UINT16_MAX && fde->pc_range <= UINT32_MAX;
+}
+
+static uint64_t memo_hash(sfe_pctx *c, size_t i)
+{
+	if (c->hash_fde == i)
+		return c->hash_val;
+	const cfi_fde *fde = &c->t->fdes[i];
+	const uint8_t *p = c->t->data + fde->insn_off;
+	uint32_t n = fde->insn_len;
+	uint64_t h = (uint64_t)fde->cie << 40 ^ n, w;
+	/* Eight bytes a step, the last eight overlapping the step before
+	 * (the key's bytes are compared on a match, so the hash only needs
+	 * to spread; n is in it). */
+	if (n >= 8) {
+		for (uint32_t k = 0; k + 8 < n; k += 8) {
+			memcpy(&w, p + k, 8);
+			h = (h ^ w) * 0xd6e8feb86659fd93ull;
+			h ^= h >> 32;
+		}
+		memcpy(&w, p + n - 8, 8);
+	} else if (n >= 4) {
+		uint32_t a, b;
+		memcpy(&a, p, 4);
+		memcpy(&b, p + n - 4, 4);
+		w = (uint64_t)a << 32 | b;
+	} else {
+		w = n ? p[0] | (uint64_t)p[n / 2] << 8 | (uint64_t)p[n - 1] << 16 : 0;
+	}
+	h = (h ^ w) * 0xd6e8feb86659fd93ull;
+	h ^= h >> 31;
+	h *= 0x9e3779b97f4a7c15ull;
+	h ^= h >> 32;
+	c->hash_fde = i;
+	c->hash_val = h;
+	return h;
+}
+
+/* The set of two for hash h: the first holds the newer entry. */
+static sfe_memo *memo_set(const sfe_pctx *c, uint64_t h)
+{
+	return &c->memo[2 * ((size_t)h & (c->memo_sets - 1))];
+}
+
+static uint32_t memo_tag(uint64_t h)
+{
+	return (uint32_t)(h >> 32) | 1;
+}
+
+/* A program of up to 8 bytes as a number (the rest 0). */
+static uint64_t short_insns(const uint8_t *p, uint32_t n)
+{
+	return e2s_load_uN(p, n, false);
+}
+
+/* Kept in the entry, a short program is compared without reading the
+ * earlier FDE's bytes (a cache miss each, on the most common hits). */
+static bool memo_same(const sfe_pctx *c, const sfe_memo *m, const cfi_fde *fde,
+		      uint32_t tag)
+{
+	const uint8_t *p = c->t->data + fde->insn_off;
+	if (m->tag != tag || m->insn_len != fde->insn_len || m->cie != fde->cie)
+		return false;
+	if (m->pc_range != fde->pc_range &&
+	    !(m->reach != SFE_MEMO_FAR &&
+	      (m->pc_range > m->reach && fde->pc_range > m->reach)))
+		return false;
+	if (m->insn_len <= 8)
+		return m->insn == short_insns(p, m->insn_len);
+	return memcmp(c->t->data + m->insn, p, m->insn_len) == 0;
+}
+
+bool sfe_memo_put(sfe_pctx *c, size_t i, sfe_skip s, size_t first)
+{
+	const cfi_fde *fde = &c->t->fdes[i];
+	if (fde->status != E2S_ERR_OK || fde->set_loc || c->f.plt ||
+	    !memo_key_ok(fde))
+		return true;
+	switch (s) {
+	case SFE_SKIP_NONE:
+		/* One function over the whole FDE (V2 may shorten it, and
+		 * a function split in parts has more FREs than fre_count
+		 * holds). */
+		if (c->gf.n != first + 1 ||
+		    c->set->funcs[first].pc_type != SF_FDE_PCTYPE_INC ||
+		    c->set->funcs[first].size != fde->pc_range ||
+		    c->set->funcs[first].enc_len > UINT16_MAX)
+			return true;
+		break;
+	case SFE_SKIP_BAD_CFI:
+	case SFE_SKIP_EMPTY:
+	case SFE_SKIP_TOO_LARGE:
+	case SFE_SKIP_DUPLICATE:
+	case SFE_SKIP_UNSUPPORTED_ABI:
+	case SFE_SKIP_PLT_SHAPE:
+		return true; /* not from the program, or not remembered */
+	default:
+		break;
+	}
+	if (!c->memo) {
+		/* About one entry per 64 bytes of section (an FDE takes
+		 * 40 to 60), so that a small file pays for a small table. */
+		size_t sets = 64;
+		while (sets < SFE_MEMO_SETS && sets < c->t->size / 128)
+			sets *= 2;
+		size_t bytes = 2 * sets * sizeof *c->memo;
+		sfe_memo *v = aligned_alloc(64, bytes);
+		uint16_t *tags = calloc(2 * sets, sizeof *tags);
+		if (!v || !tags) {
+			free(v);
+			free(tags);
+			return false;
+		}
+		memset(v, 0, bytes);
+		c->memo = v;
+		c->memo_tags = tags;
+		c->memo_sets = sets;
+	}
+	uint64_t h = memo_hash(c, i);
+	sfe_memo *m = memo_set(c, h);
+	uint16_t *mt = &c->memo_tags[m - c->memo];
+	m[1] = m[0];
+	mt[1] = mt[0];
+	m->tag = memo_tag(h);
+	mt[0] = (uint16_t)m->tag;
+	m->cie = (uint16_t)fde->cie;
+	m->pc_range = (uint32_t)fde->pc_range;
+	m->reach = fde->reach < SFE_MEMO_FAR ? (uint16_t)fde->reach : SFE_MEMO_FAR;
+	m->insn_len = (uint16_t)fde->insn_len;
+	m->insn = fde->insn_len <= 8
+			  ? short_insns(c->t->data + fde->insn_off, fde->insn_len)
+			  : fde->insn_off;
+	m->out = (uint8_t)s;
+	m->enc_off = 0;
+	m->enc_len = m->fre_count = 0;
+	if (!s) {
+		const sfe_func *fn = &c->set->funcs[first];
+		m->enc_off = fn->enc_off;
+		m->enc_len = (uint16_t)fn->enc_len;
+		m->fre_count = (uint16_t)fn->fre_count;
+		m->out |= (uint8_t)(fn->fde_type << 5 | fn->fre_type << 6);
+	}
+	return true;
+}
+
+int sfe_memo_take(sfe_pctx *c, size_t i)
+{
+	const cfi_fde *fde = &c->t->fdes[i];
+	if (!c->memo || !memo_key_ok(fde))
+		return 0;
+	c->checked_fde = i; /* for fde_begin */
+	c->checked = sfe_rule_fde(c->abi, c->t, fde);
+	if (c->checked != SFE_SKIP_NONE)
+		return 0;
+	uint64_t h = memo_hash(c, i);
+	const sfe_memo *m = memo_set(c, h);
+	uint32_t tag = memo_tag(h);
+	/* The entries are read only where a short tag matches; else the
+	 * program runs, and memo_put writes the set afterwards. */
+	const uint16_t *mt = &c->memo_tags[m - c->memo];
+	if (mt[0] != (uint16_t)tag && mt[1] != (uint16_t)tag) {
+		E2S_PREFETCH_W(m);
+		return 0;
+	}
+	if (!memo_same(c, m, fde, tag) && !memo_same(c, ++m, fde, tag))
+		return 0;
+	if (!sfe_claim_fde(c, i, fde))
+		return -1;
+	sfe_skip s = (sfe_skip)(m->out & 0x1f);
+	if (!s) {
+		/* Its FRE data is shared, not copied (a copy would be read
+		 * from wherever the first one is, a cache miss each): enc is
+		 * read-only once written, and the encoder writes each
+		 * function's data from where enc_off says. */
+		sfe_func *fn = sfe_new_func(c, fde, (uint32_t)i, fde->pc_begin,
+					fde->pc_range);
+		if (!fn)
+			return -1;
+		fn->enc_off = m->enc_off;
+		fn->enc_len = m->enc_len;
+		fn->fre_count = m->fre_count;
+		fn->fde_type = (m->out >> 5) & 1;
+		fn->fre_type = (uint8_t)(m->out >> 6);
+		c->set->nfres += m->fre_count;
+	}
+	return sfe_note(c, i, s) ? 1 : -1;
+}
+
+void sfe_cache_free(sfe_pctx *c)
+{
+	free(c->memo);
+	c->memo = NULL;
+	free(c->memo_tags);
+	c->memo_tags = NULL;
+	free(c->first);
+	c->first = NULL;
+}
