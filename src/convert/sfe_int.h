@@ -260,9 +260,33 @@ sfe_skip sfe_fde_funcs(sfe_pctx *c, const cfi_fde *fde, uint32_t i,
 /* The next row of the FDE begun, projected in full. Only allocation
  * failures are errors. */
 e2s_err sfe_fde_row_gen(sfe_pctx *c, const cfi_row *r);
-/* Claim FDE i's range (its functions to follow); false on OOM. */
-bool sfe_claim_fde(sfe_pctx *c, size_t i, const cfi_fde *fde);
+/* Claim FDE i's range, its functions to follow from set->funcs[gf.n]
+ * (up to the next claim's). Whether an earlier FDE has it is decided at
+ * the end (pctx_finish). false on OOM. */
+static inline bool sfe_claim_fde(sfe_pctx *c, size_t i, const cfi_fde *fde)
+{
+	if (c->gcl.n >= c->gcl.cap &&
+	    (c->gcl.n >= UINT32_MAX ||
+	     !sfe_grow((void **)&c->cl, &c->gcl, sizeof *c->cl, c->gcl.n + 1)))
+		return false;
+	c->cl[c->gcl.n++] = (sfe_fclaim){
+		fde->pc_begin, fde->pc_begin + fde->pc_range,
+		fde->reloc.present ? fde->reloc.shndx : 0, (uint32_t)i,
+		(uint32_t)c->gf.n};
+	return true;
+}
+
 /* Record FDE i's outcome; false on OOM. */
-bool sfe_note(sfe_pctx *c, size_t i, sfe_skip s);
+static inline bool sfe_note(sfe_pctx *c, size_t i, sfe_skip s)
+{
+	if (!sfe_grow((void **)&c->set->fde_skip, &c->gs, 1, i + 1))
+		return false;
+	c->set->fde_skip[i] = (uint8_t)s;
+	if (i >= c->gs.n)
+		c->gs.n = i + 1;
+	c->set->counts[s]++;
+	return true;
+}
+
 
 #endif

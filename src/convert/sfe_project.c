@@ -140,22 +140,6 @@ static inline e2s_err fde_row(sfe_pctx *c, const cfi_row *r)
 	return fde_row_any(c, r);
 }
 
-/* Claim FDE i's range, its functions to follow from set->funcs[gf.n]
- * (up to the next claim's). Whether an earlier FDE has it is decided at
- * the end (pctx_finish). false on OOM. */
-bool sfe_claim_fde(sfe_pctx *c, size_t i, const cfi_fde *fde)
-{
-	if (c->gcl.n >= c->gcl.cap &&
-	    (c->gcl.n >= UINT32_MAX ||
-	     !sfe_grow((void **)&c->cl, &c->gcl, sizeof *c->cl, c->gcl.n + 1)))
-		return false;
-	c->cl[c->gcl.n++] = (sfe_fclaim){
-		fde->pc_begin, fde->pc_begin + fde->pc_range,
-		fde->reloc.present ? fde->reloc.shndx : 0, (uint32_t)i,
-		(uint32_t)c->gf.n};
-	return true;
-}
-
 /* FDE i has no more rows, and its status is final: its functions, or
  * why not. Only allocation failures are errors. */
 static e2s_err fde_end(sfe_pctx *c, size_t i)
@@ -201,17 +185,6 @@ static e2s_err project_fde(sfe_pctx *c, size_t i, const cfi_row *rows,
 		if (fde_row(c, &rows[k]))
 			return E2S_ERR_NOMEM;
 	return fde_end(c, i);
-}
-
-bool sfe_note(sfe_pctx *c, size_t i, sfe_skip s)
-{
-	if (!sfe_grow((void **)&c->set->fde_skip, &c->gs, 1, i + 1))
-		return false;
-	c->set->fde_skip[i] = (uint8_t)s;
-	if (i >= c->gs.n)
-		c->gs.n = i + 1;
-	c->set->counts[s]++;
-	return true;
 }
 
 static void pctx_init(sfe_pctx *c, sfe_set *out, unsigned version)
