@@ -43,7 +43,8 @@
  *       sections, CFI bytes or symbols, counted at the first that
  *       differs) and those where a reader saw just what it saw in the
  *       undamaged file; a crashing input, and the first few
- *       disagreements of each file, are written to DIR. Exit status 1
+ *       disagreements of each kind in each file up to 32 MiB, are
+ *       written to DIR. Exit status 1
  *       when anything crashed.
  *   elf_readers -w FILE...
  *       why: ours' message when it refuses the file, and both digests
@@ -656,7 +657,7 @@ static int fuzz_file(const char *path, long cases, const char *dir, tally *all)
 			/* A few disagreements of each kind, to look at. */
 			int kind = *what == 'o' ? (what[5] == 'o' ? 0 : 1)
 			    : *what == 's' ? (what[1] == 'e' ? 2 : 3) : 4;
-			if (*what && saved[kind] < 3) {
+			if (*what && saved[kind] < 3 && len <= (32u << 20)) {
 				save(dir, path, c, what, img, len);
 				saved[kind]++;
 			}
