@@ -230,8 +230,10 @@ uninstall:
 
 # ---- ABI baseline: abi/libeh2sframe.abi is abidw's description of the
 # shared library's public interface (types reachable from
-# include/eh2sframe.h). `make check` compares the built library with it
-# (tests/e2e/lib_abi.sh, abidiff); any difference fails. A deliberate
+# include/eh2sframe.h) and of the libraries it needs (<elf-needed>, its
+# DT_NEEDED). `make check` compares the built library with it
+# (tests/e2e/lib_abi.sh: abidiff, and readelf -d for DT_NEEDED, which
+# abidiff ignores); any difference fails. A deliberate
 # change to the interface runs `make abi-update` and commits the new
 # baseline together with the change.
 ABI_BASELINE := abi/libeh2sframe.abi
