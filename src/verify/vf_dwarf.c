@@ -14,10 +14,10 @@
  * SP had not moved when the save ran, so the place holds CFA - k: a value
  * of the frame, the same at every later PC. If the step moves the CFA
  * too, nothing says which came first, and the value is unknown unless
- * an earlier step of this FDE left the same place known (GCC restates a
- * prologue's saves after a mid-function epilogue: the place still holds
- * what the prologue put there; the first VF_PLACES places are kept). The
- * value rides in the rule, so remember/restore_state carry it along. */
+ * an earlier row of this FDE knew what the same place holds (GCC
+ * restates a prologue's saves after a mid-function epilogue: the place
+ * still holds what the prologue put there). The value rides in the
+ * rule, so remember/restore_state carry it along. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +42,10 @@ enum {
 };
 
 #define REG_NONE 0xffffu
-#define VF_PLACES 16 /* places whose saved SP the walk remembers */
+/* Rows looked back for a place's known value: restated saves come right
+ * after the epilogue they undo (at most 3 rows back in glibc, libstdc++
+ * and the other s390x libraries here); the bound keeps a walk linear. */
+#define VF_LOOKBACK 256
 #define AARCH64_RA_SIGN_STATE 34
 
 typedef struct {
@@ -61,8 +64,6 @@ typedef struct {
 	unsigned depth;
 	uint64_t loc, end;
 	bool in_cie;
-	struct place { vf_rule at; int64_t held; } known[VF_PLACES];
-	unsigned nknown;      /* places known to hold SP as CFA + held */
 } wk_t;
 
 static bool fail(wk_t *k, const char *what, uint64_t off)
@@ -87,12 +88,19 @@ static bool same_place(const vf_rule *a, const vf_rule *b)
 	return a->kind == VR_OFFSET && a->off == b->off;
 }
 
-static struct place *place_of(wk_t *k, const vf_rule *r)
+/* What the latest earlier row of this FDE that knew it said r's place
+ * holds (CFA + *held). */
+static bool earlier_held(const wk_t *k, const vf_rule *r, int64_t *held)
 {
-	for (unsigned i = 0; i < k->nknown; i++)
-		if (same_place(&k->known[i].at, r))
-			return &k->known[i];
-	return NULL;
+	size_t stop = k->w->nrows > VF_LOOKBACK ? k->w->nrows - VF_LOOKBACK : 0;
+	for (size_t i = k->w->nrows; i-- > stop;) {
+		const vf_rule *q = &k->w->rows[i].st.col[COL_SP];
+		if (q->held_known && same_place(q, r)) {
+			*held = q->held;
+			return true;
+		}
+	}
+	return false;
 }
 
 /* SP during the step as CFA + *held: known when the step ran under
@@ -112,21 +120,12 @@ static bool step_sp(const wk_t *k, int64_t *held)
 static void end_step(wk_t *k)
 {
 	vf_rule *sp = &k->cur.col[COL_SP];
+	int64_t held;
 	if (k->step_saves_sp && !sp->held_known &&
-	    same_place(sp, &k->step_save)) {
-		struct place *p = place_of(k, sp);
-		int64_t held;
-		if (step_sp(k, &held)) {
-			if (!p && k->nknown < VF_PLACES)
-				p = &k->known[k->nknown++];
-			if (p)
-				*p = (struct place){*sp, held};
-			sp->held_known = 1;
-			sp->held = held;
-		} else if (p) {
-			sp->held_known = 1;
-			sp->held = p->held;
-		}
+	    same_place(sp, &k->step_save) &&
+	    (step_sp(k, &held) || earlier_held(k, sp, &held))) {
+		sp->held_known = 1;
+		sp->held = held;
 	}
 	k->step_saves_sp = false;
 	k->step_cfa = k->cur.cfa;
