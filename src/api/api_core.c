@@ -86,6 +86,7 @@ eh2s_status api_status(e2s_err e)
 	case E2S_ERR_EXISTS: return EH2S_E_EXISTS;
 	case E2S_ERR_NO_FUNCS: return EH2S_E_NO_FUNCS;
 	case E2S_ERR_USAGE: return EH2S_E_USAGE;
+	case E2S_ERR_INTERNAL:
 	case E2S_ERR_OUTPUT_CHECK: /* what we wrote is wrong: our bug */
 	default: return EH2S_E_INTERNAL;
 	}

@@ -4,6 +4,9 @@
 
 #include <stdint.h>
 
+/* USAGE is a public function's caller passing what it must not; INTERNAL
+ * is a broken invariant between our own modules (a bug in eh2sframe, never
+ * the input's fault), kept apart so users do not hunt for a wrong argument. */
 #define E2S_ERRORS(X)                                                   \
 	X(OK, "success")                                                \
 	X(NOMEM, "out of memory")                                       \
@@ -36,7 +39,8 @@
 	X(SFRAME_NAME, "another kind of section is named .sframe")      \
 	X(OUTPUT_CHECK, "the output failed its check, nothing written") \
 	X(CIE_PTR_WIDTH, "8-byte CIE pointer in a 32-bit DWARF record "  \
-	  "(Free Pascal's .debug_frame): later fields misread")
+	  "(Free Pascal's .debug_frame): later fields misread")          \
+	X(INTERNAL, "internal error")
 
 typedef enum {
 #define E2S_X(name, msg) E2S_ERR_##name,

@@ -312,7 +312,7 @@ static e2s_err strtab_add(elfp_file *f, const char *name, uint32_t *off,
 static e2s_err not_after_layout(const elfp_file *f, e2s_diag *d)
 {
 	if (f->laid_out)
-		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0,
+		return e2s_fail(d, E2S_ERR_INTERNAL, NULL, 0,
 				"edit after elfp_layout");
 	return E2S_ERR_OK;
 }
@@ -382,7 +382,8 @@ e2s_err elfp_move_section(elfp_file *f, size_t i, uint64_t new_size,
 	if (e)
 		return e;
 	if (i == 0 || i >= f->nsecs)
-		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0, "bad section %zu", i);
+		return e2s_fail(d, E2S_ERR_INTERNAL, NULL, 0,
+				"move of section %zu of %zu", i, f->nsecs);
 	elfp_sec *s = &f->secs[i];
 	free(s->content);
 	s->content = NULL;
@@ -403,7 +404,7 @@ e2s_err elfp_shrink_section(elfp_file *f, size_t i, uint64_t new_size,
 	if (i == 0 || i >= f->nsecs || f->secs[i].is_new ||
 	    f->secs[i].place != ELFP_ORIG || new_size > f->secs[i].sh.size ||
 	    f->secs[i].sh.type == SHT_NOBITS)
-		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0,
+		return e2s_fail(d, E2S_ERR_INTERNAL, NULL, 0,
 				"cannot rewrite section %zu in place", i);
 	elfp_sec *s = &f->secs[i];
 	s->old_offset = s->sh.offset;
@@ -423,7 +424,7 @@ e2s_err elfp_set_type(elfp_file *f, size_t i, uint32_t type, uint64_t align,
 	if (i == 0 || i >= f->nsecs || type == SHT_NOBITS ||
 	    f->secs[i].sh.type == SHT_NOBITS || align & (align - 1) ||
 	    align > ELFP_MAX_ALIGN)
-		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0,
+		return e2s_fail(d, E2S_ERR_INTERNAL, NULL, 0,
 				"cannot change the type of section %zu", i);
 	elfp_shdr *sh = &f->secs[i].sh;
 	if (sh->type != type || sh->addralign < align) {
@@ -443,7 +444,7 @@ e2s_err elfp_drop_section(elfp_file *f, size_t i, e2s_diag *d)
 	if (f->in->type != ET_REL || i == 0 || i >= f->old_nsecs ||
 	    i == f->shstrndx || f->secs[i].place != ELFP_ORIG ||
 	    f->secs[i].sh.type == SHT_GROUP)
-		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0,
+		return e2s_fail(d, E2S_ERR_INTERNAL, NULL, 0,
 				"cannot drop section %zu", i);
 	size_t g = elfp_group_of(f, i);
 	if (g) {
@@ -492,7 +493,7 @@ e2s_err elfp_group_add(elfp_file *f, size_t group, size_t member,
 		return e;
 	if (group == 0 || group >= f->nsecs || member >= f->nsecs ||
 	    f->secs[group].sh.type != SHT_GROUP || member > UINT32_MAX)
-		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0,
+		return e2s_fail(d, E2S_ERR_INTERNAL, NULL, 0,
 				"bad group %zu / member %zu", group, member);
 	elfp_sec *g = &f->secs[group];
 	size_t old = g->sh.size;
@@ -536,7 +537,7 @@ e2s_err elfp_add_phdr(elfp_file *f, uint32_t type, uint32_t flags,
 {
 	e2s_err e = not_after_layout(f, d);
 	if (!e && (f->in->type == ET_REL || sec >= f->nsecs))
-		e = e2s_fail(d, E2S_ERR_USAGE, NULL, 0,
+		e = e2s_fail(d, E2S_ERR_INTERNAL, NULL, 0,
 			     "program header for section %zu", sec);
 	elfp_seg *s = NULL;
 	if (!e)
@@ -557,7 +558,7 @@ e2s_err elfp_track_phdr(elfp_file *f, size_t i, size_t sec, e2s_diag *d)
 	if (e)
 		return e;
 	if (i >= f->nsegs || sec >= f->nsecs)
-		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0,
+		return e2s_fail(d, E2S_ERR_INTERNAL, NULL, 0,
 				"bad program header %zu / section %zu", i, sec);
 	f->segs[i].track = sec;
 	f->edited = true;
@@ -570,10 +571,10 @@ static e2s_err content_slot(const elfp_file *f, size_t i, size_t size,
 			    e2s_diag *d)
 {
 	if (i >= f->nsecs || f->secs[i].place == ELFP_ORIG)
-		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0,
+		return e2s_fail(d, E2S_ERR_INTERNAL, NULL, 0,
 				"section %zu has no new space", i);
 	if (size != f->secs[i].sh.size)
-		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0,
+		return e2s_fail(d, E2S_ERR_INTERNAL, NULL, 0,
 				"section %zu: %zu bytes for a size of %llu", i,
 				size, (unsigned long long)f->secs[i].sh.size);
 	return E2S_ERR_OK;

@@ -544,7 +544,8 @@ e2s_err elfp_layout(elfp_file *f, e2s_diag *d)
 	e2s_err e = E2S_ERR_OK;
 
 	if (f->laid_out)
-		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0, "layout done twice");
+		return e2s_fail(d, E2S_ERR_INTERNAL, NULL, 0,
+				"elfp_layout called twice");
 	memset(li, 0, sizeof *li);
 	memset(&g, 0, sizeof g);
 	f->new_phoff = f->in->phoff;

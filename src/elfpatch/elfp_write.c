@@ -278,7 +278,7 @@ static e2s_err collect_patches(const elfp_file *f, wpatch **out, size_t *nout,
 		if (!s->has_content) {
 			free(p);
 			free(t);
-			return e2s_fail(d, E2S_ERR_USAGE, NULL, 0,
+			return e2s_fail(d, E2S_ERR_INTERNAL, NULL, 0,
 					"section %zu has no content", i);
 		}
 		if (s->place == ELFP_INPLACE) {
@@ -342,7 +342,7 @@ static e2s_err collect_patches(const elfp_file *f, wpatch **out, size_t *nout,
 		    p[i].len > f->info.out_size - p[i].off) {
 			free(p);
 			free(t);
-			return e2s_fail(d, E2S_ERR_USAGE, NULL, 0,
+			return e2s_fail(d, E2S_ERR_INTERNAL, NULL, 0,
 					"layout places bytes past the output end");
 		}
 		p[m++] = p[i];
@@ -364,7 +364,8 @@ static e2s_err serialise(const elfp_file *f, wsink *k, e2s_diag *d)
 	if (!f->edited && !f->strtab_changed)
 		return emit(k, f, NULL, 0, f->in->size);
 	if (!f->laid_out)
-		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0, "write before layout");
+		return e2s_fail(d, E2S_ERR_INTERNAL, NULL, 0,
+				"elfp_write before elfp_layout");
 	if (f->info.out_size < f->keep + f->shift)
 		return e2s_fail(d, E2S_ERR_TOO_LARGE, NULL, 0, "output size");
 	e = collect_patches(f, &p, &n, &tabs, eh, d);
@@ -406,7 +407,9 @@ e2s_err elfp_write_mem(elfp_file *f, uint8_t **out, size_t *size,
 		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
 	e2s_err e = serialise(f, &k, d);
 	if (!e && k.pos != n)
-		e = e2s_fail(d, E2S_ERR_USAGE, NULL, 0, "output size mismatch");
+		e = e2s_fail(d, E2S_ERR_INTERNAL, NULL, 0,
+			     "wrote %llu bytes of an output of %llu",
+			     (unsigned long long)k.pos, (unsigned long long)n);
 	if (e) {
 		free(k.mem);
 		return e;

@@ -510,11 +510,11 @@ e2s_err sfe_encode_ex(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 		memset(st, 0, sizeof *st);
 	if (o->sframe_version != 0 && o->sframe_version != SF_VERSION_2 &&
 	    o->sframe_version != SF_VERSION_3)
-		return e2s_fail(diag, E2S_ERR_USAGE, ".sframe", 0,
-				"SFrame version %u not supported", o->sframe_version);
+		return e2s_fail(diag, E2S_ERR_INTERNAL, NULL, 0,
+				"encoder asked for SFrame version %u", o->sframe_version);
 	if ((s->version != SF_VERSION_2 && s->version != SF_VERSION_3) ||
 	    (o->sframe_version != 0 && o->sframe_version != s->version))
-		return e2s_fail(diag, E2S_ERR_USAGE, ".sframe", 0,
+		return e2s_fail(diag, E2S_ERR_INTERNAL, NULL, 0,
 				"functions projected for SFrame version %u, "
 				"not %u", s->version, o->sframe_version);
 	n = nselected(s, o);
@@ -524,16 +524,16 @@ e2s_err sfe_encode_ex(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 	for (size_t i = 0; i < n; i++) {
 		const sfe_func *fn = selected(s, o, i);
 		if (!fn)
-			return e2s_fail(diag, E2S_ERR_USAGE, ".sframe", 0,
+			return e2s_fail(diag, E2S_ERR_INTERNAL, NULL, 0,
 					"selected function %zu out of range", i);
 		if ((uint64_t)fn->enc_off + fn->enc_len > s->enc_len)
-			return e2s_fail(diag, E2S_ERR_USAGE, ".sframe", 0,
+			return e2s_fail(diag, E2S_ERR_INTERNAL, NULL, 0,
 					"function %zu: FRE data out of range", i);
 		if (i > 0) {
 			const sfe_func *q = selected(s, o, i - 1);
 			if (q->reloc.shndx > fn->reloc.shndx ||
 			    (q->reloc.shndx == fn->reloc.shndx && q->start > fn->start))
-				return e2s_fail(diag, E2S_ERR_USAGE, ".sframe", 0,
+				return e2s_fail(diag, E2S_ERR_INTERNAL, NULL, 0,
 						"functions not sorted");
 		}
 	}
@@ -633,7 +633,7 @@ e2s_err sfe_encode_ex(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 	plan_free(&p);
 	if ((uint64_t)(w - start) != total) {
 		free(rl);
-		return e2s_fail(diag, E2S_ERR_BAD_SFRAME, ".sframe", 0,
+		return e2s_fail(diag, E2S_ERR_INTERNAL, NULL, 0,
 				"encoder wrote %zu bytes, layout said %llu",
 				(size_t)(w - start), (unsigned long long)total);
 	}

@@ -2,16 +2,22 @@
  * 6.4.2), written apart from src/dwarf's interpreter: it decodes the
  * instruction bytes itself and keeps, per row, the rules of the columns
  * that change what SFrame recovers (CFA, SP, FP, the CIE's return
- * column, the ABI's RA register, AArch64's RA_SIGN_STATE) plus where each
- * SP save came from.
+ * column, the ABI's RA register, AArch64's RA_SIGN_STATE) plus, for a
+ * saved SP, what its place holds.
  *
- * SP save provenance: "SP saved at CFA+n" (or "in register r") only says
- * where the caller's SP is, not what it equals. The slot holds the SP of
- * the instruction that made the save; if the CFA was SP + k then, that
- * value is CFA - k. We take the save to be in the group of instructions
- * ending at the location where the rule appears, and know k only if the
- * CFA rule was SP + k at the start of that group and still is at its end
- * (a CFA change in the same group leaves open which came first). */
+ * What a saved SP holds. "SP saved at CFA+n" (or "in register r") says
+ * where the caller's SP went, not what it was: the place holds SP as it
+ * was when the saving instruction ran. The CFI places that instruction
+ * only within a step, the code between the previous location and the one
+ * where the rule appears; that code ran under the previous row's CFA
+ * rule. If that rule is SP + k and the step ends with it still in force,
+ * SP had not moved when the save ran, so the place holds CFA - k: a value
+ * of the frame, the same at every later PC. If the step moves the CFA
+ * too, nothing says which came first, and the value is unknown unless
+ * an earlier row of this FDE knew what the same place holds (GCC
+ * restates a prologue's saves after a mid-function epilogue: the place
+ * still holds what the prologue put there). The value rides in the
+ * rule, so remember/restore_state carry it along. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +42,10 @@ enum {
 };
 
 #define REG_NONE 0xffffu
-#define VF_SLOTS 16
+/* Rows looked back for a place's known value: restated saves come right
+ * after the epilogue they undo (at most 3 rows back in glibc, libstdc++
+ * and the other s390x libraries here); the bound keeps a walk linear. */
+#define VF_LOOKBACK 256
 #define AARCH64_RA_SIGN_STATE 34
 
 typedef struct {
@@ -48,13 +57,13 @@ typedef struct {
 	vf_walk *w;
 	vf_state cur;
 	vf_state init;        /* the CIE's rules (for DW_CFA_restore) */
-	vf_cfarule grp_cfa;   /* CFA rule at the start of this location */
+	vf_cfarule step_cfa;  /* the CFA rule the current step's code ran
+	                       * under (the previous row's) */
+	bool step_saves_sp;   /* the step states an SP save ... */
+	vf_rule step_save;    /* ... to this place (kind, reg or off) */
 	unsigned depth;
 	uint64_t loc, end;
 	bool in_cie;
-	bool sp_set;          /* an SP save rule was set in this group */
-	struct slot { uint8_t kind; uint16_t reg; int64_t off, k; } slots[VF_SLOTS];
-	unsigned nslots;
 } wk_t;
 
 static bool fail(wk_t *k, const char *what, uint64_t off)
@@ -69,41 +78,57 @@ static bool cfa_same(const vf_cfarule *x, const vf_cfarule *y)
 	return memcmp(x, y, sizeof *x) == 0;
 }
 
-static struct slot *find_slot(wk_t *k, const vf_rule *r)
+/* Do rules a and b (saves) name the same place? */
+static bool same_place(const vf_rule *a, const vf_rule *b)
 {
-	for (unsigned i = 0; i < k->nslots; i++) {
-		struct slot *s = &k->slots[i];
-		if (s->kind == r->kind && (r->kind == VR_REG ? s->reg == r->reg
-							      : s->off == r->off))
-			return s;
-	}
-	return NULL;
+	if (a->kind != b->kind)
+		return false;
+	if (a->kind == VR_REG)
+		return a->reg == b->reg;
+	return a->kind == VR_OFFSET && a->off == b->off;
 }
 
-/* End of a location group: settle SP provenance (see the top). */
-static void close_group(wk_t *k)
+/* What the latest earlier row of this FDE that knew it said r's place
+ * holds (CFA + *held). */
+static bool earlier_held(const wk_t *k, const vf_rule *r, int64_t *held)
+{
+	size_t stop = k->w->nrows > VF_LOOKBACK ? k->w->nrows - VF_LOOKBACK : 0;
+	for (size_t i = k->w->nrows; i-- > stop;) {
+		const vf_rule *q = &k->w->rows[i].st.col[COL_SP];
+		if (q->held_known && same_place(q, r)) {
+			*held = q->held;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* SP during the step as CFA + *held: known when the step ran under
+ * SP + k and leaves that rule as it found it (see the top). */
+static bool step_sp(const wk_t *k, int64_t *held)
+{
+	const vf_cfarule *c = &k->step_cfa;
+	if (c->kind != VC_REG || c->reg != k->a->sp ||
+	    !cfa_same(c, &k->cur.cfa))
+		return false;
+	*held = (int64_t)(0 - (uint64_t)c->off);
+	return true;
+}
+
+/* A step ends (the location advances, or the FDE ends): if it saved SP
+ * to the place the SP rule now names, say what that place holds. */
+static void end_step(wk_t *k)
 {
 	vf_rule *sp = &k->cur.col[COL_SP];
-	if (sp->prov == VP_PENDING) {
-		sp->prov = cfa_same(&k->cur.cfa, &k->grp_cfa) ? VP_KNOWN : VP_NONE;
-		if (sp->prov == VP_KNOWN) {
-			struct slot *s = find_slot(k, sp);
-			if (!s && k->nslots < VF_SLOTS)
-				s = &k->slots[k->nslots++];
-			if (s)
-				*s = (struct slot){sp->kind, sp->reg, sp->off, sp->prov_k};
-		}
+	int64_t held;
+	if (k->step_saves_sp && !sp->held_known &&
+	    same_place(sp, &k->step_save) &&
+	    (step_sp(k, &held) || earlier_held(k, sp, &held))) {
+		sp->held_known = 1;
+		sp->held = held;
 	}
-	if (k->sp_set && sp->prov == VP_NONE &&
-	    (sp->kind == VR_OFFSET || sp->kind == VR_REG)) {
-		const struct slot *s = find_slot(k, sp);
-		if (s) {
-			sp->prov = VP_KNOWN;
-			sp->prov_k = s->k;
-		}
-	}
-	k->sp_set = false;
-	k->grp_cfa = k->cur.cfa;
+	k->step_saves_sp = false;
+	k->step_cfa = k->cur.cfa;
 }
 
 static bool push_row(wk_t *k, uint64_t upto)
@@ -131,7 +156,7 @@ static bool move_to(wk_t *k, uint64_t to, uint64_t at)
 		return fail(k, "location moves backwards or past the FDE end", at);
 	if (to == k->loc)
 		return true;
-	close_group(k);
+	end_step(k);
 	if (!push_row(k, to))
 		return fail(k, "out of memory", at);
 	k->loc = to;
@@ -163,11 +188,8 @@ static void set_rule(wk_t *k, uint64_t reg, uint8_t kind, int64_t off,
 		r->expr_len = elen;
 		if (c == COL_SP && (kind == VR_OFFSET || kind == VR_REG) &&
 		    !k->in_cie) {
-			k->sp_set = true;
-			if (k->grp_cfa.kind == VC_REG && k->grp_cfa.reg == k->a->sp) {
-				r->prov = VP_PENDING;
-				r->prov_k = k->grp_cfa.off;
-			}
+			k->step_saves_sp = true;
+			k->step_save = *r;
 		}
 		if (c == COL_SIGN && kind == VR_VALEXPR)
 			k->cur.sign_toggle = 0;
@@ -343,9 +365,6 @@ static bool run(wk_t *k, uint32_t off, uint32_t len)
 			if (!k->depth)
 				return fail(k, "DW_CFA_restore_state with nothing remembered", at);
 			k->cur = k->w->stack[--k->depth];
-			/* A save still pending belongs to another group. */
-			if (k->cur.col[COL_SP].prov == VP_PENDING)
-				k->cur.col[COL_SP].prov = VP_NONE;
 			break;
 		case CFA_def_cfa:
 			reg = br_uleb(&r);
@@ -440,16 +459,16 @@ bool vf_walk_fde(const vf_abi *a, const cfi_section *sec, const cfi_table *t,
 		k.depth = 0; /* remembered state does not cross into FDEs */
 	k.init = k.cur;
 	k.in_cie = false;
-	k.sp_set = false;
+	k.step_saves_sp = false;
 	k.fde = fde;
-	k.grp_cfa = k.cur.cfa;
+	k.step_cfa = k.cur.cfa;
 	k.loc = fde->pc_begin;
 	k.end = fde->pc_begin + fde->pc_range;
 	if (k.end < k.loc)
 		return fail(&k, "FDE range wraps around", fde->sec_off);
 	if (!run(&k, fde->insn_off, fde->insn_len))
 		return false;
-	close_group(&k);
+	end_step(&k);
 	if (k.end > k.loc && !push_row(&k, k.end))
 		return fail(&k, "out of memory", fde->sec_off);
 	return true;

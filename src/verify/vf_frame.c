@@ -70,8 +70,8 @@ static vf_val rule_value(const vf_abi *a, vf_eval *e, const vf_rule *r,
 	case VR_OFFSET:
 	case VR_REG:
 		if (is_sp) {
-			if (r->prov == VP_KNOWN)
-				return vf_add(*cfa, (int64_t)(0 - (uint64_t)r->prov_k));
+			if (r->held_known)
+				return vf_add(*cfa, r->held);
 			why(f, "%s", "SP saved while the CFA was not SP-based "
 				     "(or changed at the same step)");
 		}

@@ -53,20 +53,14 @@ enum { /* rule kinds */
 	VR_VALEXPR,  /* value expr computes (CFA pushed) */
 };
 
-enum { /* SP save provenance */
-	VP_NONE = 0, /* nothing known of the saved value */
-	VP_PENDING,  /* saved in the current location group; known if the
-	              * CFA does not change in that group */
-	VP_KNOWN,    /* the saved value is CFA - prov_k */
-};
-
 typedef struct {
 	uint8_t kind;
-	uint8_t prov;
+	uint8_t held_known;  /* SP column saved (VR_OFFSET, VR_REG): what the
+	                      * place holds is known (vf_dwarf.c) */
 	uint16_t reg;
 	uint32_t expr_off, expr_len;
 	int64_t off;
-	int64_t prov_k;
+	int64_t held;        /* ... it holds CFA + held */
 } vf_rule;
 
 enum { VC_UNSET = 0, VC_REG, VC_EXPR, VC_BROKEN };

@@ -194,7 +194,7 @@ static void project_view_matches(void)
 	bw_free(&wf);
 	sfe_encode_opts v3 = {.section_vaddr = 0x800000, .sframe_version = 3};
 	bw_init(&wf, fs.big_endian);
-	CHECK_EQ(sfe_encode(&fs, &v3, &wf, NULL, NULL, &d), E2S_ERR_USAGE);
+	CHECK_EQ(sfe_encode(&fs, &v3, &wf, NULL, NULL, &d), E2S_ERR_INTERNAL);
 	bw_free(&wf);
 	sfe_set_free(&fs);
 	cfi_file_close(ff);

@@ -1,5 +1,5 @@
 /* The independent verifier (src/verify): symbolic values, expression
- * evaluation, its own CFI walk (SP save provenance, RA signing state),
+ * evaluation, its own CFI walk (what a saved SP holds, RA signing state),
  * Appendix A interpretation of hand-built FREs, and whole checks from
  * .eh_frame bytes: against our encoder's output, a flipped byte, and
  * hand-built sections as another producer might write them. Expected
@@ -327,12 +327,34 @@ static void s390x_provenance(void)
 	};
 	/* D: r15 saved after the frame was allocated. */
 	static const uint8_t fd[] = {0x44, 0x0e, 0xc0, 0x02, 0x44, 0x8f, 5};
+	/* E: a leaf's copy of r15 in an FPR (f8, DWARF 24), then allocate:
+	 * the copy still holds what r15 held. */
+	static const uint8_t fe[] = {0x44, 0x09, 15, 24, 0x44, 0x0e, 0xc0, 0x02};
+	/* F: remember/restore_state around a mid-function epilogue carry
+	 * what the prologue's save holds with the rule. */
+	static const uint8_t ff[] = {
+		0x46, 0x8f, 5,             /* +6: r15 at c-40 */
+		0x44, 0x0e, 0xc0, 0x02,    /* +10: CFA r15+320 */
+		0x0a,                      /* remember_state */
+		0x42, 0x0e, 0xa0, 0x01, 0xcf, /* +12: CFA r15+160, restore r15 */
+		0x42, 0x0b,                /* +14: restore_state */
+	};
+	/* G: r15 saved while the CFA is on r11 (a frame pointer). */
+	static const uint8_t fg[] = {0x44, 0x0d, 11, 0x44, 0x8f, 5};
+	/* H: a save in the same step as the allocation, to a place no
+	 * earlier save made known. */
+	static const uint8_t fh[] = {0x46, 0x8f, 5, 0x44, 0x0e, 0xc0, 0x02,
+				     0x8f, 6};
 	fix_init(&f, true);
 	size_t c0 = tb_cie(&f.cfi, 1, -8, 14, false, cie_ins, sizeof cie_ins);
 	tb_fde(&f.cfi, SEC_VADDR, c0, 0x2000, 0x20, fa, sizeof fa);
 	tb_fde(&f.cfi, SEC_VADDR, c0, 0x3000, 0x20, fb, sizeof fb);
 	tb_fde(&f.cfi, SEC_VADDR, c0, 0x4000, 0x20, fc, sizeof fc);
 	tb_fde(&f.cfi, SEC_VADDR, c0, 0x5000, 0x20, fd, sizeof fd);
+	tb_fde(&f.cfi, SEC_VADDR, c0, 0x6000, 0x20, fe, sizeof fe);
+	tb_fde(&f.cfi, SEC_VADDR, c0, 0x7000, 0x20, ff, sizeof ff);
+	tb_fde(&f.cfi, SEC_VADDR, c0, 0x8000, 0x20, fg, sizeof fg);
+	tb_fde(&f.cfi, SEC_VADDR, c0, 0x9000, 0x20, fh, sizeof fh);
 	fix_section(&f, CFI_ABI_S390X);
 	CHECK(vf_abi_init(CFI_ABI_S390X, &a));
 	memset(&w, 0, sizeof w);
@@ -340,7 +362,10 @@ static void s390x_provenance(void)
 	struct { int fde; uint64_t pc; bool sp_ok; } cases[] = {
 		{0, 0x2000, true},  {0, 0x2006, true}, {0, 0x200a, true},
 		{1, 0x3004, false}, {2, 0x4008, true}, {2, 0x400e, true},
-		{2, 0x4010, true},  {3, 0x5008, false},
+		{2, 0x4010, true},  {3, 0x5008, false}, {4, 0x6004, true},
+		{4, 0x6008, true},  {5, 0x700a, true},  {5, 0x700c, true},
+		{5, 0x700e, true},  {6, 0x8008, false}, {7, 0x9006, true},
+		{7, 0x900a, false},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		const cfi_fde *fde = &f.rec.fdes[cases[i].fde];
