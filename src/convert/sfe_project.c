@@ -425,7 +425,7 @@ e2s_err sfe_stream_finish(sfe_stream *s, const cfi_table *t, sfe_set *out,
 		return proj_oom(&s->c, diag);
 	if (s->nfdes != t->nfdes) {
 		sfe_set_free(&s->set);
-		return e2s_fail(diag, E2S_ERR_USAGE, NULL, 0,
+		return e2s_fail(diag, E2S_ERR_INTERNAL, NULL, 0,
 				"stream saw %zu of %zu FDEs", s->nfdes,
 				t->nfdes);
 	}

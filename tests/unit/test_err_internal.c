@@ -177,10 +177,30 @@ static void test_encoder(void)
 	free(img);
 }
 
+/* The streaming projection finished for a table with more FDEs than it
+ * was handed: the parser and the projection disagree. */
+static void test_stream_count(void)
+{
+	sfe_stream *st;
+	sfe_set set;
+	e2s_diag d = {0};
+	cfi_fde fdes[2];
+	cfi_table t;
+	memset(fdes, 0, sizeof fdes);
+	memset(&t, 0, sizeof t);
+	t.abi = CFI_ABI_AMD64;
+	t.fdes = fdes;
+	t.nfdes = 2;
+	CHECK_EQ(sfe_stream_new(&st, 3), E2S_ERR_OK);
+	check_internal(sfe_stream_finish(st, &t, &set, &d), &d, "stream saw 0 of 2 FDEs");
+	sfe_stream_free(st);
+}
+
 int main(void)
 {
 	test_codes();
 	test_elfpatch_order();
 	test_encoder();
+	test_stream_count();
 	return t_done("test_err_internal");
 }
