@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Mutation test of --verify (issue #10): seed deliberate bugs into the
-converter (interpreter, projector, FRE writer, section encoder, and the
-writer's format header sframe_fmt.h), rebuild, convert a corpus with the
+converter (interpreter, projection rules and caches, FRE builder and
+writer, section encoder, the writer's format header sframe_fmt.h and the
+ABI tables of src/abi), rebuild, convert a corpus with the
 mutant and require the mutant's own --verify to report a failure. The
 judge is built from the mutated tree on purpose: whatever it shares with
 the converter carries the bug too, so only a judge with its own reading
@@ -31,19 +32,20 @@ import shutil
 import subprocess
 import sys
 
-# (name, file, old text, new text): each a bug a real converter could have.
+# (name, file, old text, new text), or (name, [(file, old, new), ...]) for
+# one bug in several places: each a bug a real converter could have.
 MUTANTS = [
-    ("accept-any-sp-rule", "src/convert/sfe_project.c",
-     "\tint64_t want = abi == CFI_ABI_S390X ? SF_S390X_SP_VAL_OFFSET : 0;\n",
-     "\tint64_t want = abi == CFI_ABI_S390X ? SF_S390X_SP_VAL_OFFSET : 0;\n"
+    ("accept-any-sp-rule", "src/convert/sfe_rules.c",
+     "\tint64_t want = a->sp_val_off;\n",
+     "\tint64_t want = a->sp_val_off;\n"
      "\tif (r) return SFE_SKIP_NONE;\n"),
     ("sp-provenance-ignores-cfa-change", "src/dwarf/cfi_interp.c",
      "\t\tbool same = grp_same(&x->grp, &x->cur.cfa);\n",
      "\t\tbool same = grp_same(&x->grp, &x->cur.cfa) || true;\n"),
     ("ignore-cie-return-column", "src/convert/sfe_project.c",
      "\t\tc->retcol = c->t->cies[fde->cie].ra_reg;\n",
-     "\t\tc->retcol = c->regs->ra;\n"),
-    ("drop-mangled-ra-bit", "src/convert/sfe_project.c",
+     "\t\tc->retcol = c->abi->ra;\n"),
+    ("drop-mangled-ra-bit", "src/convert/sfe_rules.c",
      "\t\tp->mangled = row->ra_mangled;\n",
      "\t\tp->mangled = 0;\n"),
     ("fold-negate-ra-state-with-pc", "src/dwarf/cfi_interp.c",
@@ -52,21 +54,23 @@ MUTANTS = [
     ("ignore-ra-sign-state-register", "src/dwarf/cfi_interp.c",
      "static void set_sign(run_t *x, const cfi_rule *r)\n{\n",
      "static void set_sign(run_t *x, const cfi_rule *r)\n{\n\treturn;\n"),
-    ("aarch64-ra-word-zero", "src/convert/sfe_project.c",
-     "\t\t    (p->ra.kind == PL_STACK && p->ra.off == SF_FRE_RA_OFFSET_INVALID)) {\n",
-     "\t\t    0) {\n"),
-    ("s390x-ra-word-zero", "src/convert/sfe_project.c",
-     "\t\t    !(p->ra.kind == PL_STACK && p->ra.off != SF_FRE_RA_OFFSET_INVALID)) {\n",
-     "\t\t    !(p->ra.kind == PL_STACK)) {\n"),
-    ("pc-relative-cfa-accepted", "src/convert/sfe_project.c",
-     "\tif (pc_reg(regs, p->cfa_reg))\n\t\treturn SFE_SKIP_PC_RELATIVE;\n",
+    # An RA at CFA+0 in a default FDE's RA word, which reads as "RA not
+    # saved" (one shared line for the ABIs with an RA word: AArch64 and
+    # s390x were two mutants before the ABI tables).
+    ("ra-word-zero", "src/convert/sfe_rules.c",
+     "\t    (p->ra.kind == PL_STACK && p->ra.off == SF_FRE_RA_OFFSET_INVALID)) {\n",
+     "\t    0) {\n"),
+    ("pc-relative-cfa-accepted", "src/convert/sfe_rules.c",
+     "\tif (pc_reg(a, p->cfa_reg))\n\t\treturn SFE_SKIP_PC_RELATIVE;\n",
      ""),
-    ("fre-start-off-by-one", "src/convert/sfe_project.c",
+    ("fre-start-off-by-one", "src/convert/sfe_int.h",
      "\treturn (uint32_t)(rs - f->pc);\n",
      "\treturn (uint32_t)(rs - f->pc) + (rs > f->pc);\n"),
     # Rows passed on only where a column changed, and the projection
-    # redoing only what changed (cfi_row.same, cfa_off_only) or what an
-    # FDE of the same CIE gave for its initial rules (first_row).
+    # redoing only what changed (cfi_row.same; sfe_cache.h sfe_cfa_only,
+    # sfe_rules.c sfe_rule_cfa_only_ok) or what an FDE of the same CIE
+    # gave for its initial rules (sfe_cache.c sfe_first_row), or an FDE
+    # with the same program (sfe_memo_*).
     ("row-change-misses-def-cfa-register", "src/dwarf/cfi_interp.c",
      "\t\treturn E2S_ERR_BAD_REGISTER;\n\tx->chg |= CFI_COL_CFA;\n\tif (x->cur.cfa.kind == CFI_CFA_REG_OFF)\n",
      "\t\treturn E2S_ERR_BAD_REGISTER;\n\tif (x->cur.cfa.kind == CFI_CFA_REG_OFF)\n"),
@@ -76,31 +80,31 @@ MUTANTS = [
     ("row-change-misses-fp-save", "src/dwarf/cfi_interp.c",
      "\tx->chg |= cn == COL_SP ? CFI_COL_SP : CFI_COL_FP;\n",
      "\tx->chg |= cn == COL_SP ? CFI_COL_SP : 0;\n"),
-    ("shortcut-ignores-cfa-register", "src/convert/sfe_project.c",
+    ("shortcut-ignores-cfa-register", "src/convert/sfe_cache.h",
      "\t       r->cfa.kind == CFI_CFA_REG_OFF && r->cfa.reg == f->prev_cfa_reg;\n",
      "\t       r->cfa.kind == CFI_CFA_REG_OFF;\n"),
     ("first-row-kept-whatever-its-rules", "src/convert/sfe_project.c",
-     "\tif (f->nrows == 0 && r->same == CFI_COL_ALL && f->active && !f->plt)\n",
-     "\tif (f->nrows == 0 && f->active && !f->plt)\n"),
-    ("shortcut-ignores-cfa-valued-fp", "src/convert/sfe_project.c",
+     "\tif (f->nrows == 0 && r->same == CFI_COL_ALL && f->active && !f->plt &&\n",
+     "\tif (f->nrows == 0 && f->active && !f->plt &&\n"),
+    ("shortcut-ignores-cfa-valued-fp", "src/convert/sfe_rules.c",
      "\t    r->fp.kind == CFI_RULE_VAL_OFFSET)\n\t\treturn false;\n",
      "\t    0)\n\t\treturn false;\n"),
-    ("shortcut-ignores-sp-same-value", "src/convert/sfe_project.c",
+    ("shortcut-ignores-sp-same-value", "src/convert/sfe_rules.c",
      "\tcase CFI_RULE_OFFSET:\n\t\treturn true;\n",
      "\tcase CFI_RULE_OFFSET:\n\tcase CFI_RULE_SAME:\n\t\treturn true;\n"),
-    ("memo-ignores-program-reach", "src/convert/sfe_project.c",
+    ("memo-ignores-program-reach", "src/convert/sfe_cache.c",
      "\t      (m->pc_range > m->reach && fde->pc_range > m->reach)))\n",
      "\t      fde->pc_range >= m->reach))\n"),
     # FREs built as the rows come: a row whose CFA offset alone changed
     # reuses the FRE before it; the first row that needs a flexible FDE
     # rebuilds those built for a default one.
-    ("shifted-fre-cfa-word-in-default-slot", "src/convert/sfe_project.c",
+    ("shifted-fre-cfa-word-in-default-slot", "src/convert/sfe_cache.h",
      "\tunsigned k = f->flex ? 1 : 0;\n",
      "\tunsigned k = 0;\n"),
     ("flex-row-keeps-default-fres", "src/convert/sfe_project.c",
-     "\tif (f->flex != flex && !rebuild_fres(c))\n",
-     "\tif (f->flex != flex && 0 && !rebuild_fres(c))\n"),
-    ("unfit-data-word-dropped", "src/convert/sfe_project.c",
+     "\tif (f->flex != flex && !sfe_rebuild_fres(c))\n",
+     "\tif (f->flex != flex && 0 && !sfe_rebuild_fres(c))\n"),
+    ("unfit-data-word-dropped", "src/convert/sfe_fres.c",
      "\tif (f->word_skip)\n\t\treturn f->word_skip;\n",
      ""),
     # The short forms the decoder reads inline (cfi_int.h cfi_dec_short)
@@ -117,52 +121,59 @@ MUTANTS = [
     ("offset-rule-sign", "src/dwarf/cfi_interp.c",
      "\t\t\t\tfactor(in->b, cie->data_align));\n\tswitch (in->op) {\n",
      "\t\t\t\tfactor(in->b, -cie->data_align));\n\tswitch (in->op) {\n"),
-    ("flex-fp-without-ra-padding", "src/convert/sfe_project.c",
+    ("flex-fp-without-ra-padding", "src/convert/sfe_rules.c",
      "\t\tf->dw[f->ndw++] = 0; /* RA padding word */\n",
      "\t\t; /* RA padding word */\n"),
-    # The CFA word helper (sfe_int.h: one rule).
-    ("s390x-cfa-scaling-no-remainder-check", "src/convert/sfe_int.h",
-     "\t\tif (a % SF_S390X_CFA_OFFSET_ALIGNMENT_FACTOR)\n\t\t\treturn SFE_SKIP_CFA_ALIGN;\n",
+    # The CFA word helper (sfe_rules.h sfe_cfa_word: one rule, scaled by
+    # the ABI table's cfa_adjust and cfa_align: s390x).
+    ("s390x-cfa-scaling-no-remainder-check", "src/convert/sfe_rules.h",
+     "\t\tif (v % a->cfa_align)\n\t\t\treturn SFE_SKIP_CFA_ALIGN;\n",
      ""),
-    ("s390x-cfa-not-scaled", "src/convert/sfe_int.h",
-     "\t\toff = a / SF_S390X_CFA_OFFSET_ALIGNMENT_FACTOR;\n",
-     "\t\toff = off + 0 * a;\n"),
-    ("fp-offset-sign", "src/convert/sfe_project.c",
-     "\t\tif (p->fp.kind == PL_STACK)\n\t\t\treturn push_w(f, p->fp.off);\n\t\treturn SFE_SKIP_NONE;\n\tcase CFI_ABI_AARCH64:\n",
-     "\t\tif (p->fp.kind == PL_STACK)\n\t\t\treturn push_w(f, -p->fp.off);\n\t\treturn SFE_SKIP_NONE;\n\tcase CFI_ABI_AARCH64:\n"),
+    ("s390x-cfa-not-scaled", "src/convert/sfe_rules.h",
+     "\t\toff = v / a->cfa_align;\n",
+     "\t\toff = off + 0 * v;\n"),
+    # A default FDE's FP word (one line for every ABI since the tables;
+    # it was AMD64's switch case).
+    ("fp-offset-sign", "src/convert/sfe_rules.c",
+     "\tif (p->fp.kind == PL_STACK)\n\t\treturn push_w(f, p->fp.off);\n\treturn SFE_SKIP_NONE;\n}\n",
+     "\tif (p->fp.kind == PL_STACK)\n\t\treturn push_w(f, -p->fp.off);\n\treturn SFE_SKIP_NONE;\n}\n"),
     ("cfa-base-bit-inverted", "src/sframe/sfe_encode.c",
      "\treturn SF_FRE_INFO(flex || f->base_fp, f->ndw, SF_FRE_DATAWORD_1B,\n",
      "\treturn SF_FRE_INFO(flex || !f->base_fp, f->ndw, SF_FRE_DATAWORD_1B,\n"),
     ("fre-info-kept-across-fields", "src/sframe/sfe_encode.c",
      "\tif (info_key(f) != *key) {\n",
      "\tif (info_key(f) != *key && 0) {\n"),
+    # The header's fixed RA offset wrong (-16 on AMD64) while the rules
+    # take RA at CFA-8 as "the header says it". (The table's fixed_ra_off
+    # itself wrong is not a wrong output: the rules then give every RA at
+    # CFA-8 explicitly, in flexible FDEs, and skip the PLT.)
     ("amd64-fixed-ra-offset", "src/sframe/sfe_encode.c",
-     "\t*w++ = (uint8_t)(int8_t)(s->abi == CFI_ABI_AMD64 ? SF_AMD64_CFA_FIXED_RA_OFFSET : 0);\n",
-     "\t*w++ = (uint8_t)(int8_t)(s->abi == CFI_ABI_AMD64 ? -16 : 0);\n"),
+     "\t*w++ = (uint8_t)abi_get(s->abi)->fixed_ra_off;\n",
+     "\t*w++ = (uint8_t)(abi_get(s->abi)->fixed_ra_off * 2);\n"),
     ("drop-signal-flag", "src/sframe/sfe_encode.c",
      "\treturn (uint8_t)SF_FUNC_INFO(!v2 && fn->signal, fn->pauth_b, fn->pc_type, ft);\n",
      "\treturn (uint8_t)SF_FUNC_INFO(0 && !v2, fn->pauth_b, fn->pc_type, ft);\n"),
     ("drop-pauth-key-b", "src/sframe/sfe_encode.c",
      "\treturn (uint8_t)SF_FUNC_INFO(!v2 && fn->signal, fn->pauth_b, fn->pc_type, ft);\n",
      "\treturn (uint8_t)SF_FUNC_INFO(!v2 && fn->signal, 0, fn->pc_type, ft);\n"),
-    ("outermost-gets-a-cfa-word", "src/convert/sfe_project.c",
+    ("outermost-gets-a-cfa-word", "src/convert/sfe_rules.c",
      "\tif (p->ra_undef)\n\t\treturn SFE_SKIP_NONE; /* 0 data words, info byte 0 */\n",
      ""),
-    ("plt-threshold-off-by-one", "src/convert/sfe_project.c",
+    ("plt-threshold-off-by-one", "src/convert/sfe_fres.c",
      "\t\tfr[kept].start = k ? f->plt_k : 0;\n",
      "\t\tfr[kept].start = k ? f->plt_k + 1 : 0;\n"),
-    ("plt-block-size", "src/convert/sfe_project.c",
-     "\tfn->rep_size = 16;\n",
-     "\tfn->rep_size = 32;\n"),
+    ("plt-block-size", "src/convert/sfe_fres.c",
+     "\tfn->rep_size = (uint8_t)block;\n",
+     "\tfn->rep_size = (uint8_t)(2 * block);\n"),
     ("fde-start-off-by-one", "src/sframe/sfe_encode.c",
      "\t\tuint64_t pcrel = fn->start - (o->section_vaddr + field);\n",
      "\t\tuint64_t pcrel = fn->start + 1 - (o->section_vaddr + field);\n"),
-    ("flex-ra-register-dropped", "src/convert/sfe_project.c",
+    ("flex-ra-register-dropped", "src/convert/sfe_rules.c",
      "\tcase PL_REG: ctrl = SF_FLEX_CTRL(l->reg, 0, 1); break;\n",
      "\tcase PL_REG: ctrl = SF_FLEX_CTRL(l->reg, 1, 1); break;\n"),
-    ("val-offset-ignores-cfa-offset", "src/convert/sfe_project.c",
-     "\treturn reg_loc(regs, own, p->cfa_reg, p->cfa_off + l->off, false, l);\n",
-     "\treturn reg_loc(regs, own, p->cfa_reg, l->off, false, l);\n"),
+    ("val-offset-ignores-cfa-offset", "src/convert/sfe_rules.c",
+     "\treturn reg_loc(a, own, p->cfa_reg, p->cfa_off + l->off, false, l);\n",
+     "\treturn reg_loc(a, own, p->cfa_reg, l->off, false, l);\n"),
     # The FRE writer the projection calls once per function.
     ("start-width-from-first-fre", "src/sframe/sfe_encode.c",
      "\tuint32_t max = fn->fre_count ? fres[fn->fre_count - 1].start : 0;\n",
@@ -240,14 +251,62 @@ MUTANTS = [
     ("fmt-pcrel-flag-value", "src/sframe/sframe_fmt.h",
      "#define SF_F_FDE_FUNC_START_PCREL 0x4\n",
      "#define SF_F_FDE_FUNC_START_PCREL 0x2\n"),
-    ("fmt-abi-amd64-aarch64le-swapped", "src/sframe/sframe_fmt.h",
-     "#define SF_ABI_AARCH64_ENDIAN_LITTLE 2\n#define SF_ABI_AMD64_ENDIAN_LITTLE 3\n",
-     "#define SF_ABI_AARCH64_ENDIAN_LITTLE 3\n#define SF_ABI_AMD64_ENDIAN_LITTLE 2\n"),
-    ("fmt-s390x-cfa-adjustment", "src/sframe/sframe_fmt.h",
-     "#define SF_S390X_CFA_OFFSET_ADJUSTMENT 160\n",
-     "#define SF_S390X_CFA_OFFSET_ADJUSTMENT 168\n"),
     ("fmt-sht-gnu-sframe", "src/sframe/sframe_fmt.h",
      "#define SHT_GNU_SFRAME 0x6ffffff4\n", "#define SHT_GNU_SFRAME 0x6ffffff5\n"),
+    # The ABI tables (src/abi): what the writer's format header held
+    # before (SFrame ABI ids, s390x CFA scaling) and each ABI's rules.
+    ("abi-amd64-aarch64le-ids-swapped", [
+        ("src/abi/abi_amd64.c",
+         "\t.sframe_abi_le = 3, /* SFRAME_ABI_AMD64_ENDIAN_LITTLE */\n",
+         "\t.sframe_abi_le = 2, /* SFRAME_ABI_AMD64_ENDIAN_LITTLE */\n"),
+        ("src/abi/abi_aarch64.c",
+         "\t.sframe_abi_le = 2, /* SFRAME_ABI_AARCH64_ENDIAN_LITTLE */\n",
+         "\t.sframe_abi_le = 3, /* SFRAME_ABI_AARCH64_ENDIAN_LITTLE */\n")]),
+    ("abi-s390x-cfa-adjustment", "src/abi/abi_s390x.c",
+     "\t.cfa_adjust = 160, .cfa_align = 8,\n",
+     "\t.cfa_adjust = 168, .cfa_align = 8,\n"),
+    ("abi-s390x-cfa-align", "src/abi/abi_s390x.c",
+     "\t.cfa_adjust = 160, .cfa_align = 8,\n",
+     "\t.cfa_adjust = 160, .cfa_align = 4,\n"),
+    ("abi-amd64-no-pc-column", "src/abi/abi_amd64.c",
+     " .max_reg = 130, .pc = 16,\n",
+     " .max_reg = 130, .pc = ABI_NO_REG,\n"),
+    ("abi-amd64-ra-form-padded", "src/abi/abi_amd64.c",
+     "\t.ra_form = ABI_RA_FIXED,\n",
+     "\t.ra_form = ABI_RA_WORD_PADDED,\n"),
+    ("abi-aarch64-ra-form-padded", "src/abi/abi_aarch64.c",
+     "\t.ra_form = ABI_RA_WORD,\n",
+     "\t.ra_form = ABI_RA_WORD_PADDED,\n"),
+    ("abi-aarch64-no-ra-sign", "src/abi/abi_aarch64.c",
+     "\t.ra_sign = 34,\n",
+     "\t.ra_sign = ABI_NO_REG,\n"),
+    # The caches (sfe_cache.c, sfe_cache.h): each must give what the
+    # rules would.
+    ("memo-ignores-cie", [
+        ("src/convert/sfe_cache.c",
+         "\tuint64_t h = (uint64_t)fde->cie << 40 ^ n, w;\n",
+         "\tuint64_t h = n, w;\n"),
+        ("src/convert/sfe_cache.c",
+         " || m->insn_len != fde->insn_len || m->cie != fde->cie)\n",
+         " || m->insn_len != fde->insn_len)\n")]),
+    ("first-row-ignores-cie", "src/convert/sfe_cache.c",
+     "\tuint32_t ci = c->t->fdes[f->fde].cie;\n",
+     "\tuint32_t ci = 0;\n"),
+    ("shortcut-ignores-changed-columns", "src/convert/sfe_cache.h",
+     "\t       (same | CFI_COL_CFA) == CFI_COL_ALL &&\n",
+     "\t       ((same | CFI_COL_CFA) == CFI_COL_ALL || 1) &&\n"),
+    ("shortcut-fre-replaces-previous", "src/convert/sfe_cache.h",
+     "\tif (last->start != start) {\n",
+     "\tif (0) {\n"),
+    # Not seeded: bugs --verify cannot see on this corpus, as the output
+    # stays right or functions are only skipped (listed as missing, not
+    # a failure): the AMD64 table's fixed_ra_off -16 or 0 (every RA at
+    # CFA-8 said in flexible FDEs, the PLT skipped), s390x sp_val_off 0
+    # or -168 (functions that save SP skipped), AMD64 plt_block 32 (the
+    # PLT, not 32-byte aligned, skipped), AMD64 ra_form ABI_RA_WORD (FP
+    # saves go flexible); in the caches, sfe_memo_take dropping fde_type
+    # (the shared FRE data carries it) and sfe_memo_put keeping
+    # DW_CFA_set_loc programs (no such input).
 ]
 
 
@@ -331,14 +390,26 @@ def main():
         sys.exit("mutants: the unmutated converter does not verify clean: " + what)
     mutants = [m for m in MUTANTS if not only or m[0] in only]
     killed = 0
-    for name, path, old, new in mutants:
-        src = os.path.join(tree, path)
-        text = open(src).read()
-        if text.count(old) != 1:
-            print("mutant %-38s NOT APPLIED (%d matches): the code changed; "
-                  "update tests/mutants/mutants.py" % (name, text.count(old)))
+    for m in mutants:
+        name = m[0]
+        edits = m[1] if len(m) == 2 else [m[1:]]
+        saved = {}  # path: its unmutated text
+        applied = True
+        for path, old, new in edits:
+            src = os.path.join(tree, path)
+            text = open(src).read()
+            saved.setdefault(src, text)
+            if text.count(old) != 1:
+                print("mutant %-38s NOT APPLIED (%d matches in %s): the code "
+                      "changed; update tests/mutants/mutants.py"
+                      % (name, text.count(old), path))
+                applied = False
+                break
+            open(src, "w").write(text.replace(old, new))
+        if not applied:
+            for src, text in saved.items():
+                open(src, "w").write(text)
             continue
-        open(src, "w").write(text.replace(old, new))
         try:
             ok, log = build(tree)
             if not ok:
@@ -367,7 +438,8 @@ def main():
             else:
                 print("mutant %-38s SURVIVED (output changed, verify clean)" % name)
         finally:
-            open(src, "w").write(text)
+            for src, text in saved.items():
+                open(src, "w").write(text)
     build(tree)
     print("mutants=%d killed=%d" % (len(mutants), killed))
     sys.exit(0 if killed == len(mutants) else 1)
