@@ -150,7 +150,8 @@ eh2s_status eh2s_convert(eh2s_file *f, const eh2s_convert_opts *opts,
 	f->fns = fns;
 	f->nfns = nfns;
 	f->have_result = true;
-	api_summary_of(&res, &f->sum, f->by_reason, EH2S_SKIP_COUNT);
+	api_summary_of(&res.tally, res.sframe_size, res.nsections, &f->sum,
+		       f->by_reason);
 	elfp_result_free(&res);
 	if (o->on_function)
 		for (size_t i = 0; i < nfns; i++)
@@ -214,21 +215,21 @@ eh2s_status api_sframe_version(int version, eh2s_error *err)
 	return EH2S_OK;
 }
 
-void api_summary_of(const elfp_result *r, eh2s_summary *sum,
-		    size_t *by_reason, size_t len)
+void api_summary_of(const conv_tally *n, size_t sframe_bytes,
+		    size_t nsections, eh2s_summary *sum,
+		    size_t by_reason[EH2S_SKIP_COUNT])
 {
 	memset(sum, 0, sizeof *sum);
 	sum->size = sizeof *sum;
-	sum->functions = r->nfdes;
-	sum->converted = r->converted;
-	sum->unrelocated = r->unrelocated;
-	for (size_t i = 1; i < r->ncounts; i++)
-		sum->skipped_total += r->counts[i];
-	sum->sframe_bytes = r->sframe_size;
-	sum->sframe_sections = r->nsections;
-	api_by_reason(by_reason, len, r->counts, r->ncounts);
-	if (by_reason && len)
-		by_reason[0] = r->converted;
+	sum->functions = n->nfdes;
+	sum->converted = n->converted;
+	sum->unrelocated = n->unrelocated;
+	sum->skipped_total = n->skipped;
+	sum->sframe_bytes = sframe_bytes;
+	sum->sframe_sections = nsections;
+	/* The public [0] counts what is in .sframe. */
+	api_by_reason(by_reason, EH2S_SKIP_COUNT, n->outcome, SFE_SKIP_COUNT_);
+	by_reason[0] = n->converted;
 }
 
 void api_summary_out(eh2s_summary *out, const eh2s_summary *ours,

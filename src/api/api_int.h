@@ -92,10 +92,11 @@ eh2s_status api_convert_opts(const eh2s_convert_opts *o,
 			     eh2s_convert_opts *ours, eh2s_error *err);
 /* 0, 2 or 3; else UNSUPPORTED. */
 eh2s_status api_sframe_version(int version, eh2s_error *err);
-/* A file conversion's totals (by_reason[0..len) gets the per-reason
- * counts, [0] = converted; may be NULL). */
-void api_summary_of(const elfp_result *r, eh2s_summary *sum,
-		    size_t *by_reason, size_t len);
+/* A run's totals (conv_tally) as the API says them: by_reason gets the
+ * per-reason counts, [0] = converted and in .sframe. */
+void api_summary_of(const conv_tally *n, size_t sframe_bytes,
+		    size_t nsections, eh2s_summary *sum,
+		    size_t by_reason[EH2S_SKIP_COUNT]);
 /* *ours and the per-reason counts[0..n) to the caller's summary (its
  * size already checked): counts into its by_reason array, the rest up
  * to its size. */

@@ -85,17 +85,11 @@ eh2s_status eh2s_convert_section(const eh2s_cfi_input *cfi,
 	const eh2s_section_opts *o = &oc;
 	eh2s_cfi_input in;
 	eh2s_summary total;
-	size_t by_reason[EH2S_SKIP_COUNT] = {0};
 	cfi_section sec;
 	cfi_abi abi;
-	cfi_table t;
-	sfe_set set;
-	sfe_stream *ps = NULL;
-	sfe_encode_opts eo;
+	conv_run run;
 	e2s_diag d = {0};
-	bw_t w;
 	eh2s_status st;
-	e2s_err e;
 
 	if (!sframe || !sframe_size)
 		return api_usage(err, EH2S_E_USAGE, "NULL argument");
@@ -113,69 +107,39 @@ eh2s_status eh2s_convert_section(const eh2s_cfi_input *cfi,
 	st = describe(cfi, &in, &sec, &abi, err);
 	if (st != EH2S_OK)
 		return st;
-	memset(&total, 0, sizeof total);
-	total.size = sizeof total;
 
-	memset(&t, 0, sizeof t);
-	memset(&set, 0, sizeof set);
-	bw_init(&w, sec.big_endian);
-	/* Streaming projection: rows are never kept (sfe.h). */
-	e = sfe_stream_new(&ps, o->sframe_version == 2 ? 2 : 3);
-	if (e) {
-		e2s_fail(&d, e, NULL, 0, NULL);
-		goto out;
-	}
-	cfi_sink sink = {sfe_stream_pre, sfe_stream_row, sfe_stream_fde, ps};
-	e = cfi_parse_sink(&sec, abi, &sink, &t, &d);
-	if (!e)
-		e = sfe_stream_finish(ps, &t, &set, &d);
-	if (e)
-		goto out;
-
-	memset(&eo, 0, sizeof eo);
-	eo.section_vaddr = sframe_addr;
-	eo.share_fres = o->share_fres != 0;
-	total.functions = t.nfdes;
-	total.converted = set.counts[SFE_SKIP_NONE];
-	for (int k = 0; k < SFE_SKIP_COUNT_; k++) {
-		by_reason[k] = set.counts[k];
-		if (k != SFE_SKIP_NONE)
-			total.skipped_total += set.counts[k];
-	}
-	if (o->on_function) {
-		for (size_t i = 0; i < t.nfdes; i++) {
-			int reason = i < set.nfdes ? set.fde_skip[i]
-						   : SFE_SKIP_BAD_CFI;
+	conv_input ci = {.sec = &sec, .abi = abi};
+	conv_opts co = {.sframe_version = (uint8_t)o->sframe_version,
+			.encode = true, .vaddr = sframe_addr,
+			.share_fres = o->share_fres != 0};
+	e2s_err e = conv_run_do(&ci, &co, &run, &d);
+	/* The totals and the functions also when nothing was convertible. */
+	if (run.t && o->on_function) {
+		for (size_t i = 0; i < run.t->nfdes; i++) {
+			int reason = i < run.set.nfdes ? run.set.fde_skip[i]
+						       : SFE_SKIP_BAD_CFI;
 			if (reason == SFE_SKIP_NONE && !o->report_all)
 				continue;
 			eh2s_function fn = {.size = sizeof fn,
-					    .pc = t.fdes[i].pc_begin,
-					    .pc_range = t.fdes[i].pc_range,
+					    .pc = run.t->fdes[i].pc_begin,
+					    .pc_range = run.t->fdes[i].pc_range,
 					    .reason = reason};
 			o->on_function(o->cb_ctx, &fn);
 		}
 	}
-	e = sfe_encode(&set, &eo, &w, NULL, NULL, &d);
-	if (e)
-		goto out;
-	if (w.oom) {
-		e = e2s_fail(&d, E2S_ERR_NOMEM, NULL, 0, NULL);
-		goto out;
-	}
-	total.sframe_bytes = w.len;
-	total.sframe_sections = 1;
-	/* The writer's buffer becomes the caller's (eh2s_free). */
-	*sframe = w.data;
-	*sframe_size = w.len;
-	w.data = NULL;
-out:
-	/* The totals also when nothing was convertible. */
-	if (sum)
+	if (sum) {
+		size_t by_reason[EH2S_SKIP_COUNT];
+		api_summary_of(&run.tally, run.sframe_size, run.sframe ? 1 : 0,
+			       &total, by_reason);
 		api_summary_out(sum, &total, by_reason, EH2S_SKIP_COUNT);
-	bw_free(&w);
-	sfe_set_free(&set);
-	cfi_table_free(&t);
-	sfe_stream_free(ps);
+	}
+	if (!e) {
+		/* The section becomes the caller's (eh2s_free). */
+		*sframe = run.sframe;
+		*sframe_size = run.sframe_size;
+		run.sframe = NULL;
+	}
+	conv_run_free(&run);
 	return e ? api_fail(err, &d) : api_ok(err);
 }
 

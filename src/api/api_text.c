@@ -248,7 +248,8 @@ eh2s_status eh2s_convert_file(const char *in, const char *out,
 		if (sum) {
 			eh2s_summary s;
 			size_t by_reason[EH2S_SKIP_COUNT];
-			api_summary_of(&r, &s, by_reason, EH2S_SKIP_COUNT);
+			api_summary_of(&r.tally, r.sframe_size, r.nsections,
+				       &s, by_reason);
 			api_summary_out(sum, &s, by_reason, EH2S_SKIP_COUNT);
 		}
 		if (res && e == E2S_ERR_OK) {
