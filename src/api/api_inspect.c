@@ -38,7 +38,6 @@ eh2s_status eh2s_verify(const eh2s_file *f, eh2s_verify_result *out,
 	cfi_load_opts lo;
 	cfi_file *cf = NULL;
 	sfr_section s;
-	vf_counts n;
 	e2s_diag d = {0};
 	size_t size;
 	const uint8_t *img;
@@ -52,23 +51,21 @@ eh2s_status eh2s_verify(const eh2s_file *f, eh2s_verify_result *out,
 	if (!f->nsecs)
 		return api_usage(err, EH2S_E_USAGE,
 				 "no .sframe section to verify");
-	memset(&n, 0, sizeof n);
 	if (api_decode(f, &s, &d))
 		return api_fail(err, &d);
 	img = api_cur(f, &size);
+	memset(&lo, 0, sizeof lo);
 	lo.prefer_debug_frame = f->debug_frame;
 	/* Records only (the verifier walks the programs itself); the image
 	 * is borrowed. */
 	lo.records_only = true;
-	if (cfi_file_open_view(img, size, &lo, NULL, NULL, &cf, &d) ||
-	    vf_verify(cfi_file_section(cf), cfi_file_table(cf), &s, NULL, NULL,
-		      &n, &d)) {
+	if (cfi_file_open_view(img, size, &lo, NULL, NULL, &cf, &d)) {
 		st = api_fail(err, &d);
-		goto out;
+	} else {
+		api_verify_in v = {.sec = cfi_file_section(cf),
+				   .t = cfi_file_table(cf), .s = &s};
+		st = api_verify_run(&v, out, err);
 	}
-	api_verify_out(out, &n, 0, NULL);
-	st = api_verified(&n, err);
-out:
 	if (cf)
 		cfi_file_close(cf);
 	sfr_free(&s);

@@ -55,6 +55,27 @@ eh2s_status api_status(e2s_err e);
  * or is extra (with a message), else OK. */
 eh2s_status api_verified(const vf_counts *n, eh2s_error *err);
 
+/* One verification (api_verify.c): s (decoded .sframe) against t, the
+ * records of sec (cfi_parse_records: the verifier runs the programs
+ * itself). Issues go to on_issue (may be NULL), missing and skipped
+ * functions only when asked; names (may be NULL) gives function names
+ * and section indices. */
+typedef struct {
+	const cfi_section *sec;
+	const cfi_table *t;
+	const sfr_section *s;
+	const cfi_file *names;
+	eh2s_verify_cb on_issue;
+	void *cb_ctx;
+	bool report_missing, report_skipped;
+	size_t bad_relocs;     /* reported in the result */
+} api_verify_in;
+/* Run it: on success *out (NULL, or its size checked) gets the counts
+ * and the status says whether they match (api_verified); on failure out
+ * stays as it was. */
+eh2s_status api_verify_run(const api_verify_in *v, eh2s_verify_result *out,
+			   eh2s_error *err);
+
 /* ---- Size-prefixed structs (include/eh2sframe.h, "Keeping the ABI") --
  * API_END(T, last): the size of the first release's T, whose last field
  * was `last`; a caller's size below it is a struct never initialised.

@@ -11,7 +11,7 @@
 #include "../elf/cfi_file.h"
 #include "../convert/convert.h"
 #include "../verify/vf.h"
-#include "../sframe/sframe_fmt.h"
+#include "../sframe/sfr_spec.h"
 #include "api_int.h"
 
 /* Adapts the public read_mem callback to the parser's. */
@@ -145,57 +145,24 @@ eh2s_status eh2s_convert_section(const eh2s_cfi_input *cfi,
 
 /* ---- Verification ----------------------------------------------------- */
 
-static void forward_issue(void *ctx, const vf_issue *is)
+/* The ABI/arch id each block of s must carry for the CFI's machine, in
+ * the reader's own terms (sfr_spec.h: the verifier stays independent of
+ * the writer's header). */
+static e2s_err check_abi(const cfi_table *t, const sfr_section *s,
+			 e2s_diag *d)
 {
-	const eh2s_verify_section_opts *o = ctx;
-	if ((is->kind == VF_SKIPPED && !o->report_skipped) ||
-	    (is->kind == VF_MISSING && !o->report_missing))
-		return;
-	eh2s_verify_issue pub = {
-		.size = sizeof pub,
-		.kind = is->kind == VF_EXTRA	 ? EH2S_ISSUE_EXTRA
-			: is->kind == VF_MISSING ? EH2S_ISSUE_MISSING
-			: is->kind == VF_SKIPPED ? EH2S_ISSUE_SKIPPED
-						 : EH2S_ISSUE_MISMATCH,
-		.pc = is->pc,
-		.what = is->what,
-	};
-	o->on_issue(o->cb_ctx, &pub);
-}
-
-/* The single call into the verifier (src/verify) for in-memory
- * sections: decode the .sframe bytes (sfr_decode), check their ABI id
- * against the CFI's machine, then vf_verify with the section's records
- * (t from cfi_parse_records: the verifier runs the programs itself). */
-static e2s_err verify_rows(const cfi_section *sec, const cfi_table *t,
-			   const uint8_t *sframe, size_t size,
-			   uint64_t sframe_addr, vf_issue_cb cb, void *ctx,
-			   vf_counts *n, e2s_diag *d)
-{
-	sfr_section s;
-	e2s_err e = sfr_decode(sframe, size, sframe_addr, &s, d);
-	if (e)
-		return e;
-	for (size_t k = 0; k < s.nblocks; k++) {
-		unsigned want = t->abi == CFI_ABI_AMD64
-					? SF_ABI_AMD64_ENDIAN_LITTLE
-				: t->abi == CFI_ABI_S390X
-					? SF_ABI_S390X_ENDIAN_BIG
-				: t->big_endian ? SF_ABI_AARCH64_ENDIAN_BIG
-						: SF_ABI_AARCH64_ENDIAN_LITTLE;
-		if (s.blocks[k].abi != want) {
-			e = e2s_fail(d, E2S_ERR_BAD_SFRAME, ".sframe",
-				     s.blocks[k].off,
-				     "ABI/arch id %u does not match the CFI's "
-				     "machine (want %u)",
-				     s.blocks[k].abi, want);
-			sfr_free(&s);
-			return e;
-		}
-	}
-	e = vf_verify(sec, t, &s, cb, ctx, n, d);
-	sfr_free(&s);
-	return e;
+	unsigned want = t->abi == CFI_ABI_AMD64	  ? SFR_ABI_AMD64_LE
+			: t->abi == CFI_ABI_S390X ? SFR_ABI_S390X_BE
+			: t->big_endian		  ? SFR_ABI_AARCH64_BE
+						  : SFR_ABI_AARCH64_LE;
+	for (size_t k = 0; k < s->nblocks; k++)
+		if (s->blocks[k].abi != want)
+			return e2s_fail(d, E2S_ERR_BAD_SFRAME, ".sframe",
+					s->blocks[k].off,
+					"ABI/arch id %u does not match the "
+					"CFI's machine (want %u)",
+					s->blocks[k].abi, want);
+	return E2S_ERR_OK;
 }
 
 eh2s_status eh2s_verify_section(const eh2s_cfi_input *cfi,
@@ -209,7 +176,7 @@ eh2s_status eh2s_verify_section(const eh2s_cfi_input *cfi,
 	cfi_section sec;
 	cfi_abi abi;
 	cfi_table t;
-	vf_counts n;
+	sfr_section s;
 	e2s_diag d = {0};
 	eh2s_status st;
 
@@ -228,16 +195,20 @@ eh2s_status eh2s_verify_section(const eh2s_cfi_input *cfi,
 	if (st != EH2S_OK)
 		return st;
 	memset(&t, 0, sizeof t);
-	memset(&n, 0, sizeof n);
+	memset(&s, 0, sizeof s);
+	/* Records only: the verifier runs the programs itself. */
 	if (cfi_parse_records(&sec, abi, &t, &d) ||
-	    verify_rows(&sec, &t, sframe, sframe_size, sframe_addr,
-			o.on_issue ? forward_issue : NULL, &o, &n, &d)) {
+	    sfr_decode(sframe, sframe_size, sframe_addr, &s, &d) ||
+	    check_abi(&t, &s, &d)) {
 		st = api_fail(err, &d);
-		goto out;
+	} else {
+		api_verify_in v = {.sec = &sec, .t = &t, .s = &s,
+				   .on_issue = o.on_issue, .cb_ctx = o.cb_ctx,
+				   .report_missing = o.report_missing != 0,
+				   .report_skipped = o.report_skipped != 0};
+		st = api_verify_run(&v, out, err);
 	}
-	api_verify_out(out, &n, 0, NULL);
-	st = api_verified(&n, err);
-out:
+	sfr_free(&s);
 	cfi_table_free(&t);
 	return st;
 }
