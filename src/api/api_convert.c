@@ -71,13 +71,18 @@ static e2s_err take_functions(elfp_result *res, eh2s_function **out,
 	return E2S_ERR_OK;
 }
 
-/* elfp_convert in memory: the handle's bytes in (borrowed), *img out. */
-static e2s_err run_convert(const eh2s_file *f, const elfp_opts *eo,
+/* elfp_convert in memory: the handle's bytes in (borrowed; parsed by
+ * eh2s_open, whose parse the first conversion takes), *img out. */
+static e2s_err run_convert(eh2s_file *f, const elfp_opts *eo,
 			   elfp_result *res, uint8_t **img, size_t *size,
 			   e2s_diag *d)
 {
-	elfp_file *ef = NULL;
-	e2s_err e = elfp_open_view(f->in, f->in_size, &ef, d);
+	elfp_file *ef = f->in_view;
+	e2s_err e = E2S_ERR_OK;
+	/* The conversion edits it: no later one can take it again. */
+	f->in_view = NULL;
+	if (!ef)
+		e = elfp_open_view(f->in, f->in_size, &ef, d);
 	if (e) {
 		memset(res, 0, sizeof *res);
 		return e;
@@ -97,6 +102,17 @@ static e2s_err run_convert(const eh2s_file *f, const elfp_opts *eo,
 			*size = 0;
 		}
 	}
+	elfp_close(ef);
+	return e;
+}
+
+/* The converted image's parse, for the getters. */
+static e2s_err scan_output(eh2s_file *f, e2s_diag *d)
+{
+	elfp_file *ef = NULL;
+	e2s_err e = elfp_open_view(f->out, f->out_size, &ef, d);
+	if (!e)
+		e = api_scan(f, ef, d);
 	elfp_close(ef);
 	return e;
 }
@@ -164,7 +180,7 @@ eh2s_status eh2s_convert(eh2s_file *f, const eh2s_convert_opts *opts,
 	f->out = img;
 	f->out_size = size;
 	f->debug_frame = o->debug_frame != 0;
-	if (api_scan(f, &d) != E2S_ERR_OK)
+	if (scan_output(f, &d) != E2S_ERR_OK)
 		return api_fail(err, &d);
 	return api_ok(err);
 }

@@ -72,30 +72,6 @@ eh2s_status eh2s_verify(const eh2s_file *f, eh2s_verify_result *out,
 	return st;
 }
 
-/* Sizes of the CFI sections, by name (every section of that name). */
-static e2s_err section_sizes(const uint8_t *img, size_t size, eh2s_stats *o,
-			     e2s_diag *d)
-{
-	elfp_file *ef = NULL;
-	e2s_err e = elfp_open_view(img, size, &ef, d);
-	if (e)
-		return e;
-	for (size_t i = 1; i < elfp_shnum(ef); i++) {
-		const char *name = elfp_section_name(ef, i);
-		uint64_t sz = elfp_section(ef, i)->size;
-		if (!name)
-			continue;
-		if (strcmp(name, ".eh_frame") == 0)
-			o->eh_frame_size += sz;
-		else if (strcmp(name, ".eh_frame_hdr") == 0)
-			o->eh_frame_hdr_size += sz;
-		else if (strcmp(name, ".debug_frame") == 0)
-			o->debug_frame_size += sz;
-	}
-	elfp_close(ef);
-	return E2S_ERR_OK;
-}
-
 /* What a default conversion would do. No CFI is not an error here. */
 static e2s_err dry_run(const eh2s_file *f, const uint8_t *img, size_t size,
 		       eh2s_stats *o, size_t *by_reason, e2s_diag *d)
@@ -142,8 +118,10 @@ eh2s_status eh2s_get_stats(const eh2s_file *f, eh2s_stats *out,
 		return st;
 	memset(&o, 0, sizeof o);
 	img = api_cur(f, &size);
-	if (section_sizes(img, size, &o, &d) ||
-	    dry_run(f, img, size, &o, by_reason, &d))
+	o.eh_frame_size = f->eh_frame_size;
+	o.eh_frame_hdr_size = f->eh_frame_hdr_size;
+	o.debug_frame_size = f->debug_frame_size;
+	if (dry_run(f, img, size, &o, by_reason, &d))
 		return api_fail(err, &d);
 	for (size_t i = 0; i < f->nsecs; i++)
 		o.sframe_size += f->secs[i].size;

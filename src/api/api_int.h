@@ -31,6 +31,12 @@ struct eh2s_file {
 	bool debug_frame;     /* the last conversion read .debug_frame */
 	api_sec *secs;        /* .sframe sections of the current image */
 	size_t nsecs;
+	/* Sizes of the current image's CFI sections, by name (every
+	 * section of that name), for eh2s_get_stats. */
+	uint64_t eh_frame_size, eh_frame_hdr_size, debug_frame_size;
+	/* The input's ELF parse from eh2s_open, until a conversion takes
+	 * it (then NULL: a later conversion parses the input again). */
+	elfp_file *in_view;
 	bool have_result;     /* summary and functions are valid */
 	eh2s_summary sum;     /* totals (by_reason NULL) */
 	size_t by_reason[EH2S_SKIP_COUNT]; /* [0] = converted */
@@ -134,8 +140,9 @@ e2s_err api_read_file(const char *path, uint8_t **data, size_t *size,
 e2s_err api_write_file(const char *path, const void *data, size_t size,
 		       int mode, e2s_diag *d);
 
-/* Find the .sframe sections of image (f->secs). */
-e2s_err api_scan(eh2s_file *f, e2s_diag *d);
+/* What the getters say about the current image, from ef (its parse):
+ * machine, type, .sframe sections (f->secs), CFI section sizes. */
+e2s_err api_scan(eh2s_file *f, const elfp_file *ef, e2s_diag *d);
 
 /* Decode the current image's .sframe from memory: linked files from
  * the section bytes, ET_REL through sfr_elf_read_mem (it resolves the
