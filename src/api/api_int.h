@@ -1,5 +1,5 @@
 /* Internals of the public API (include/eh2sframe.h): the handle and the
- * helpers its three files share. Everything goes through the module
+ * helpers the files of src/api share. Everything goes through the module
  * headers of src/convert, src/elfpatch, src/elf, src/sframe and src/verify. */
 #ifndef E2S_API_INT_H
 #define E2S_API_INT_H
