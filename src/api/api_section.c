@@ -116,8 +116,7 @@ eh2s_status eh2s_convert_section(const eh2s_cfi_input *cfi,
 	/* The totals and the functions also when nothing was convertible. */
 	if (run.t && o->on_function) {
 		for (size_t i = 0; i < run.t->nfdes; i++) {
-			int reason = i < run.set.nfdes ? run.set.fde_skip[i]
-						       : SFE_SKIP_BAD_CFI;
+			int reason = (int)conv_fde_outcome(&run, i);
 			if (reason == SFE_SKIP_NONE && !o->report_all)
 				continue;
 			eh2s_function fn = {.size = sizeof fn,

@@ -109,6 +109,9 @@ typedef struct {
  * convertible) keeps the set and the tally. Free r either way. */
 e2s_err conv_run_do(const conv_input *in, const conv_opts *o, conv_run *r,
 		    e2s_diag *d);
+/* FDE i's outcome (sfe_skip; unrelocated ones are NONE, r->unrel
+ * marks them). */
+sfe_skip conv_fde_outcome(const conv_run *r, size_t i);
 /* Close the CFI early (r->cf, r->table; r->t becomes NULL), keeping the
  * set and the tally: a large file's records are not held while its
  * output is laid out. */

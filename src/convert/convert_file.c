@@ -25,14 +25,13 @@ static e2s_err collect(const conv_run *run, const elfp_opts *o,
 		       elfp_result *res, e2s_diag *d)
 {
 	const cfi_table *t = run->t;
-	const sfe_set *set = &run->set;
 	res->nfdes = run->tally.nfdes;
 	res->tally = run->tally;
 	if (!o->want_skipped && !o->want_all)
 		return E2S_ERR_OK;
 	size_t n = 0;
 	for (size_t i = 0; i < t->nfdes; i++)
-		if (o->want_all || i >= set->nfdes || set->fde_skip[i] != SFE_SKIP_NONE)
+		if (o->want_all || conv_fde_outcome(run, i) != SFE_SKIP_NONE)
 			n++;
 	if (!n)
 		return E2S_ERR_OK;
@@ -40,7 +39,7 @@ static e2s_err collect(const conv_run *run, const elfp_opts *o,
 	if (!res->fns)
 		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
 	for (size_t i = 0; i < t->nfdes; i++) {
-		uint8_t why = i < set->nfdes ? set->fde_skip[i] : SFE_SKIP_BAD_CFI;
+		sfe_skip why = conv_fde_outcome(run, i);
 		if (!o->want_all && why == SFE_SKIP_NONE)
 			continue;
 		const cfi_fde *fde = &t->fdes[i];

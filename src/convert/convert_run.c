@@ -24,6 +24,14 @@ static e2s_err project_section(const conv_input *in, unsigned version,
 	return e;
 }
 
+sfe_skip conv_fde_outcome(const conv_run *r, size_t i)
+{
+	/* The stream saw every FDE (sfe_stream_finish checks it); one it
+	 * did not would be bad CFI. */
+	uint8_t why = i < r->set.nfdes ? r->set.fde_skip[i] : SFE_SKIP_BAD_CFI;
+	return why < SFE_SKIP_COUNT_ ? (sfe_skip)why : SFE_SKIP_BAD_CFI;
+}
+
 /* The outcomes, per FDE: the projection's verdict, and for ET_REL
  * whether a relocation gives the start of what it converted. */
 static e2s_err tally(conv_run *r, e2s_diag *d)
@@ -43,11 +51,7 @@ static e2s_err tally(conv_run *r, e2s_diag *d)
 				r->unrel[s->funcs[k].src_fde] = 1;
 	}
 	for (size_t i = 0; i < t->nfdes; i++) {
-		/* The stream saw every FDE (sfe_stream_finish checks it);
-		 * one it did not would be bad CFI. */
-		uint8_t why = i < s->nfdes ? s->fde_skip[i] : SFE_SKIP_BAD_CFI;
-		if (why >= SFE_SKIP_COUNT_)
-			why = SFE_SKIP_BAD_CFI;
+		sfe_skip why = conv_fde_outcome(r, i);
 		n->outcome[why]++;
 		n->code_bytes += t->fdes[i].pc_range;
 		if (why != SFE_SKIP_NONE)
