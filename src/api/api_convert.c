@@ -71,13 +71,18 @@ static e2s_err take_functions(elfp_result *res, eh2s_function **out,
 	return E2S_ERR_OK;
 }
 
-/* elfp_convert in memory: the handle's bytes in (borrowed), *img out. */
-static e2s_err run_convert(const eh2s_file *f, const elfp_opts *eo,
+/* elfp_convert in memory: the handle's bytes in (borrowed; parsed by
+ * eh2s_open, whose parse the first conversion takes), *img out. */
+static e2s_err run_convert(eh2s_file *f, const elfp_opts *eo,
 			   elfp_result *res, uint8_t **img, size_t *size,
 			   e2s_diag *d)
 {
-	elfp_file *ef = NULL;
-	e2s_err e = elfp_open_view(f->in, f->in_size, &ef, d);
+	elfp_file *ef = f->in_view;
+	e2s_err e = E2S_ERR_OK;
+	/* The conversion edits it: no later one can take it again. */
+	f->in_view = NULL;
+	if (!ef)
+		e = elfp_open_view(f->in, f->in_size, &ef, d);
 	if (e) {
 		memset(res, 0, sizeof *res);
 		return e;
@@ -97,6 +102,17 @@ static e2s_err run_convert(const eh2s_file *f, const elfp_opts *eo,
 			*size = 0;
 		}
 	}
+	elfp_close(ef);
+	return e;
+}
+
+/* The converted image's parse, for the getters. */
+static e2s_err scan_output(eh2s_file *f, e2s_diag *d)
+{
+	elfp_file *ef = NULL;
+	e2s_err e = elfp_open_view(f->out, f->out_size, &ef, d);
+	if (!e)
+		e = api_scan(f, ef, d);
 	elfp_close(ef);
 	return e;
 }
@@ -150,7 +166,8 @@ eh2s_status eh2s_convert(eh2s_file *f, const eh2s_convert_opts *opts,
 	f->fns = fns;
 	f->nfns = nfns;
 	f->have_result = true;
-	api_summary_of(&res, &f->sum, f->by_reason, EH2S_SKIP_COUNT);
+	api_summary_of(&res.tally, res.sframe_size, res.nsections, &f->sum,
+		       f->by_reason);
 	elfp_result_free(&res);
 	if (o->on_function)
 		for (size_t i = 0; i < nfns; i++)
@@ -163,7 +180,7 @@ eh2s_status eh2s_convert(eh2s_file *f, const eh2s_convert_opts *opts,
 	f->out = img;
 	f->out_size = size;
 	f->debug_frame = o->debug_frame != 0;
-	if (api_scan(f, &d) != E2S_ERR_OK)
+	if (scan_output(f, &d) != E2S_ERR_OK)
 		return api_fail(err, &d);
 	return api_ok(err);
 }
@@ -214,21 +231,21 @@ eh2s_status api_sframe_version(int version, eh2s_error *err)
 	return EH2S_OK;
 }
 
-void api_summary_of(const elfp_result *r, eh2s_summary *sum,
-		    size_t *by_reason, size_t len)
+void api_summary_of(const conv_tally *n, size_t sframe_bytes,
+		    size_t nsections, eh2s_summary *sum,
+		    size_t by_reason[EH2S_SKIP_COUNT])
 {
 	memset(sum, 0, sizeof *sum);
 	sum->size = sizeof *sum;
-	sum->functions = r->nfdes;
-	sum->converted = r->converted;
-	sum->unrelocated = r->unrelocated;
-	for (size_t i = 1; i < r->ncounts; i++)
-		sum->skipped_total += r->counts[i];
-	sum->sframe_bytes = r->sframe_size;
-	sum->sframe_sections = r->nsections;
-	api_by_reason(by_reason, len, r->counts, r->ncounts);
-	if (by_reason && len)
-		by_reason[0] = r->converted;
+	sum->functions = n->nfdes;
+	sum->converted = n->converted;
+	sum->unrelocated = n->unrelocated;
+	sum->skipped_total = n->skipped;
+	sum->sframe_bytes = sframe_bytes;
+	sum->sframe_sections = nsections;
+	/* The public [0] counts what is in .sframe. */
+	api_by_reason(by_reason, EH2S_SKIP_COUNT, n->outcome, SFE_SKIP_COUNT_);
+	by_reason[0] = n->converted;
 }
 
 void api_summary_out(eh2s_summary *out, const eh2s_summary *ours,

@@ -271,48 +271,49 @@ e2s_err api_write_file(const char *path, const void *data, size_t size,
 
 /* ---- Handles --------------------------------------------------------- */
 
-e2s_err api_scan(eh2s_file *f, e2s_diag *d)
+e2s_err api_scan(eh2s_file *f, const elfp_file *ef, e2s_diag *d)
 {
 	size_t size;
-	const uint8_t *img = api_cur(f, &size);
-	elfp_file *ef = NULL;
-	e2s_err e = elfp_open_view(img, size, &ef, d);
-	if (e)
-		return e;
+	api_cur(f, &size);
 	free(f->secs);
 	f->secs = NULL;
 	f->nsecs = 0;
+	f->eh_frame_size = f->eh_frame_hdr_size = f->debug_frame_size = 0;
 	f->machine = elfp_machine(ef);
 	f->rel = elfp_is_rel(ef);
 	size_t n = elfp_shnum(ef);
 	f->secs = calloc(n ? n : 1, sizeof *f->secs);
-	if (!f->secs) {
-		elfp_close(ef);
+	if (!f->secs)
 		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
-	}
 	for (size_t i = 1; i < n; i++) {
 		const elfp_shdr *sh = elfp_section(ef, i);
+		const char *name = elfp_section_name(ef, i);
+		if (name && strcmp(name, ".eh_frame") == 0)
+			f->eh_frame_size += sh->size;
+		else if (name && strcmp(name, ".eh_frame_hdr") == 0)
+			f->eh_frame_hdr_size += sh->size;
+		else if (name && strcmp(name, ".debug_frame") == 0)
+			f->debug_frame_size += sh->size;
 		/* Not a symbol table or a debug file's NOBITS placeholder
 		 * that happens to be called .sframe. */
 		if (elfp_sframe_kind(ef, i) != SFR_SEC_SFRAME)
 			continue;
 		if (sh->type == SHT_NOBITS || sh->offset > size ||
-		    sh->size > size - sh->offset) {
-			elfp_close(ef);
+		    sh->size > size - sh->offset)
 			return e2s_fail(d, E2S_ERR_BAD_ELF, ".sframe", 0,
 					"section outside the file");
-		}
 		f->secs[f->nsecs++] = (api_sec){sh->offset, sh->size, sh->addr};
 	}
-	elfp_close(ef);
 	return E2S_ERR_OK;
 }
 
+/* The input parsed once: kept for the first conversion. */
 static eh2s_status open_common(eh2s_file *f, eh2s_file **out,
 			       eh2s_error *err)
 {
 	e2s_diag d = {0};
-	if (api_scan(f, &d) != E2S_ERR_OK) {
+	if (elfp_open_view(f->in, f->in_size, &f->in_view, &d) ||
+	    api_scan(f, f->in_view, &d)) {
 		eh2s_close(f);
 		return api_fail(err, &d);
 	}
@@ -362,6 +363,7 @@ void eh2s_close(eh2s_file *f)
 	if (!f)
 		return;
 	api_free_result(f);
+	elfp_close(f->in_view);
 	free(f->secs);
 	free(f->out);
 	free(f->in);

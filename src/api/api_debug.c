@@ -5,7 +5,7 @@
  * through elfpatch: a debug file made by eu-strip -f keeps the original
  * program headers, whose segments lie past its end, which elfpatch
  * rightly refuses in a file it is about to convert. The debug file is
- * written anew: its ELF header, its sections in the same order (at their
+ * written anew, through elfpatch's writer (elfp_write_pieces_atomic): its ELF header, its sections in the same order (at their
  * old offsets unless the converted file's program header table, placed
  * at the converted file's e_phoff, is in the way), then .shstrtab and
  * the section header table, the new section headers right after the
@@ -19,10 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 #include <zlib.h>
 
-#include "../common/atomic.h"
 #include "../common/buf.h"
 #include "../common/reader.h"
 #include "../elf/elf_file.h"
@@ -201,23 +199,6 @@ eh2s_status eh2s_debug_refs_read(const char *path, eh2s_debug_refs *caller,
 	return api_ok(err);
 }
 
-static e2s_err pw(int fd, const void *p, size_t n, uint64_t off, e2s_diag *d)
-{
-	const uint8_t *b = p;
-	while (n) {
-		ssize_t w = pwrite(fd, b, n > (1u << 30) ? 1u << 30 : n, (off_t)off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return e2s_fail(d, E2S_ERR_IO, NULL, 0, "write: %s",
-					w < 0 ? strerror(errno) : "no progress");
-		b += w;
-		off += (uint64_t)w;
-		n -= (size_t)w;
-	}
-	return E2S_ERR_OK;
-}
-
 /* What the new debug file looks like. */
 typedef struct {
 	uint64_t *off;       /* final sh_offset of each old section */
@@ -372,75 +353,59 @@ static bool patched(const elfr_shdr *s)
 	       s->type == SHT_SYMTAB_SHNDX || s->type == SHT_GROUP;
 }
 
-/* Copy n bytes at old offset from to new offset to (in the kernel where
- * it can: debugging sections are most of the file). */
-static e2s_err copy_bytes(const elfr_file *g, int fd, uint64_t from,
-			  uint64_t to, uint64_t n, e2s_diag *d)
+/* The new file, written over path through elfpatch's writer (mode and
+ * owner kept): the ELF header, the sections at their new offsets
+ * (whatever else the old file held between them is dropped; unchanged
+ * ones copied by the kernel where it can: debugging sections are most
+ * of the file), the program header table, .shstrtab and the section
+ * header table. */
+static e2s_err replace(const elfr_file *c, const elfr_file *g,
+		       const dbg_plan *p, const char *path, e2s_diag *d)
 {
-	loff_t in = (loff_t)from, out = (loff_t)to;
-	uint64_t left = n;
-	while (left) {
-		ssize_t w = copy_file_range(g->fd, &in, fd, &out, left, 0);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return pw(fd, g->img + (from + n - left), left,
-				  to + n - left, d);
-		left -= (uint64_t)w;
-	}
-	return E2S_ERR_OK;
-}
-
-/* The new file: the ELF header, the sections at their new offsets
- * (whatever else the old file held between them is dropped), the
- * program header table, .shstrtab and the section header table. */
-static e2s_err write_new(const elfr_file *c, const elfr_file *g,
-			 const dbg_plan *p, int fd, e2s_diag *d)
-{
+	size_t nsh = g->shnum + p->nadded, n = 0;
+	elfp_piece *pc = calloc(p->norder + 4, sizeof *pc);
+	uint8_t **own = calloc(p->norder + 1, sizeof *own);
+	uint8_t *str = malloc(p->str_len ? p->str_len : 1);
+	uint8_t *sh = calloc(nsh, D_SHDR);
+	uint32_t *names = calloc(p->nadded + 1, sizeof *names);
+	uint8_t eh[D_EHDR];
 	e2s_err e = E2S_ERR_OK;
-	if (ftruncate(fd, (off_t)p->end) != 0)
-		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "ftruncate: %s",
-			     strerror(errno));
-	if (!e)
-		e = pw(fd, g->img, D_EHDR, 0, d);
-	for (size_t k = 0; !e && k < p->norder; k++) {
-		size_t i = p->order[k];
-		uint8_t *b = NULL;
-		if (!patched(&g->sh[i])) {
-			e = copy_bytes(g, fd, g->sh[i].offset, p->off[i],
-				       g->sh[i].size, d);
-			continue;
-		}
-		e = section_bytes(g, p, i, &b, d);
-		if (!e) {
-			e = pw(fd, b, g->sh[i].size, p->off[i], d);
-			free(b);
-		}
+
+	if (!pc || !own || !str || !sh || !names) {
+		e = e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+		goto out;
 	}
-	if (!e && c->phnum)
-		e = pw(fd, c->img + c->phoff, c->phnum * D_PHDR, c->phoff, d);
-	if (e)
-		return e;
+	memcpy(eh, g->img, D_EHDR);
+	elfp_put_ehdr_tables(eh, c->phoff, c->phnum, p->sh_off, nsh,
+			     new_index(p, g->shstrndx), g->be);
+	pc[n++] = (elfp_piece){.off = 0, .len = D_EHDR, .mem = eh};
+	for (size_t k = 0; k < p->norder; k++) {
+		size_t i = p->order[k];
+		elfp_piece *q = &pc[n++];
+		*q = (elfp_piece){.off = p->off[i], .len = g->sh[i].size,
+				  .src_off = g->sh[i].offset};
+		if (!patched(&g->sh[i]))
+			continue;
+		e = section_bytes(g, p, i, &own[k], d);
+		if (e)
+			goto out;
+		q->mem = own[k];
+	}
+	if (c->phnum)
+		pc[n++] = (elfp_piece){.off = c->phoff,
+				       .len = (uint64_t)c->phnum * D_PHDR,
+				       .mem = c->img + c->phoff};
 	/* .shstrtab: the old names, then the new ones. */
 	const elfr_shdr *st = &g->sh[g->shstrndx];
-	uint8_t *str = malloc(p->str_len ? p->str_len : 1);
-	uint8_t *sh = calloc(g->shnum + p->nadded, D_SHDR);
-	uint32_t *names = calloc(p->nadded + 1, sizeof *names);
-	if (!str || !sh || !names) {
-		free(str);
-		free(sh);
-		free(names);
-		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
-	}
 	memcpy(str, g->img + st->offset, st->size);
 	uint64_t at = st->size;
 	for (size_t k = 0; k < p->nadded; k++) {
-		const char *n = sec_name(c, p->added[k]);
+		const char *nm = sec_name(c, p->added[k]);
 		names[k] = (uint32_t)at;
-		memcpy(str + at, n, strlen(n) + 1);
-		at += strlen(n) + 1;
+		memcpy(str + at, nm, strlen(nm) + 1);
+		at += strlen(nm) + 1;
 	}
-	for (size_t i = 0; i < g->shnum + p->nadded; i++) {
+	for (size_t i = 0; i < nsh; i++) {
 		elfr_shdr s;
 		if (i >= p->at && i < p->at + p->nadded) {
 			/* As objcopy --only-keep-debug writes allocated
@@ -469,57 +434,25 @@ static e2s_err write_new(const elfr_file *c, const elfr_file *g,
 				s.size = p->str_len;
 			}
 		}
-		uint8_t *q = sh + i * D_SHDR;
-		e2s_store_uN(q, s.name, 4, g->be);
-		e2s_store_uN(q + 4, s.type, 4, g->be);
-		e2s_store_uN(q + 8, s.flags, 8, g->be);
-		e2s_store_uN(q + 16, s.addr, 8, g->be);
-		e2s_store_uN(q + 24, s.offset, 8, g->be);
-		e2s_store_uN(q + 32, s.size, 8, g->be);
-		e2s_store_uN(q + 40, s.link, 4, g->be);
-		e2s_store_uN(q + 44, s.info, 4, g->be);
-		e2s_store_uN(q + 48, s.addralign, 8, g->be);
-		e2s_store_uN(q + 56, s.entsize, 8, g->be);
+		elfp_put_shdr(sh + i * D_SHDR, &s, g->be);
 	}
-	e = pw(fd, str, p->str_len, p->str_off, d);
-	if (!e)
-		e = pw(fd, sh, (g->shnum + p->nadded) * D_SHDR, p->sh_off, d);
+	pc[n++] = (elfp_piece){.off = p->str_off, .len = p->str_len,
+			       .mem = str};
+	pc[n++] = (elfp_piece){.off = p->sh_off, .len = nsh * D_SHDR,
+			       .mem = sh};
+	elfp_source src = {g->img, g->size, g->fd};
+	/* The owner too, where we may (package builds run as root or
+	 * under fakeroot). */
+	e = elfp_write_pieces_atomic(path, &g->st, &src, pc, n, p->end, d);
+out:
+	for (size_t k = 0; own && k < p->norder; k++)
+		free(own[k]);
+	free(own);
+	free(pc);
 	free(str);
 	free(sh);
 	free(names);
-	uint8_t h[24];
-	e2s_store_uN(h, c->phoff, 8, g->be);           /* e_phoff */
-	e2s_store_uN(h + 8, p->sh_off, 8, g->be);      /* e_shoff */
-	e2s_store_uN(h + 16, c->phnum, 2, g->be);      /* e_phnum */
-	e2s_store_uN(h + 18, g->shnum + p->nadded, 2, g->be); /* e_shnum */
-	e2s_store_uN(h + 20, new_index(p, g->shstrndx), 2, g->be); /* e_shstrndx */
-	if (!e)
-		e = pw(fd, h, 8, 32, d);
-	if (!e)
-		e = pw(fd, h + 8, 8, 40, d);
-	if (!e)
-		e = pw(fd, h + 16, 2, 56, d);
-	if (!e)
-		e = pw(fd, h + 18, 4, 60, d);
 	return e;
-}
-
-/* Write the new debug file next to the old one and rename it over. */
-static e2s_err replace(const elfr_file *c, const elfr_file *g, const dbg_plan *p,
-		       const char *path, e2s_diag *d)
-{
-	e2s_atomic a;
-	e2s_err e = e2s_atomic_begin(&a, path, d);
-	if (e)
-		return e;
-	e = write_new(c, g, p, a.fd, d);
-	if (e) {
-		e2s_atomic_abort(&a);
-		return e;
-	}
-	/* The owner too, where we may (package builds run as root or
-	 * under fakeroot). */
-	return e2s_atomic_commit(&a, g->st.st_mode, &g->st, true, d);
 }
 
 /* When c's .gnu_debuglink names the debug file, give it the CRC of the

@@ -38,7 +38,6 @@ eh2s_status eh2s_verify(const eh2s_file *f, eh2s_verify_result *out,
 	cfi_load_opts lo;
 	cfi_file *cf = NULL;
 	sfr_section s;
-	vf_counts n;
 	e2s_diag d = {0};
 	size_t size;
 	const uint8_t *img;
@@ -52,101 +51,53 @@ eh2s_status eh2s_verify(const eh2s_file *f, eh2s_verify_result *out,
 	if (!f->nsecs)
 		return api_usage(err, EH2S_E_USAGE,
 				 "no .sframe section to verify");
-	memset(&n, 0, sizeof n);
 	if (api_decode(f, &s, &d))
 		return api_fail(err, &d);
 	img = api_cur(f, &size);
+	memset(&lo, 0, sizeof lo);
 	lo.prefer_debug_frame = f->debug_frame;
 	/* Records only (the verifier walks the programs itself); the image
 	 * is borrowed. */
 	lo.records_only = true;
-	if (cfi_file_open_view(img, size, &lo, NULL, NULL, &cf, &d) ||
-	    vf_verify(cfi_file_section(cf), cfi_file_table(cf), &s, NULL, NULL,
-		      &n, &d)) {
+	if (cfi_file_open_view(img, size, &lo, NULL, NULL, &cf, &d)) {
 		st = api_fail(err, &d);
-		goto out;
+	} else {
+		api_verify_in v = {.sec = cfi_file_section(cf),
+				   .t = cfi_file_table(cf), .s = &s};
+		st = api_verify_run(&v, out, err);
 	}
-	api_verify_out(out, &n, 0, NULL);
-	st = api_verified(&n, err);
-out:
 	if (cf)
 		cfi_file_close(cf);
 	sfr_free(&s);
 	return st;
 }
 
-/* Sizes of the CFI sections, by name (every section of that name). */
-static e2s_err section_sizes(const uint8_t *img, size_t size, eh2s_stats *o,
-			     e2s_diag *d)
-{
-	elfp_file *ef = NULL;
-	e2s_err e = elfp_open_view(img, size, &ef, d);
-	if (e)
-		return e;
-	for (size_t i = 1; i < elfp_shnum(ef); i++) {
-		const char *name = elfp_section_name(ef, i);
-		uint64_t sz = elfp_section(ef, i)->size;
-		if (!name)
-			continue;
-		if (strcmp(name, ".eh_frame") == 0)
-			o->eh_frame_size += sz;
-		else if (strcmp(name, ".eh_frame_hdr") == 0)
-			o->eh_frame_hdr_size += sz;
-		else if (strcmp(name, ".debug_frame") == 0)
-			o->debug_frame_size += sz;
-	}
-	elfp_close(ef);
-	return E2S_ERR_OK;
-}
-
 /* What a default conversion would do. No CFI is not an error here. */
 static e2s_err dry_run(const eh2s_file *f, const uint8_t *img, size_t size,
 		       eh2s_stats *o, size_t *by_reason, e2s_diag *d)
 {
-	cfi_load_opts lo = {.prefer_debug_frame = f->debug_frame};
-	cfi_file *cf = NULL;
-	sfe_set set;
-	uint8_t *unrel = NULL;
-
-	memset(&set, 0, sizeof set);
-	e2s_err e = sfe_project_view(img, size, &lo, 0, &cf, &set, d);
+	conv_input in = {.img = img, .size = size,
+			 .debug_frame = f->debug_frame};
+	conv_opts co = {0};
+	conv_run run;
+	e2s_err e = conv_run_do(&in, &co, &run, d);
 	if (e == E2S_ERR_NO_CFI)
 		return E2S_ERR_OK;
 	if (e)
 		return e;
-	const cfi_table *t = cfi_file_table(cf);
-	unrel = calloc(t->nfdes ? t->nfdes : 1, 1);
-	if (!unrel) {
-		e = e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
-		goto out;
-	}
-	for (size_t i = 0; t->relocatable && i < set.nfuncs; i++)
-		if (!set.funcs[i].reloc.present && set.funcs[i].src_fde < t->nfdes)
-			unrel[set.funcs[i].src_fde] = 1;
-	o->functions = t->nfdes;
-	for (size_t i = 0; i < t->nfdes; i++) {
-		uint8_t why = i < set.nfdes ? set.fde_skip[i] : SFE_SKIP_BAD_CFI;
-		o->code_bytes += t->fdes[i].pc_range;
-		if (why != SFE_SKIP_NONE) {
-			o->skipped_total++;
-			if (why < EH2S_SKIP_COUNT)
-				by_reason[why]++;
-		} else if (unrel[i])
-			o->unrelocated++;
-		else {
-			by_reason[SFE_SKIP_NONE]++;
-			o->converted++;
-			o->code_bytes_converted += t->fdes[i].pc_range;
-		}
-	}
-	o->fres = set.nfres;
-	sfe_encode_opts eo = {.relocatable = t->relocatable};
-	o->projected_sframe_size = sfe_encoded_size(&set, &eo);
-out:
-	free(unrel);
-	sfe_set_free(&set);
-	cfi_file_close(cf);
-	return e;
+	eh2s_summary sum;
+	api_summary_of(&run.tally, 0, 0, &sum, by_reason);
+	o->functions = sum.functions;
+	o->converted = sum.converted;
+	o->unrelocated = sum.unrelocated;
+	o->skipped_total = sum.skipped_total;
+	o->code_bytes = run.tally.code_bytes;
+	o->code_bytes_converted = run.tally.code_bytes_converted;
+	o->fres = run.set.nfres;
+	sfe_encode_opts eo = {.relocatable = run.t->relocatable};
+	o->projected_sframe_size = sfe_encoded_size(&run.set, &eo);
+	conv_run_free(&run);
+	return E2S_ERR_OK;
 }
 
 eh2s_status eh2s_get_stats(const eh2s_file *f, eh2s_stats *out,
@@ -167,8 +118,10 @@ eh2s_status eh2s_get_stats(const eh2s_file *f, eh2s_stats *out,
 		return st;
 	memset(&o, 0, sizeof o);
 	img = api_cur(f, &size);
-	if (section_sizes(img, size, &o, &d) ||
-	    dry_run(f, img, size, &o, by_reason, &d))
+	o.eh_frame_size = f->eh_frame_size;
+	o.eh_frame_hdr_size = f->eh_frame_hdr_size;
+	o.debug_frame_size = f->debug_frame_size;
+	if (dry_run(f, img, size, &o, by_reason, &d))
 		return api_fail(err, &d);
 	for (size_t i = 0; i < f->nsecs; i++)
 		o.sframe_size += f->secs[i].size;

@@ -1,5 +1,5 @@
 /* Internals of the public API (include/eh2sframe.h): the handle and the
- * helpers its three files share. Everything goes through the module
+ * helpers the files of src/api share. Everything goes through the module
  * headers of src/convert, src/elfpatch, src/elf, src/sframe and src/verify. */
 #ifndef E2S_API_INT_H
 #define E2S_API_INT_H
@@ -31,6 +31,12 @@ struct eh2s_file {
 	bool debug_frame;     /* the last conversion read .debug_frame */
 	api_sec *secs;        /* .sframe sections of the current image */
 	size_t nsecs;
+	/* Sizes of the current image's CFI sections, by name (every
+	 * section of that name), for eh2s_get_stats. */
+	uint64_t eh_frame_size, eh_frame_hdr_size, debug_frame_size;
+	/* The input's ELF parse from eh2s_open, until a conversion takes
+	 * it (then NULL: a later conversion parses the input again). */
+	elfp_file *in_view;
 	bool have_result;     /* summary and functions are valid */
 	eh2s_summary sum;     /* totals (by_reason NULL) */
 	size_t by_reason[EH2S_SKIP_COUNT]; /* [0] = converted */
@@ -54,6 +60,27 @@ eh2s_status api_status(e2s_err e);
 /* A verification's outcome: EH2S_E_VERIFY when a function mismatches
  * or is extra (with a message), else OK. */
 eh2s_status api_verified(const vf_counts *n, eh2s_error *err);
+
+/* One verification (api_verify.c): s (decoded .sframe) against t, the
+ * records of sec (cfi_parse_records: the verifier runs the programs
+ * itself). Issues go to on_issue (may be NULL), missing and skipped
+ * functions only when asked; names (may be NULL) gives function names
+ * and section indices. */
+typedef struct {
+	const cfi_section *sec;
+	const cfi_table *t;
+	const sfr_section *s;
+	const cfi_file *names;
+	eh2s_verify_cb on_issue;
+	void *cb_ctx;
+	bool report_missing, report_skipped;
+	size_t bad_relocs;     /* reported in the result */
+} api_verify_in;
+/* Run it: on success *out (NULL, or its size checked) gets the counts
+ * and the status says whether they match (api_verified); on failure out
+ * stays as it was. */
+eh2s_status api_verify_run(const api_verify_in *v, eh2s_verify_result *out,
+			   eh2s_error *err);
 
 /* ---- Size-prefixed structs (include/eh2sframe.h, "Keeping the ABI") --
  * API_END(T, last): the size of the first release's T, whose last field
@@ -92,10 +119,11 @@ eh2s_status api_convert_opts(const eh2s_convert_opts *o,
 			     eh2s_convert_opts *ours, eh2s_error *err);
 /* 0, 2 or 3; else UNSUPPORTED. */
 eh2s_status api_sframe_version(int version, eh2s_error *err);
-/* A file conversion's totals (by_reason[0..len) gets the per-reason
- * counts, [0] = converted; may be NULL). */
-void api_summary_of(const elfp_result *r, eh2s_summary *sum,
-		    size_t *by_reason, size_t len);
+/* A run's totals (conv_tally) as the API says them: by_reason gets the
+ * per-reason counts, [0] = converted and in .sframe. */
+void api_summary_of(const conv_tally *n, size_t sframe_bytes,
+		    size_t nsections, eh2s_summary *sum,
+		    size_t by_reason[EH2S_SKIP_COUNT]);
 /* *ours and the per-reason counts[0..n) to the caller's summary (its
  * size already checked): counts into its by_reason array, the rest up
  * to its size. */
@@ -112,8 +140,9 @@ e2s_err api_read_file(const char *path, uint8_t **data, size_t *size,
 e2s_err api_write_file(const char *path, const void *data, size_t size,
 		       int mode, e2s_diag *d);
 
-/* Find the .sframe sections of image (f->secs). */
-e2s_err api_scan(eh2s_file *f, e2s_diag *d);
+/* What the getters say about the current image, from ef (its parse):
+ * machine, type, .sframe sections (f->secs), CFI section sizes. */
+e2s_err api_scan(eh2s_file *f, const elfp_file *ef, e2s_diag *d);
 
 /* Decode the current image's .sframe from memory: linked files from
  * the section bytes, ET_REL through sfr_elf_read_mem (it resolves the

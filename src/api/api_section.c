@@ -86,17 +86,11 @@ eh2s_status eh2s_convert_section(const eh2s_cfi_input *cfi,
 	const eh2s_section_opts *o = &oc;
 	eh2s_cfi_input in;
 	eh2s_summary total;
-	size_t by_reason[EH2S_SKIP_COUNT] = {0};
 	cfi_section sec;
 	cfi_abi abi;
-	cfi_table t;
-	sfe_set set;
-	sfe_stream *ps = NULL;
-	sfe_encode_opts eo;
+	conv_run run;
 	e2s_diag d = {0};
-	bw_t w;
 	eh2s_status st;
-	e2s_err e;
 
 	if (!sframe || !sframe_size)
 		return api_usage(err, EH2S_E_USAGE, "NULL argument");
@@ -114,126 +108,61 @@ eh2s_status eh2s_convert_section(const eh2s_cfi_input *cfi,
 	st = describe(cfi, &in, &sec, &abi, err);
 	if (st != EH2S_OK)
 		return st;
-	memset(&total, 0, sizeof total);
-	total.size = sizeof total;
 
-	memset(&t, 0, sizeof t);
-	memset(&set, 0, sizeof set);
-	bw_init(&w, sec.big_endian);
-	/* Streaming projection: rows are never kept (sfe.h). */
-	e = sfe_stream_new(&ps, o->sframe_version == 2 ? 2 : 3);
-	if (e) {
-		e2s_fail(&d, e, NULL, 0, NULL);
-		goto out;
-	}
-	cfi_sink sink = {sfe_stream_pre, sfe_stream_row, sfe_stream_fde, ps};
-	e = cfi_parse_sink(&sec, abi, &sink, &t, &d);
-	if (!e)
-		e = sfe_stream_finish(ps, &t, &set, &d);
-	if (e)
-		goto out;
-
-	memset(&eo, 0, sizeof eo);
-	eo.section_vaddr = sframe_addr;
-	eo.share_fres = o->share_fres != 0;
-	total.functions = t.nfdes;
-	total.converted = set.counts[SFE_SKIP_NONE];
-	for (int k = 0; k < SFE_SKIP_COUNT_; k++) {
-		by_reason[k] = set.counts[k];
-		if (k != SFE_SKIP_NONE)
-			total.skipped_total += set.counts[k];
-	}
-	if (o->on_function) {
-		for (size_t i = 0; i < t.nfdes; i++) {
-			int reason = i < set.nfdes ? set.fde_skip[i]
-						   : SFE_SKIP_BAD_CFI;
+	conv_input ci = {.sec = &sec, .abi = abi};
+	conv_opts co = {.sframe_version = (uint8_t)o->sframe_version,
+			.encode = true, .vaddr = sframe_addr,
+			.share_fres = o->share_fres != 0};
+	e2s_err e = conv_run_do(&ci, &co, &run, &d);
+	/* The totals and the functions also when nothing was convertible. */
+	if (run.t && o->on_function) {
+		for (size_t i = 0; i < run.t->nfdes; i++) {
+			int reason = (int)conv_fde_outcome(&run, i);
 			if (reason == SFE_SKIP_NONE && !o->report_all)
 				continue;
 			eh2s_function fn = {.size = sizeof fn,
-					    .pc = t.fdes[i].pc_begin,
-					    .pc_range = t.fdes[i].pc_range,
+					    .pc = run.t->fdes[i].pc_begin,
+					    .pc_range = run.t->fdes[i].pc_range,
 					    .reason = reason};
 			o->on_function(o->cb_ctx, &fn);
 		}
 	}
-	e = sfe_encode(&set, &eo, &w, NULL, NULL, &d);
-	if (e)
-		goto out;
-	if (w.oom) {
-		e = e2s_fail(&d, E2S_ERR_NOMEM, NULL, 0, NULL);
-		goto out;
-	}
-	total.sframe_bytes = w.len;
-	total.sframe_sections = 1;
-	/* The writer's buffer becomes the caller's (eh2s_free). */
-	*sframe = w.data;
-	*sframe_size = w.len;
-	w.data = NULL;
-out:
-	/* The totals also when nothing was convertible. */
-	if (sum)
+	if (sum) {
+		size_t by_reason[EH2S_SKIP_COUNT];
+		api_summary_of(&run.tally, run.sframe_size, run.sframe ? 1 : 0,
+			       &total, by_reason);
 		api_summary_out(sum, &total, by_reason, EH2S_SKIP_COUNT);
-	bw_free(&w);
-	sfe_set_free(&set);
-	cfi_table_free(&t);
-	sfe_stream_free(ps);
+	}
+	if (!e) {
+		/* The section becomes the caller's (eh2s_free). */
+		*sframe = run.sframe;
+		*sframe_size = run.sframe_size;
+		run.sframe = NULL;
+	}
+	conv_run_free(&run);
 	return e ? api_fail(err, &d) : api_ok(err);
 }
 
 /* ---- Verification ----------------------------------------------------- */
 
-static void forward_issue(void *ctx, const vf_issue *is)
+/* The ABI/arch id each block of s must carry for the CFI's machine, in
+ * the reader's own terms (sfr_spec.h: the verifier stays independent of
+ * the writer's header). */
+static e2s_err check_abi(const cfi_table *t, const sfr_section *s,
+			 e2s_diag *d)
 {
-	const eh2s_verify_section_opts *o = ctx;
-	if ((is->kind == VF_SKIPPED && !o->report_skipped) ||
-	    (is->kind == VF_MISSING && !o->report_missing))
-		return;
-	eh2s_verify_issue pub = {
-		.size = sizeof pub,
-		.kind = is->kind == VF_EXTRA	 ? EH2S_ISSUE_EXTRA
-			: is->kind == VF_MISSING ? EH2S_ISSUE_MISSING
-			: is->kind == VF_SKIPPED ? EH2S_ISSUE_SKIPPED
-						 : EH2S_ISSUE_MISMATCH,
-		.pc = is->pc,
-		.what = is->what,
-	};
-	o->on_issue(o->cb_ctx, &pub);
-}
-
-/* The single call into the verifier (src/verify) for in-memory
- * sections: decode the .sframe bytes (sfr_decode), check their ABI id
- * against the CFI's machine, then vf_verify with the section's records
- * (t from cfi_parse_records: the verifier runs the programs itself). */
-static e2s_err verify_rows(const cfi_section *sec, const cfi_table *t,
-			   const uint8_t *sframe, size_t size,
-			   uint64_t sframe_addr, vf_issue_cb cb, void *ctx,
-			   vf_counts *n, e2s_diag *d)
-{
-	sfr_section s;
-	e2s_err e = sfr_decode(sframe, size, sframe_addr, &s, d);
-	if (e)
-		return e;
-	for (size_t k = 0; k < s.nblocks; k++) {
-		/* The reader's own ids (sfr_spec.h), not the writer's. */
-		unsigned want = t->abi == CFI_ABI_AMD64
-					? SFR_ABI_AMD64_LE
-				: t->abi == CFI_ABI_S390X
-					? SFR_ABI_S390X_BE
-				: t->big_endian ? SFR_ABI_AARCH64_BE
-						: SFR_ABI_AARCH64_LE;
-		if (s.blocks[k].abi != want) {
-			e = e2s_fail(d, E2S_ERR_BAD_SFRAME, ".sframe",
-				     s.blocks[k].off,
-				     "ABI/arch id %u does not match the CFI's "
-				     "machine (want %u)",
-				     s.blocks[k].abi, want);
-			sfr_free(&s);
-			return e;
-		}
-	}
-	e = vf_verify(sec, t, &s, cb, ctx, n, d);
-	sfr_free(&s);
-	return e;
+	unsigned want = t->abi == CFI_ABI_AMD64	  ? SFR_ABI_AMD64_LE
+			: t->abi == CFI_ABI_S390X ? SFR_ABI_S390X_BE
+			: t->big_endian		  ? SFR_ABI_AARCH64_BE
+						  : SFR_ABI_AARCH64_LE;
+	for (size_t k = 0; k < s->nblocks; k++)
+		if (s->blocks[k].abi != want)
+			return e2s_fail(d, E2S_ERR_BAD_SFRAME, ".sframe",
+					s->blocks[k].off,
+					"ABI/arch id %u does not match the "
+					"CFI's machine (want %u)",
+					s->blocks[k].abi, want);
+	return E2S_ERR_OK;
 }
 
 eh2s_status eh2s_verify_section(const eh2s_cfi_input *cfi,
@@ -247,7 +176,7 @@ eh2s_status eh2s_verify_section(const eh2s_cfi_input *cfi,
 	cfi_section sec;
 	cfi_abi abi;
 	cfi_table t;
-	vf_counts n;
+	sfr_section s;
 	e2s_diag d = {0};
 	eh2s_status st;
 
@@ -266,16 +195,20 @@ eh2s_status eh2s_verify_section(const eh2s_cfi_input *cfi,
 	if (st != EH2S_OK)
 		return st;
 	memset(&t, 0, sizeof t);
-	memset(&n, 0, sizeof n);
+	memset(&s, 0, sizeof s);
+	/* Records only: the verifier runs the programs itself. */
 	if (cfi_parse_records(&sec, abi, &t, &d) ||
-	    verify_rows(&sec, &t, sframe, sframe_size, sframe_addr,
-			o.on_issue ? forward_issue : NULL, &o, &n, &d)) {
+	    sfr_decode(sframe, sframe_size, sframe_addr, &s, &d) ||
+	    check_abi(&t, &s, &d)) {
 		st = api_fail(err, &d);
-		goto out;
+	} else {
+		api_verify_in v = {.sec = &sec, .t = &t, .s = &s,
+				   .on_issue = o.on_issue, .cb_ctx = o.cb_ctx,
+				   .report_missing = o.report_missing != 0,
+				   .report_skipped = o.report_skipped != 0};
+		st = api_verify_run(&v, out, err);
 	}
-	api_verify_out(out, &n, 0, NULL);
-	st = api_verified(&n, err);
-out:
+	sfr_free(&s);
 	cfi_table_free(&t);
 	return st;
 }

@@ -84,35 +84,6 @@ eh2s_status eh2s_dump_sframe_file(const char *path, const char *heading,
 
 /* ---- --verify -------------------------------------------------------- */
 
-typedef struct {
-	const eh2s_verify_opts *o;  /* the library's copy */
-	cfi_file *f;
-	const cfi_table *t;
-} verify_ctx;
-
-static void verify_issue(void *ctx, const vf_issue *is)
-{
-	verify_ctx *c = ctx;
-	eh2s_verify_issue pub;
-	if ((is->kind == VF_MISSING && !c->o->report_missing) ||
-	    (is->kind == VF_SKIPPED && !c->o->report_skipped))
-		return;
-	memset(&pub, 0, sizeof pub);
-	pub.size = sizeof pub;
-	pub.kind = is->kind == VF_EXTRA ? EH2S_ISSUE_EXTRA
-		   : is->kind == VF_MISSING ? EH2S_ISSUE_MISSING
-		   : is->kind == VF_SKIPPED ? EH2S_ISSUE_SKIPPED
-					    : EH2S_ISSUE_MISMATCH;
-	pub.relocatable = c->t->relocatable;
-	pub.pc = is->pc;
-	pub.shndx = is->shndx;
-	/* The symbol table is read on the first lookup only. */
-	if (is->kind != VF_EXTRA && is->fde < c->t->nfdes)
-		pub.name = cfi_file_func_name(c->f, &c->t->fdes[is->fde]);
-	pub.what = is->what;
-	c->o->on_issue(c->o->cb_ctx, &pub);
-}
-
 eh2s_status eh2s_verify_file(const char *path, const eh2s_verify_opts *opts,
 			     eh2s_verify_result *out, eh2s_error *err)
 {
@@ -120,7 +91,6 @@ eh2s_status eh2s_verify_file(const char *path, const eh2s_verify_opts *opts,
 	const eh2s_verify_opts *o = &oc;
 	sfr_elf el;
 	sfr_section s;
-	vf_counts n;
 	e2s_diag d = {0};
 	cfi_file *f = NULL;
 	eh2s_status st;
@@ -146,15 +116,13 @@ eh2s_status eh2s_verify_file(const char *path, const eh2s_verify_opts *opts,
 		st = api_fail(err, &d);
 		goto done;
 	}
-	verify_ctx c = {o, f, cfi_file_table(f)};
-	memset(&n, 0, sizeof n);
-	if (vf_verify(cfi_file_section(f), c.t, &s,
-		      o->on_issue ? verify_issue : NULL, &c, &n, &d) != E2S_ERR_OK) {
-		st = api_fail(err, &d);
-		goto done;
-	}
-	api_verify_out(out, &n, el.bad_relocs, NULL);
-	st = api_verified(&n, err);
+	api_verify_in v = {.sec = cfi_file_section(f),
+			   .t = cfi_file_table(f), .s = &s, .names = f,
+			   .on_issue = o->on_issue, .cb_ctx = o->cb_ctx,
+			   .report_missing = o->report_missing != 0,
+			   .report_skipped = o->report_skipped != 0,
+			   .bad_relocs = el.bad_relocs};
+	st = api_verify_run(&v, out, err);
 done:
 	if (f)
 		cfi_file_close(f);
@@ -248,7 +216,8 @@ eh2s_status eh2s_convert_file(const char *in, const char *out,
 		if (sum) {
 			eh2s_summary s;
 			size_t by_reason[EH2S_SKIP_COUNT];
-			api_summary_of(&r, &s, by_reason, EH2S_SKIP_COUNT);
+			api_summary_of(&r.tally, r.sframe_size, r.nsections,
+				       &s, by_reason);
 			api_summary_out(sum, &s, by_reason, EH2S_SKIP_COUNT);
 		}
 		if (res && e == E2S_ERR_OK) {

@@ -57,6 +57,72 @@ e2s_err sfe_build(const cfi_table *t, const sfe_encode_opts *o, bw_t *out,
 		  sfe_set *set_out, sfe_reloc **relocs, size_t *nrelocs,
 		  e2s_diag *diag);
 
+/* ---- One conversion run (convert_run.c) ----------------------------
+ * Every caller's conversion goes through conv_run: the file converter
+ * (elfp_convert_file), the library's section, statistics and developer
+ * calls. It loads the CFI, projects its rows as they come, counts the
+ * outcomes and, when asked, encodes the section for a given address. */
+
+/* Where the CFI comes from: an ELF image (its CFI section found and, for
+ * ET_REL, relocated by cfi_file_open_view) or one bare CFI section. */
+typedef struct {
+	const void *img;         /* ELF image (borrowed), or NULL: sec */
+	size_t size;
+	bool debug_frame;        /* image: .debug_frame even with .eh_frame */
+	const cfi_section *sec;  /* no image: the section (borrowed) */
+	cfi_abi abi;             /* ... and its ABI */
+} conv_input;
+
+typedef struct {
+	uint8_t sframe_version;  /* 0 or 3: V3; 2: V2 */
+	bool encode;             /* also write the whole section (no
+	                          * relocations: linked layout) */
+	uint64_t vaddr;          /* encode: address of .sframe */
+	bool share_fres;         /* encode: sfe_encode_opts.share_fres */
+} conv_opts;
+
+/* The outcomes of one run, counted here only. */
+typedef struct {
+	size_t nfdes;            /* FDEs in the CFI section */
+	size_t outcome[SFE_SKIP_COUNT_]; /* FDEs per sfe_skip; [NONE] =
+	                          * converted, unrelocated ones included */
+	size_t converted;        /* converted and in .sframe: outcome[NONE]
+	                          * less unrelocated */
+	size_t skipped;          /* FDEs with another outcome */
+	size_t unrelocated;      /* ET_REL: converted, but no relocation
+	                          * gives the start (left out of .sframe) */
+	uint64_t code_bytes;     /* pc ranges of every FDE */
+	uint64_t code_bytes_converted; /* ... of the converted ones */
+} conv_tally;
+
+typedef struct {
+	cfi_file *cf;            /* image input: its CFI (names), else NULL */
+	cfi_table table;         /* section input: its records */
+	const cfi_table *t;      /* the FDEs, either way */
+	sfe_set set;
+	conv_tally tally;
+	uint8_t *unrel;          /* per FDE: 1 when unrelocated (ET_REL), or
+	                          * NULL */
+	uint8_t *sframe;         /* encode: the section (malloc'd; take it
+	                          * by setting this NULL) */
+	size_t sframe_size;
+	sfe_encode_stats st;     /* encode: FRE sharing */
+} conv_run;
+
+/* Run it. On success r holds all of the above. A failure to load or
+ * project leaves r empty; a failure to encode (NO_FUNCS when nothing was
+ * convertible) keeps the set and the tally. Free r either way. */
+e2s_err conv_run_do(const conv_input *in, const conv_opts *o, conv_run *r,
+		    e2s_diag *d);
+/* FDE i's outcome (sfe_skip; unrelocated ones are NONE, r->unrel
+ * marks them). */
+sfe_skip conv_fde_outcome(const conv_run *r, size_t i);
+/* Close the CFI early (r->cf, r->table; r->t becomes NULL), keeping the
+ * set and the tally: a large file's records are not held while its
+ * output is laid out. */
+void conv_run_drop_cfi(conv_run *r);
+void conv_run_free(conv_run *r);
+
 /* ---- Conversion of ELF files (convert_file.c) ----------------------- */
 
 typedef struct {
@@ -83,12 +149,8 @@ typedef struct {
 } elfp_fn;
 
 typedef struct {
-	size_t nfdes;      /* FDEs in the CFI section */
-	size_t converted;
-	size_t counts[32]; /* per sfe_skip value (index 0 = converted) */
-	size_t ncounts;    /* valid entries in counts */
-	size_t unrelocated; /* ET_REL functions without an FDE relocation
-	                     * (left out of .sframe) */
+	size_t nfdes;      /* FDEs in the CFI section (tally.nfdes) */
+	conv_tally tally;  /* the run's outcomes */
 	elfp_fn *fns;      /* opts want_skipped / want_all, in FDE order */
 	size_t nfns;
 	size_t sframe_size; /* bytes of .sframe written (sum over sections) */

@@ -9,8 +9,6 @@
 #include "../sframe/sframe_fmt.h"
 #include "convert.h"
 
-_Static_assert(SFE_SKIP_COUNT_ <= 32, "elfp_result.counts too small");
-
 void elfp_result_free(elfp_result *r)
 {
 	if (!r)
@@ -22,20 +20,18 @@ void elfp_result_free(elfp_result *r)
 	r->nfns = 0;
 }
 
-static e2s_err collect(const cfi_file *cf, const cfi_table *t,
-		       const sfe_set *set, const elfp_opts *o,
+/* The run's outcomes into res, with the FDEs o asks for. */
+static e2s_err collect(const conv_run *run, const elfp_opts *o,
 		       elfp_result *res, e2s_diag *d)
 {
-	res->nfdes = set->nfdes;
-	res->ncounts = SFE_SKIP_COUNT_;
-	for (size_t i = 0; i < SFE_SKIP_COUNT_; i++)
-		res->counts[i] = set->counts[i];
-	res->converted = set->counts[SFE_SKIP_NONE];
+	const cfi_table *t = run->t;
+	res->nfdes = run->tally.nfdes;
+	res->tally = run->tally;
 	if (!o->want_skipped && !o->want_all)
 		return E2S_ERR_OK;
 	size_t n = 0;
 	for (size_t i = 0; i < t->nfdes; i++)
-		if (o->want_all || i >= set->nfdes || set->fde_skip[i] != SFE_SKIP_NONE)
+		if (o->want_all || conv_fde_outcome(run, i) != SFE_SKIP_NONE)
 			n++;
 	if (!n)
 		return E2S_ERR_OK;
@@ -43,24 +39,23 @@ static e2s_err collect(const cfi_file *cf, const cfi_table *t,
 	if (!res->fns)
 		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
 	for (size_t i = 0; i < t->nfdes; i++) {
-		uint8_t why = i < set->nfdes ? set->fde_skip[i] : SFE_SKIP_BAD_CFI;
+		sfe_skip why = conv_fde_outcome(run, i);
 		if (!o->want_all && why == SFE_SKIP_NONE)
 			continue;
 		const cfi_fde *fde = &t->fdes[i];
 		elfp_fn *s = &res->fns[res->nfns++];
-		const char *name = cfi_file_func_name(cf, fde);
+		const char *name = cfi_file_func_name(run->cf, fde);
 		if (name && !(s->name = strdup(name)))
 			return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
 		s->pc = fde->pc_begin;
 		s->size = fde->pc_range;
 		s->shndx = t->relocatable ? fde->reloc.shndx : 0;
 		s->reason = why;
+		/* ET_REL functions without an FDE relocation stay out of
+		 * .sframe (convert_rel); with every FDE listed they are
+		 * marked. */
+		s->unrelocated = o->want_all && run->unrel && run->unrel[i];
 	}
-	/* ET_REL functions without an FDE relocation stay out of .sframe
-	 * (convert_rel); with every FDE listed they are marked. */
-	for (size_t k = 0; o->want_all && t->relocatable && k < set->nfuncs; k++)
-		if (!set->funcs[k].reloc.present && set->funcs[k].src_fde < res->nfns)
-			res->fns[set->funcs[k].src_fde].unrelocated = true;
 	return E2S_ERR_OK;
 }
 
@@ -297,10 +292,9 @@ static e2s_err convert_rel(elfp_file *f, const uint8_t *kinds, size_t foreign,
 	for (size_t i = 0; i < set->nfuncs; i++) {
 		const sfe_func *fn = &set->funcs[i];
 		size_t g = 0, p = 0;
-		if (!fn->reloc.present) {
-			res->unrelocated++;
+		/* Counted by the run (conv_tally.unrelocated). */
+		if (!fn->reloc.present)
 			continue;
-		}
 		/* The CFI loader resolved SHN_XINDEX through SHT_SYMTAB_SHNDX. */
 		size_t sec = fn->reloc.shndx;
 		if (sec < shnum)
@@ -381,7 +375,6 @@ static e2s_err convert_rel(elfp_file *f, const uint8_t *kinds, size_t foreign,
 		if (e)
 			goto out;
 	}
-	res->converted -= res->unrelocated;
 	if (!total) {
 		e = e2s_fail(d, E2S_ERR_NO_FUNCS, NULL, 0, NULL);
 		goto out;
@@ -531,15 +524,13 @@ static e2s_err empty_cfi(const elfp_file *f, e2s_diag *d)
 e2s_err elfp_convert_file(elfp_file *f, const elfp_opts *o,
 			  elfp_result *res, e2s_diag *d)
 {
-	cfi_file *cf = NULL;
-	sfe_set set;
-	bool have_set = false;
+	conv_run run;
 	size_t size, old = 0, foreign = 0, n = elfp_shnum(f);
 	uint8_t *kinds = NULL;
 	e2s_err e;
 
 	memset(res, 0, sizeof *res);
-	memset(&set, 0, sizeof set);
+	memset(&run, 0, sizeof run);
 	/* What each section is, judged on the input before any edit: by
 	 * type and content, never by the name .sframe alone. */
 	kinds = calloc(n ? n : 1, 1);
@@ -566,27 +557,28 @@ e2s_err elfp_convert_file(elfp_file *f, const elfp_opts *o,
 			return e;
 		}
 	}
-	cfi_load_opts lo = {.prefer_debug_frame = o->debug_frame};
+	/* The image is elfp's input, which it never writes: the run's CFI
+	 * handle may borrow it. Encoding waits for the layout. */
 	const uint8_t *img = elfp_image(f, &size);
-	/* Rows stream into the projector; the CFI handle borrows the image
-	 * (which elfp never writes). */
-	e = sfe_project_view(img, size, &lo, o->sframe_version, &cf, &set, d);
+	conv_input in = {.img = img, .size = size,
+			 .debug_frame = o->debug_frame};
+	conv_opts co = {.sframe_version = o->sframe_version};
+	e = conv_run_do(&in, &co, &run, d);
 	if (e == E2S_ERR_NO_CFI)
 		e = empty_cfi(f, d);
 	if (e)
 		goto out;
-	have_set = true;
-	e = collect(cf, cfi_file_table(cf), &set, o, res, d);
+	e = collect(&run, o, res, d);
 	if (e)
 		goto out;
-	cfi_file_close(cf);
-	cf = NULL;
-	if (set.nfuncs == 0) {
+	conv_run_drop_cfi(&run);
+	const sfe_set *set = &run.set;
+	if (set->nfuncs == 0) {
 		e = e2s_fail(d, E2S_ERR_NO_FUNCS, NULL, 0, NULL);
 		goto out;
 	}
 	if (elfp_is_rel(f)) {
-		e = convert_rel(f, kinds, foreign, &set, o, res, d);
+		e = convert_rel(f, kinds, foreign, set, o, res, d);
 	} else {
 		/* Symbols the stripped file lost still show what its code
 		 * refers to (elfp_grow.c, rule 2). */
@@ -602,17 +594,14 @@ e2s_err elfp_convert_file(elfp_file *f, const elfp_opts *o,
 			}
 			elfp_set_extra_symbols(f, syms);
 		}
-		e = convert_linked(f, old, foreign, &set, o, res, d);
+		e = convert_linked(f, old, foreign, set, o, res, d);
 		elfp_set_extra_symbols(f, NULL);
 		elfp_close(syms);
 	}
 	if (!e)
 		elfp_get_layout(f, &res->layout);
 out:
-	if (have_set)
-		sfe_set_free(&set);
-	if (cf)
-		cfi_file_close(cf);
+	conv_run_free(&run);
 	free(kinds);
 	return e;
 }

@@ -26,7 +26,7 @@ static void put_phdr(uint8_t *p, const elfp_phdr *ph, bool be)
 	elfp_put(p + 48, ph->align, 8, be);
 }
 
-static void put_shdr(uint8_t *p, const elfp_shdr *sh, bool be)
+void elfp_put_shdr(uint8_t *p, const elfp_shdr *sh, bool be)
 {
 	elfp_put(p, sh->name, 4, be);
 	elfp_put(p + 4, sh->type, 4, be);
@@ -121,9 +121,9 @@ static e2s_err sink_put(wsink *k, const uint8_t *p, uint64_t n)
 	return E2S_ERR_OK;
 }
 
-/* n input bytes from offset off: copied by the kernel when it can,
- * otherwise written from the image. */
-static e2s_err sink_input(wsink *k, const elfp_file *f, uint64_t off,
+/* n bytes of the source image img from offset off: copied by the
+ * kernel from k->in_fd when it can, otherwise written from img. */
+static e2s_err sink_input(wsink *k, const uint8_t *img, uint64_t off,
 			  uint64_t n)
 {
 	if (k->fd >= 0 && k->in_fd >= 0 && n >= ELFP_STAGE) {
@@ -154,7 +154,7 @@ static e2s_err sink_input(wsink *k, const elfp_file *f, uint64_t off,
 		if (!n)
 			return E2S_ERR_OK;
 	}
-	return sink_put(k, f->in->img + off, n);
+	return sink_put(k, img + off, n);
 }
 
 /* The base layer over [a, b). */
@@ -167,7 +167,7 @@ static e2s_err emit_base(wsink *k, const elfp_file *f, uint64_t a,
 		e = sink_put(k, NULL, (b < lo ? b : lo) - a);
 	if (!e && b > lo && a < hi) {
 		uint64_t s = a > lo ? a : lo, t = b < hi ? b : hi;
-		e = sink_input(k, f, s - lo, t - s);
+		e = sink_input(k, f->in->img, s - lo, t - s);
 	}
 	if (!e && b > hi && a < b)
 		e = sink_put(k, NULL, b - (a > hi ? a : hi));
@@ -312,26 +312,16 @@ static e2s_err collect_patches(const elfp_file *f, wpatch **out, size_t *nout,
 			s0.link = (uint32_t)f->shstrndx;
 		if (f->nsegs >= PN_XNUM)
 			s0.info = (uint32_t)f->nsegs;
-		put_shdr(q, &s0, be);
+		elfp_put_shdr(q, &s0, be);
 		for (size_t i = 1; i < f->nsecs; i++)
-			put_shdr(q + i * ELFP_SHDR_SIZE, &f->secs[i].sh, be);
+			elfp_put_shdr(q + i * ELFP_SHDR_SIZE, &f->secs[i].sh, be);
 		add_patch(p, &n, f->new_shoff, sh_len, q);
 	}
 	/* ELF header fields that move (layout 1: the old header's place
 	 * holds the copy add_ehdr_copy made). */
 	memcpy(eh, f->in->img, ELFP_EHDR_SIZE);
-	elfp_put(eh + 32, f->new_phoff, 8, be);
-	elfp_put(eh + 40, f->nsecs ? f->new_shoff : 0, 8, be);
-	/* Entry sizes too: an input without a table may say 0 there
-	 * (strip --strip-section-headers), and the output has one. */
-	if (f->nsegs)
-		elfp_put(eh + 54, ELFP_PHDR_SIZE, 2, be);
-	if (f->nsecs)
-		elfp_put(eh + 58, ELFP_SHDR_SIZE, 2, be);
-	elfp_put(eh + 56, f->nsegs >= PN_XNUM ? PN_XNUM : f->nsegs, 2, be);
-	elfp_put(eh + 60, f->nsecs >= SHN_LORESERVE ? 0 : f->nsecs, 2, be);
-	elfp_put(eh + 62,
-		 f->shstrndx >= SHN_LORESERVE ? SHN_XINDEX : f->shstrndx, 2, be);
+	elfp_put_ehdr_tables(eh, f->new_phoff, f->nsegs, f->new_shoff,
+			     f->nsecs, f->shstrndx, be);
 	add_patch(p, &n, 0, ELFP_EHDR_SIZE, eh);
 	/* Drop empty patches; check the rest against the output. */
 	size_t m = 0;
@@ -351,6 +341,24 @@ static e2s_err collect_patches(const elfp_file *f, wpatch **out, size_t *nout,
 	*nout = m;
 	*tabs = t;
 	return E2S_ERR_OK;
+}
+
+void elfp_put_ehdr_tables(uint8_t *eh, uint64_t phoff, size_t phnum,
+			  uint64_t shoff, size_t shnum, size_t shstrndx,
+			  bool be)
+{
+	elfp_put(eh + 32, phoff, 8, be);
+	elfp_put(eh + 40, shnum ? shoff : 0, 8, be);
+	/* Entry sizes too: an input without a table may say 0 there
+	 * (strip --strip-section-headers), and the output has one. */
+	if (phnum)
+		elfp_put(eh + 54, ELFP_PHDR_SIZE, 2, be);
+	if (shnum)
+		elfp_put(eh + 58, ELFP_SHDR_SIZE, 2, be);
+	elfp_put(eh + 56, phnum >= PN_XNUM ? PN_XNUM : phnum, 2, be);
+	elfp_put(eh + 60, shnum >= SHN_LORESERVE ? 0 : shnum, 2, be);
+	elfp_put(eh + 62, shstrndx >= SHN_LORESERVE ? SHN_XINDEX : shstrndx,
+		 2, be);
 }
 
 /* Write the output to the sink k. */
@@ -458,4 +466,63 @@ e2s_err elfp_write_atomic(const char *path, const char *ref_path,
 {
 	return elfp_write_atomic_checked(path, ref_path, keep_owner, f, NULL,
 					 NULL, d);
+}
+
+/* ---- Files assembled from pieces ------------------------------------ */
+
+static int piece_cmp(const void *pa, const void *pb)
+{
+	const elfp_piece *a = pa, *b = pb;
+	return (a->off > b->off) - (a->off < b->off);
+}
+
+/* The pieces in offset order through the same sink as elfp_write:
+ * zeros between them, source ranges copied by the kernel where it can. */
+static e2s_err emit_pieces(wsink *k, const elfp_source *src, elfp_piece *p,
+			   size_t n, uint64_t size, e2s_diag *d)
+{
+	e2s_err e = E2S_ERR_OK;
+	qsort(p, n, sizeof *p, piece_cmp);
+	for (size_t i = 0; i < n && !e; i++) {
+		if (p[i].off < k->pos || p[i].off > size ||
+		    p[i].len > size - p[i].off ||
+		    (!p[i].mem && (p[i].src_off > src->size ||
+				   p[i].len > src->size - p[i].src_off)))
+			return e2s_fail(d, E2S_ERR_USAGE, NULL, 0,
+					"pieces overlap or lie outside the "
+					"file");
+		e = sink_put(k, NULL, p[i].off - k->pos);
+		if (!e && p[i].mem)
+			e = sink_put(k, p[i].mem, p[i].len);
+		else if (!e)
+			e = sink_input(k, src->img, p[i].src_off, p[i].len);
+	}
+	if (!e)
+		e = sink_put(k, NULL, size - k->pos);
+	if (!e)
+		e = sink_flush(k);
+	return e;
+}
+
+e2s_err elfp_write_pieces_atomic(const char *path, const struct stat *keep,
+				 const elfp_source *src, elfp_piece *p,
+				 size_t n, uint64_t size, e2s_diag *d)
+{
+	wsink k = {.in_fd = src->fd, .d = d};
+	e2s_atomic a;
+	e2s_err e = e2s_atomic_begin(&a, path, d);
+	if (e)
+		return e;
+	k.fd = a.fd;
+	k.stage = malloc(ELFP_STAGE);
+	e = k.stage ? emit_pieces(&k, src, p, n, size, d)
+		    : e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+	free(k.stage);
+	if (e) {
+		e2s_atomic_abort(&a);
+		return e;
+	}
+	/* It replaces path: on disk before the rename (see
+	 * elfp_write_atomic_checked). */
+	return e2s_atomic_commit(&a, keep->st_mode, keep, true, d);
 }

@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "../common/err.h"
 #include "../elf/elf_file.h"
@@ -248,5 +249,41 @@ typedef e2s_err (*elfp_check_fn)(const char *tmp, void *ctx, e2s_diag *d);
 e2s_err elfp_write_atomic_checked(const char *path, const char *ref_path,
 				  bool keep_owner, elfp_file *f,
 				  elfp_check_fn check, void *ctx, e2s_diag *d);
+
+/* ---- Other files written through the same writer -------------------
+ * For files elfpatch does not edit itself (a separate debug file brought
+ * in line with its converted file, src/api/api_debug.c): a file made of
+ * pieces, each bytes of one source image (copied by the kernel where it
+ * can, as elfp_write copies unchanged input) or bytes in memory. */
+
+/* The source: an image and, when it is a file, its open descriptor
+ * (-1: none; then every byte is written from img). */
+typedef struct {
+	const uint8_t *img;
+	size_t size;
+	int fd;
+} elfp_source;
+
+typedef struct {
+	uint64_t off, len;    /* where in the output */
+	const uint8_t *mem;   /* these bytes, or NULL: */
+	uint64_t src_off;     /* the source's from this offset */
+} elfp_piece;
+
+/* Write a file of size bytes made of the pieces p[0..n) (sorted here;
+ * they must not overlap) with zeros between them over path atomically:
+ * a temporary file, fsync'ed, given keep's mode and, where allowed, its
+ * owner, renamed over path. On failure path is untouched. */
+e2s_err elfp_write_pieces_atomic(const char *path, const struct stat *keep,
+				 const elfp_source *src, elfp_piece *p,
+				 size_t n, uint64_t size, e2s_diag *d);
+/* A 64-byte section header as it is in the file. */
+void elfp_put_shdr(uint8_t *p, const elfp_shdr *sh, bool be);
+/* The table fields of a 64-bit ELF header eh (offsets, entry sizes,
+ * counts; extended numbering says SHN_XINDEX/PN_XNUM there, section 0
+ * must carry the real values). */
+void elfp_put_ehdr_tables(uint8_t *eh, uint64_t phoff, size_t phnum,
+			  uint64_t shoff, size_t shnum, size_t shstrndx,
+			  bool be);
 
 #endif

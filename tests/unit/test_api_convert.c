@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "api/api_dev.h"
 #include "eh2sframe.h"
 #include "t.h"
 #include "t_files.h"
@@ -353,11 +354,182 @@ static void test_no_tmpdir(void)
 	free(img);
 }
 
+/* ---- One run behind every entry point --------------------------------
+ * The outcomes of one file as each entry point tells them (the handle's
+ * statistics before and after its conversion, the handle's conversion,
+ * the conversion by path, the developer path) are one run's: they agree
+ * with each other and with what is expected of the file. */
+
+/* readelf's size of section name in path (hex column), or -1. */
+static long readelf_size(const char *path, const char *name)
+{
+	char cmd[512], line[512], sec[64];
+	unsigned long addr, off, size;
+	long n = -1;
+	snprintf(cmd, sizeof cmd, "readelf -SW %s 2>/dev/null", path);
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while (fgets(line, sizeof line, p)) {
+		char *b = strchr(line, ']');
+		if (b && sscanf(b + 1, "%63s %*s %lx %lx %lx", sec, &addr, &off,
+				&size) == 4 && strcmp(sec, name) == 0)
+			n = n < 0 ? (long)size : n + (long)size;
+	}
+	pclose(p);
+	return n;
+}
+
+static void same_counts(const char *path, const char *out, size_t want_conv,
+			size_t want_unrel)
+{
+	eh2s_file *f = NULL;
+	eh2s_error err;
+	eh2s_stats st, st2;
+	eh2s_summary a, b;
+	size_t rs[EH2S_SKIP_COUNT], rs2[EH2S_SKIP_COUNT];
+	size_t ra[EH2S_SKIP_COUNT], rb[EH2S_SKIP_COUNT];
+	api_encode_opts eo = {0, 3, 0, 0};
+	api_encode_info info;
+	void *data = NULL;
+	size_t size = 0;
+	long fdes = readelf_fdes(path);
+
+	eh2s_stats_init(&st);
+	eh2s_stats_init(&st2);
+	eh2s_summary_init(&a);
+	eh2s_summary_init(&b);
+	st.by_reason = rs;
+	st.by_reason_len = EH2S_SKIP_COUNT;
+	st2.by_reason = rs2;
+	st2.by_reason_len = EH2S_SKIP_COUNT;
+	a.by_reason = ra;
+	a.by_reason_len = EH2S_SKIP_COUNT;
+	b.by_reason = rb;
+	b.by_reason_len = EH2S_SKIP_COUNT;
+	CHECK_EQ(eh2s_open(path, &f, &err), EH2S_OK);
+	if (!f)
+		return;
+	CHECK_EQ(eh2s_get_stats(f, &st, &err), EH2S_OK);
+	CHECK_EQ(st.functions, fdes);
+	CHECK_EQ(st.converted, want_conv);
+	CHECK_EQ(st.unrelocated, want_unrel);
+	CHECK_EQ(st.converted + st.unrelocated + st.skipped_total,
+		 st.functions);
+	CHECK_EQ(rs[EH2S_SKIP_NONE], st.converted);
+	CHECK_EQ(st.eh_frame_size, readelf_size(path, ".eh_frame"));
+	CHECK_EQ(eh2s_convert(f, NULL, &err), EH2S_OK);
+	CHECK_EQ(eh2s_get_summary(f, &a, &err), EH2S_OK);
+	/* The converted image describes the same CFI. */
+	CHECK_EQ(eh2s_get_stats(f, &st2, &err), EH2S_OK);
+	CHECK_EQ(eh2s_write(f, out, -1, &err), EH2S_OK);
+	CHECK_EQ(st2.eh_frame_size, readelf_size(out, ".eh_frame"));
+	eh2s_close(f);
+	unlink(out);
+	CHECK_EQ(eh2s_convert_file(path, out, NULL, &b, NULL, &err), EH2S_OK);
+	unlink(out);
+	CHECK_EQ(api_encode_sframe_file(path, &eo, &data, &size, &info, &err),
+		 EH2S_OK);
+	eh2s_free(data);
+	const eh2s_stats *s2 = &st2;
+	const eh2s_summary *sums[] = {&a, &b};
+	for (size_t k = 0; k < 2; k++) {
+		CHECK_EQ(sums[k]->functions, st.functions);
+		CHECK_EQ(sums[k]->converted, st.converted);
+		CHECK_EQ(sums[k]->unrelocated, st.unrelocated);
+		CHECK_EQ(sums[k]->skipped_total, st.skipped_total);
+	}
+	CHECK_EQ(s2->functions, st.functions);
+	CHECK_EQ(s2->converted, st.converted);
+	CHECK_EQ(s2->unrelocated, st.unrelocated);
+	CHECK_EQ(s2->code_bytes_converted, st.code_bytes_converted);
+	/* The developer path counts what it projected: unrelocated ones
+	 * with the converted. */
+	CHECK_EQ(info.outcome[EH2S_SKIP_NONE], st.converted + st.unrelocated);
+	for (size_t r = 0; r < EH2S_SKIP_COUNT; r++) {
+		CHECK_EQ(ra[r], rs[r]);
+		CHECK_EQ(rb[r], rs[r]);
+		CHECK_EQ(rs2[r], rs[r]);
+		if (r != EH2S_SKIP_NONE)
+			CHECK_EQ(info.outcome[r], rs[r]);
+	}
+}
+
+/* An ELF64 object's first relocation in .rela.eh_frame made
+ * R_*_NONE: that FDE's start has no relocation. 0 on success. */
+static int drop_first_reloc(unsigned char *b, size_t n)
+{
+	if (n < 64)
+		return -1;
+	uint64_t shoff, off;
+	unsigned shnum = b[60] | b[61] << 8, shstr = b[62] | b[63] << 8;
+	memcpy(&shoff, b + 40, 8);
+	if (shoff > n || (uint64_t)shnum * 64 > n - shoff || shstr >= shnum)
+		return -1;
+	const unsigned char *strh = b + shoff + (uint64_t)shstr * 64;
+	memcpy(&off, strh + 24, 8);
+	for (unsigned i = 1; i < shnum; i++) {
+		const unsigned char *sh = b + shoff + (uint64_t)i * 64;
+		uint64_t o, size;
+		memcpy(&o, sh + 24, 8);
+		memcpy(&size, sh + 32, 8);
+		uint64_t name = off + get32(sh);
+		if (name + 16 > n || strcmp((const char *)b + name, ".rela.eh_frame"))
+			continue;
+		if (size < 24 || o > n - 24)
+			return -1;
+		memset(b + o + 8, 0, 4); /* ELF64_R_TYPE */
+		return 0;
+	}
+	return -1;
+}
+
+static void test_one_run(void)
+{
+	char dir[] = "/tmp/test_api_run_XXXXXX", src[64], obj[64], nrel[64];
+	char out[64], cmd[256];
+	unsigned char *img;
+	size_t n = 0;
+
+	same_counts("/bin/ls", "/tmp/test_api_run_ls.out",
+		    (size_t)readelf_fdes("/bin/ls"), 0);
+	if (!mkdtemp(dir))
+		return;
+	snprintf(src, sizeof src, "%s/r.c", dir);
+	snprintf(obj, sizeof obj, "%s/r.o", dir);
+	snprintf(nrel, sizeof nrel, "%s/nrel.o", dir);
+	snprintf(out, sizeof out, "%s/out.o", dir);
+	FILE *fp = fopen(src, "w");
+	if (fp) {
+		fputs("int g(int);\nint f(int x) { return g(x) + 1; }\n"
+		      "int h(int n) { char v[n]; v[0] = 1; return g(v[n / 2]); }\n", fp);
+		fclose(fp);
+	}
+	snprintf(cmd, sizeof cmd, "gcc -O2 -c -o %s %s 2>/dev/null", obj, src);
+	if (system(cmd) != 0) {
+		printf("test_one_run: no gcc, skipped\n");
+	} else if ((img = slurp(obj, &n)) != NULL) {
+		same_counts(obj, out, 2, 0);
+		CHECK_EQ(drop_first_reloc(img, n), 0);
+		fp = fopen(nrel, "wb");
+		CHECK(fp && fwrite(img, 1, n, fp) == n);
+		if (fp)
+			fclose(fp);
+		same_counts(nrel, out, 1, 1);
+		free(img);
+	}
+	unlink(src);
+	unlink(obj);
+	unlink(nrel);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	test_errors();
 	test_no_tmpdir();
 	test_rel();
 	test_ls();
+	test_one_run();
 	return t_done("test_api_convert");
 }

@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "eh2sframe.h"
+#include "elfpatch/elfpatch.h"
 #include "t.h"
 #include "t_files.h"
 
@@ -111,6 +113,98 @@ static void check_pair(const char *name, const char *readelf)
 	CHECK_EQ(r.crc_updated, 0);
 }
 
+/* Entries of dir (. and .. not counted). */
+static int entries(const char *d)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "ls -A %s | wc -l", d);
+	return atoi(out1(cmd));
+}
+
+/* elfpatch's writer of files made of pieces, which the debug-file
+ * rewrite uses: source ranges (large: copied by the kernel; without a
+ * descriptor: from memory), bytes in memory, zeros between, in any
+ * order given; keep's mode; a bad piece list leaves the file as it was
+ * and nothing behind. */
+static void test_pieces(void)
+{
+	char src[256], out[256], sub[128];
+	enum { NSRC = 300000, SIZE = 250010 };
+	unsigned char *b = malloc(NSRC);
+	const unsigned char head[10] = "0123456789", tail[3] = {0xaa, 0xbb, 0xcc};
+	struct stat keep;
+	e2s_diag d;
+
+	if (!b)
+		return;
+	for (size_t i = 0; i < NSRC; i++)
+		b[i] = (unsigned char)(i * 7 + (i >> 9));
+	snprintf(sub, sizeof sub, "%s/pieces", dir);
+	CHECK_EQ(mkdir(sub, 0755), 0);
+	snprintf(src, sizeof src, "%s/src", sub);
+	snprintf(out, sizeof out, "%s/out", sub);
+	CHECK_EQ(spit(src, b, NSRC), 0);
+	CHECK_EQ(spit(out, (const unsigned char *)"old", 3), 0);
+	CHECK_EQ(chmod(out, 0640), 0);
+	CHECK_EQ(stat(out, &keep), 0);
+	int fd = open(src, O_RDONLY);
+	CHECK(fd >= 0);
+	for (int with_fd = 0; with_fd < 2; with_fd++) {
+		elfp_source so = {b, NSRC, with_fd ? fd : -1};
+		elfp_piece p[] = {
+			{.off = 200000, .len = 3, .mem = tail},
+			{.off = 100, .len = 150000, .src_off = 5},
+			{.off = 150100, .len = 20, .src_off = NSRC - 20},
+			{.off = 0, .len = 10, .mem = head},
+		};
+		memset(&d, 0, sizeof d);
+		CHECK_EQ(elfp_write_pieces_atomic(out, &keep, &so, p, 4, SIZE, &d),
+			 E2S_ERR_OK);
+		size_t n = 0;
+		unsigned char *w = slurp(out, &n);
+		CHECK_EQ(n, SIZE);
+		if (w && n == SIZE) {
+			size_t bad = 0;
+			for (size_t i = 0; i < SIZE; i++) {
+				unsigned char want =
+					i < 10 ? head[i]
+					: i < 100 ? 0
+					: i < 150100 ? b[i - 100 + 5]
+					: i < 150120 ? b[NSRC - 20 + (i - 150100)]
+					: i >= 200000 && i < 200003 ? tail[i - 200000]
+					: 0;
+				bad += w[i] != want;
+			}
+			CHECK_EQ(bad, 0);
+		}
+		free(w);
+		struct stat st;
+		CHECK(stat(out, &st) == 0 && (st.st_mode & 07777) == 0640);
+	}
+	/* Overlapping pieces, and a range past the source's end: refused,
+	 * the file stays, no temporary file is left. */
+	CHECK_EQ(spit(out, (const unsigned char *)"old", 3), 0);
+	elfp_source so = {b, NSRC, fd};
+	elfp_piece over[] = {{.off = 0, .len = 10, .mem = head},
+			     {.off = 5, .len = 3, .mem = tail}};
+	elfp_piece past[] = {{.off = 0, .len = 30, .src_off = NSRC - 20}};
+	memset(&d, 0, sizeof d);
+	CHECK_EQ(elfp_write_pieces_atomic(out, &keep, &so, over, 2, 20, &d),
+		 E2S_ERR_USAGE);
+	CHECK_EQ(elfp_write_pieces_atomic(out, &keep, &so, past, 1, 30, &d),
+		 E2S_ERR_USAGE);
+	CHECK_EQ(elfp_write_pieces_atomic(out, &keep, &so, past, 0, 0, &d),
+		 E2S_ERR_OK);
+	size_t n = 0;
+	unsigned char *w = slurp(out, &n);
+	CHECK(w == NULL); /* the empty file written last */
+	free(w);
+	CHECK_EQ(entries(sub), 2);
+	if (fd >= 0)
+		close(fd);
+	free(b);
+}
+
 int main(void)
 {
 	char f[256], g[256], m[256], cmd[512];
@@ -203,6 +297,7 @@ int main(void)
 	}
 	CHECK_EQ(handled, 400);
 	free(orig);
+	test_pieces();
 
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)
