@@ -76,6 +76,7 @@ static int convert(const char *path, const void *img, size_t size,
 	e2s_diag d;
 	cfi_file *cf = NULL;
 	sfe_set set;
+	sfe_verdicts v;
 	bw_t w;
 	e2s_err e;
 	int rc = 1;
@@ -83,9 +84,10 @@ static int convert(const char *path, const void *img, size_t size,
 
 	memset(&d, 0, sizeof d);
 	memset(&set, 0, sizeof set);
+	memset(&v, 0, sizeof v);
 	double t0 = cpu_now(), t1;
 	if (img) {
-		e = sfe_project_view(img, size, NULL, 0, &cf, &set, &d);
+		e = sfe_project_view(img, size, NULL, 0, &cf, &set, &v, &d);
 		if (e)
 			return fail(path, "open+project", &d);
 		t1 = cpu_now();
@@ -102,7 +104,7 @@ static int convert(const char *path, const void *img, size_t size,
 			return fail(path, "open", &d);
 		}
 		t1 = cpu_now();
-		e = sfe_stream_finish(ss, cfi_file_table(cf), &set, &d);
+		e = sfe_stream_finish(ss, cfi_file_table(cf), &set, &v, &d);
 		sfe_stream_free(ss);
 		if (e) {
 			fail(path, "project", &d);
@@ -146,6 +148,7 @@ static int convert(const char *path, const void *img, size_t size,
 	rc = 0;
 out:
 	sfe_set_free(&set);
+	sfe_verdicts_free(&v);
 	cfi_file_close(cf);
 	return rc;
 }

@@ -7,6 +7,7 @@
 #include "../elf/cfi_file.h"
 #include "../elfpatch/elfpatch.h"
 #include "../sframe/sfe.h"
+#include "conv_skip.h"
 
 /* The one conversion path: every FDE's rows (cfi_interp.c) are projected
  * onto what SFrame tracks, restricted to what the SFrame version can say
@@ -14,7 +15,7 @@
  * signal frames; others are skipped as SFE_SKIP_V2) and written once as
  * that version's FRE bytes (sfe_set.enc). version: 0 or 3 for V3, 2. */
 e2s_err sfe_project(const cfi_table *t, unsigned version, sfe_set *out,
-		    e2s_diag *diag);
+		    sfe_verdicts *v, e2s_diag *diag);
 /* (sfe_project runs the rules alone, every cache off: the reference the
  * streaming path, caches on, is held to by the tests.) */
 
@@ -36,10 +37,11 @@ e2s_err sfe_stream_row(void *ctx, const cfi_table *t, size_t fde,
  * equal an earlier FDE's, and whose size is the same or past both
  * programs' reach, takes its outcome without running. */
 int sfe_stream_pre(void *ctx, const cfi_table *t, size_t fde);
-/* After the parse: *out receives the set (sfe_set_free). t is the
+/* After the parse: *out receives the set (sfe_set_free) and *v each
+ * FDE's verdict (sfe_verdicts_free). t is the
  * parsed table (its FDE count must match what the stream saw). */
 e2s_err sfe_stream_finish(sfe_stream *s, const cfi_table *t, sfe_set *out,
-			  e2s_diag *diag);
+			  sfe_verdicts *v, e2s_diag *diag);
 void sfe_stream_free(sfe_stream *s);
 
 /* The pipeline's entry point: cfi_file_open_view + the streaming
@@ -48,14 +50,16 @@ void sfe_stream_free(sfe_stream *s);
  * and FDEs (status, pc range, relocation) but no rows. lo may be NULL. */
 e2s_err sfe_project_view(const void *img, size_t size,
 			 const cfi_load_opts *lo, unsigned version,
-			 cfi_file **cf, sfe_set *set, e2s_diag *diag);
+			 cfi_file **cf, sfe_set *set, sfe_verdicts *v,
+			 e2s_diag *diag);
 
-/* sfe_project (version o->sframe_version) + sfe_encode in one call. *set_out (may be NULL) receives
- * the projected set (free with sfe_set_free); relocs as for sfe_encode.
+/* sfe_project (version o->sframe_version) + sfe_encode in one call.
+ * *set_out and *v_out (each may be NULL) receive the projected set and
+ * verdicts (free with sfe_set_free, sfe_verdicts_free); relocs as for sfe_encode.
  * out must be bw_init'ed with t's byte order. */
 e2s_err sfe_build(const cfi_table *t, const sfe_encode_opts *o, bw_t *out,
-		  sfe_set *set_out, sfe_reloc **relocs, size_t *nrelocs,
-		  e2s_diag *diag);
+		  sfe_set *set_out, sfe_verdicts *v_out, sfe_reloc **relocs,
+		  size_t *nrelocs, e2s_diag *diag);
 
 /* ---- One conversion run (convert_run.c) ----------------------------
  * Every caller's conversion goes through conv_run: the file converter
@@ -100,6 +104,7 @@ typedef struct {
 	cfi_table table;         /* section input: its records */
 	const cfi_table *t;      /* the FDEs, either way */
 	sfe_set set;
+	sfe_verdicts v;          /* each FDE's */
 	conv_tally tally;
 	uint8_t *unrel;          /* per FDE: 1 when unrelocated (ET_REL), or
 	                          * NULL */

@@ -19,7 +19,7 @@ static e2s_err project_section(const conv_input *in, unsigned version,
 	cfi_sink sink = {sfe_stream_pre, sfe_stream_row, sfe_stream_fde, ps};
 	e2s_err e = cfi_parse_sink(in->sec, in->abi, &sink, &r->table, d);
 	if (!e)
-		e = sfe_stream_finish(ps, &r->table, &r->set, d);
+		e = sfe_stream_finish(ps, &r->table, &r->set, &r->v, d);
 	sfe_stream_free(ps);
 	return e;
 }
@@ -28,7 +28,7 @@ sfe_skip conv_fde_outcome(const conv_run *r, size_t i)
 {
 	/* The stream saw every FDE (sfe_stream_finish checks it); one it
 	 * did not would be bad CFI. */
-	uint8_t why = i < r->set.nfdes ? r->set.fde_skip[i] : SFE_SKIP_BAD_CFI;
+	uint8_t why = i < r->v.nfdes ? r->v.fde_skip[i] : SFE_SKIP_BAD_CFI;
 	return why < SFE_SKIP_COUNT_ ? (sfe_skip)why : SFE_SKIP_BAD_CFI;
 }
 
@@ -97,7 +97,7 @@ e2s_err conv_run_do(const conv_input *in, const conv_opts *o, conv_run *r,
 		cfi_load_opts lo = {.prefer_debug_frame = in->debug_frame};
 		/* The CFI handle borrows the image. */
 		e = sfe_project_view(in->img, in->size, &lo, version, &r->cf,
-				     &r->set, d);
+				     &r->set, &r->v, d);
 		if (!e)
 			r->t = cfi_file_table(r->cf);
 	} else {
@@ -126,6 +126,7 @@ void conv_run_free(conv_run *r)
 {
 	conv_run_drop_cfi(r);
 	sfe_set_free(&r->set);
+	sfe_verdicts_free(&r->v);
 	free(r->unrel);
 	free(r->sframe);
 	memset(r, 0, sizeof *r);

@@ -177,7 +177,8 @@ typedef struct {
 	grow_t gcl;
 	sfe_first *first; /* per CIE index, SFE_FIRST_NONE past gfirst.n */
 	grow_t gfirst;
-	grow_t gs; /* set->fde_skip */
+	sfe_verdicts *v; /* each FDE's */
+	grow_t gs; /* v->fde_skip */
 	grow_t ge; /* set->enc */
 	bool started;
 	bool memo_on;    /* streaming: remember programs (sfe_memo) */
@@ -279,12 +280,12 @@ static inline bool sfe_claim_fde(sfe_pctx *c, size_t i, const cfi_fde *fde)
 /* Record FDE i's outcome; false on OOM. */
 static inline bool sfe_note(sfe_pctx *c, size_t i, sfe_skip s)
 {
-	if (!sfe_grow((void **)&c->set->fde_skip, &c->gs, 1, i + 1))
+	if (!sfe_grow((void **)&c->v->fde_skip, &c->gs, 1, i + 1))
 		return false;
-	c->set->fde_skip[i] = (uint8_t)s;
+	c->v->fde_skip[i] = (uint8_t)s;
 	if (i >= c->gs.n)
 		c->gs.n = i + 1;
-	c->set->counts[s]++;
+	c->v->counts[s]++;
 	return true;
 }
 

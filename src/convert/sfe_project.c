@@ -187,11 +187,14 @@ static e2s_err project_fde(sfe_pctx *c, size_t i, const cfi_row *rows,
 	return fde_end(c, i);
 }
 
-static void pctx_init(sfe_pctx *c, sfe_set *out, unsigned version)
+static void pctx_init(sfe_pctx *c, sfe_set *out, sfe_verdicts *v,
+		      unsigned version)
 {
 	memset(out, 0, sizeof *out);
+	memset(v, 0, sizeof *v);
 	memset(c, 0, sizeof *c);
 	c->set = out;
+	c->v = v;
 	c->v2 = version == SF_VERSION_2;
 	out->version = c->v2 ? SF_VERSION_2 : SF_VERSION_3;
 	c->cache = true;
@@ -228,7 +231,7 @@ static e2s_err pctx_start(sfe_pctx *c, const cfi_table *t)
 	    (!sfe_grow((void **)&c->set->funcs, &c->gf, sizeof(sfe_func), t->size / 32) ||
 	     !sfe_grow((void **)&c->cl, &c->gcl, sizeof *c->cl, t->size / 32) ||
 	     !sfe_grow((void **)&c->set->enc, &c->ge, 1, t->size + t->size / 8) ||
-	     !sfe_grow((void **)&c->set->fde_skip, &c->gs, 1, t->size / 32)))
+	     !sfe_grow((void **)&c->v->fde_skip, &c->gs, 1, t->size / 32)))
 		return E2S_ERR_NOMEM;
 	return E2S_ERR_OK;
 }
@@ -250,6 +253,7 @@ static size_t claim_end(const sfe_pctx *c, size_t k)
 static bool settle_claims(sfe_pctx *c)
 {
 	sfe_set *out = c->set;
+	sfe_verdicts *v = c->v;
 	const sfe_fclaim *cv = c->cl;
 	size_t n = c->gcl.n, nwin, nf = c->gf.n, w = 0;
 	/* Claims in address order, none overlapping the one before (the
@@ -270,9 +274,9 @@ static bool settle_claims(sfe_pctx *c)
 	for (size_t k = 0; k < n && ok; k++) {
 		if (!lost[k])
 			continue;
-		out->counts[out->fde_skip[cv[k].fde]]--;
-		out->fde_skip[cv[k].fde] = SFE_SKIP_DUPLICATE;
-		out->counts[SFE_SKIP_DUPLICATE]++;
+		v->counts[v->fde_skip[cv[k].fde]]--;
+		v->fde_skip[cv[k].fde] = SFE_SKIP_DUPLICATE;
+		v->counts[SFE_SKIP_DUPLICATE]++;
 		for (size_t q = cv[k].func; q < claim_end(c, k); q++)
 			out->nfres -= out->funcs[q].fre_count;
 	}
@@ -297,12 +301,12 @@ static bool settle_claims(sfe_pctx *c)
 static e2s_err pctx_finish(sfe_pctx *c, size_t nfdes)
 {
 	sfe_set *out = c->set;
-	if (!out->fde_skip && !(out->fde_skip = calloc(1, 1)))
+	if (!c->v->fde_skip && !(c->v->fde_skip = calloc(1, 1)))
 		return E2S_ERR_NOMEM;
 	if (!settle_claims(c))
 		return E2S_ERR_NOMEM;
 	pctx_scratch_free(c);
-	out->nfdes = nfdes;
+	c->v->nfdes = nfdes;
 	out->nfuncs = c->gf.n;
 	out->enc_len = c->ge.n;
 	return E2S_ERR_OK;
@@ -312,14 +316,15 @@ static e2s_err proj_oom(sfe_pctx *c, e2s_diag *diag)
 {
 	pctx_scratch_free(c);
 	sfe_set_free(c->set);
+	sfe_verdicts_free(c->v);
 	return e2s_fail(diag, E2S_ERR_NOMEM, NULL, 0, "projecting CFI rows");
 }
 
 e2s_err sfe_project(const cfi_table *t, unsigned version, sfe_set *out,
-		    e2s_diag *diag)
+		    sfe_verdicts *v, e2s_diag *diag)
 {
 	sfe_pctx c;
-	pctx_init(&c, out, version);
+	pctx_init(&c, out, v, version);
 	c.cache = false; /* the reference path: rules alone */
 	if (pctx_start(&c, t))
 		return proj_oom(&c, diag);
@@ -346,6 +351,7 @@ e2s_err sfe_project(const cfi_table *t, unsigned version, sfe_set *out,
 struct sfe_stream {
 	sfe_pctx c;
 	sfe_set set;
+	sfe_verdicts v;
 	size_t nfdes;
 };
 
@@ -355,7 +361,7 @@ e2s_err sfe_stream_new(sfe_stream **out, unsigned version)
 	*out = s;
 	if (!s)
 		return E2S_ERR_NOMEM;
-	pctx_init(&s->c, &s->set, version);
+	pctx_init(&s->c, &s->set, &s->v, version);
 	s->c.memo_on = true;
 	return E2S_ERR_OK;
 }
@@ -418,13 +424,15 @@ int sfe_stream_pre(void *ctx, const cfi_table *t, size_t fde)
 }
 
 e2s_err sfe_stream_finish(sfe_stream *s, const cfi_table *t, sfe_set *out,
-			  e2s_diag *diag)
+			  sfe_verdicts *v, e2s_diag *diag)
 {
 	memset(out, 0, sizeof *out);
+	memset(v, 0, sizeof *v);
 	if (!s->c.started && pctx_start(&s->c, t))
 		return proj_oom(&s->c, diag);
 	if (s->nfdes != t->nfdes) {
 		sfe_set_free(&s->set);
+		sfe_verdicts_free(&s->v);
 		return e2s_fail(diag, E2S_ERR_INTERNAL, NULL, 0,
 				"stream saw %zu of %zu FDEs", s->nfdes,
 				t->nfdes);
@@ -432,7 +440,9 @@ e2s_err sfe_stream_finish(sfe_stream *s, const cfi_table *t, sfe_set *out,
 	if (pctx_finish(&s->c, t->nfdes))
 		return proj_oom(&s->c, diag);
 	*out = s->set;
+	*v = s->v;
 	memset(&s->set, 0, sizeof s->set);
+	memset(&s->v, 0, sizeof s->v);
 	return E2S_ERR_OK;
 }
 
@@ -442,18 +452,21 @@ void sfe_stream_free(sfe_stream *s)
 		return;
 	pctx_scratch_free(&s->c);
 	sfe_set_free(&s->set);
+	sfe_verdicts_free(&s->v);
 	free(s);
 }
 
 e2s_err sfe_project_view(const void *img, size_t size,
 			 const cfi_load_opts *lo, unsigned version,
-			 cfi_file **cf, sfe_set *set, e2s_diag *diag)
+			 cfi_file **cf, sfe_set *set, sfe_verdicts *v,
+			 e2s_diag *diag)
 {
 	sfe_stream *s;
 	e2s_err e;
 
 	*cf = NULL;
 	memset(set, 0, sizeof *set);
+	memset(v, 0, sizeof *v);
 	if (sfe_stream_new(&s, version))
 		return e2s_fail(diag, E2S_ERR_NOMEM, NULL, 0, NULL);
 	cfi_load_opts o = {false, false, NULL, NULL};
@@ -463,7 +476,7 @@ e2s_err sfe_project_view(const void *img, size_t size,
 	o.on_row = sfe_stream_row;
 	e = cfi_file_open_view(img, size, &o, sfe_stream_fde, s, cf, diag);
 	if (!e)
-		e = sfe_stream_finish(s, cfi_file_table(*cf), set, diag);
+		e = sfe_stream_finish(s, cfi_file_table(*cf), set, v, diag);
 	sfe_stream_free(s);
 	if (e) {
 		cfi_file_close(*cf);
@@ -473,13 +486,18 @@ e2s_err sfe_project_view(const void *img, size_t size,
 }
 
 e2s_err sfe_build(const cfi_table *t, const sfe_encode_opts *o, bw_t *out,
-		  sfe_set *set_out, sfe_reloc **relocs, size_t *nrelocs,
-		  e2s_diag *diag)
+		  sfe_set *set_out, sfe_verdicts *v_out, sfe_reloc **relocs,
+		  size_t *nrelocs, e2s_diag *diag)
 {
 	sfe_set s;
-	e2s_err e = sfe_project(t, o ? o->sframe_version : 0, &s, diag);
+	sfe_verdicts v;
+	e2s_err e = sfe_project(t, o ? o->sframe_version : 0, &s, &v, diag);
 	if (e)
 		return e;
+	if (v_out)
+		*v_out = v;
+	else
+		sfe_verdicts_free(&v);
 	e = sfe_encode(&s, o, out, relocs, nrelocs, diag);
 	if (set_out)
 		*set_out = s;

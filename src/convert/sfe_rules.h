@@ -9,6 +9,7 @@
 #include "../abi/abi.h"
 #include "../dwarf/cfi.h"
 #include "../sframe/sfe.h"
+#include "conv_skip.h"
 
 /* Where RA or FP is found, as far as SFrame can say. */
 enum {

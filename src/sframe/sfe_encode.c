@@ -652,22 +652,9 @@ e2s_err sfe_encode(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 	return sfe_encode_ex(s, o, out, relocs, nrelocs, NULL, diag);
 }
 
-const char *sfe_skip_name(sfe_skip s)
-{
-	static const char *const names[] = {
-#define SFE_X(name, text) text,
-		SFE_SKIPS(SFE_X)
-#undef SFE_X
-	};
-	if ((unsigned)s >= SFE_SKIP_COUNT_)
-		return "?";
-	return names[s];
-}
-
 void sfe_set_free(sfe_set *s)
 {
 	free(s->funcs);
 	free(s->enc);
-	free(s->fde_skip);
 	memset(s, 0, sizeof *s);
 }

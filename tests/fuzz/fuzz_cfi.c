@@ -83,11 +83,13 @@ static void check_encoding(const cfi_section *sec, cfi_abi abi,
  * programs taken from the first) must give the same bytes as
  * sfe_project on the full table. */
 static void check_stream(const cfi_section *sec, cfi_abi abi,
-			 const sfe_encode_opts *o, const bw_t *batch)
+			 const sfe_encode_opts *o, const bw_t *batch,
+			 const sfe_verdicts *bv)
 {
 	sfe_stream *st;
 	cfi_table t;
 	sfe_set set;
+	sfe_verdicts v;
 	e2s_diag d;
 	if (sfe_stream_new(&st, o->sframe_version) != E2S_ERR_OK)
 		return;
@@ -97,8 +99,12 @@ static void check_stream(const cfi_section *sec, cfi_abi abi,
 	cfi_sink k = {sfe_stream_pre, sfe_stream_row, sfe_stream_fde, st};
 	if (cfi_parse_sink(sec, abi, &k, &t, &d) != E2S_ERR_OK)
 		FUZZ_FAIL_DIAG("streaming parse fails where cfi_parse passed", &d);
-	if (sfe_stream_finish(st, &t, &set, &d) != E2S_ERR_OK)
+	if (sfe_stream_finish(st, &t, &set, &v, &d) != E2S_ERR_OK)
 		FUZZ_FAIL_DIAG("streaming projection fails", &d);
+	if (v.nfdes != bv->nfdes ||
+	    memcmp(v.counts, bv->counts, sizeof v.counts) ||
+	    memcmp(v.fde_skip, bv->fde_skip, v.nfdes))
+		FUZZ_FAIL("streaming and batch verdicts differ");
 	bw_t w;
 	bw_init(&w, sec->big_endian);
 	e2s_err e = set.nfuncs ? sfe_encode(&set, o, &w, NULL, NULL, &d)
@@ -109,6 +115,7 @@ static void check_stream(const cfi_section *sec, cfi_abi abi,
 		FUZZ_FAIL("streaming and batch projections differ");
 	bw_free(&w);
 	sfe_set_free(&set);
+	sfe_verdicts_free(&v);
 	cfi_table_free(&t);
 	sfe_stream_free(st);
 }
@@ -155,11 +162,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 	}
 	sfe_set set;
+	sfe_verdicts v;
 	sfe_encode_opts o = {.section_vaddr = SF_VADDR,
 			     .share_fres = (sel >> 6) & 1,
 			     .sframe_version = (sel & 0x80) ? 2 : 3};
 	if (abi != CFI_ABI_UNKNOWN &&
-	    sfe_project(&t, o.sframe_version, &set, &d) == E2S_ERR_OK) {
+	    sfe_project(&t, o.sframe_version, &set, &v, &d) == E2S_ERR_OK) {
 		bw_t w;
 		bool ok = false;
 		bw_init(&w, sec.big_endian);
@@ -171,9 +179,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				ok = true;
 			}
 		}
-		check_stream(&sec, abi, &o, ok ? &w : NULL);
+		check_stream(&sec, abi, &o, ok ? &w : NULL, &v);
 		bw_free(&w);
 		sfe_set_free(&set);
+		sfe_verdicts_free(&v);
 	}
 	cfi_table_free(&t);
 	return 0;

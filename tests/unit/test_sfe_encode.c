@@ -7,12 +7,13 @@
 #include "sframe/sfr.h"
 #include "t.h"
 
-static int build(synth *s, uint64_t vaddr, bw_t *w, sfe_set *set)
+static int build(synth *s, uint64_t vaddr, bw_t *w, sfe_set *set,
+		 sfe_verdicts *v)
 {
 	sfe_encode_opts o = {.section_vaddr = vaddr};
 	e2s_diag d;
 	bw_init(w, s->t.big_endian);
-	return sfe_build(&s->t, &o, w, set, NULL, NULL, &d);
+	return sfe_build(&s->t, &o, w, set, v, NULL, NULL, &d);
 }
 
 static int bytes_eq(const bw_t *w, const uint8_t *want, size_t n)
@@ -37,6 +38,7 @@ static void amd64_frame(void)
 	synth s;
 	bw_t w;
 	sfe_set set;
+	sfe_verdicts v;
 	synth_init(&s, CFI_ABI_AMD64, false);
 	synth_fde(&s, 0x401000, 7, 0);
 	cfi_row *r;
@@ -44,7 +46,7 @@ static void amd64_frame(void)
 	r = synth_row(&s, 0x401001, 7, 16); r->ra = rule_off(-8); r->fp = rule_off(-16);
 	r = synth_row(&s, 0x401004, 6, 16); r->ra = rule_off(-8); r->fp = rule_off(-16);
 	r = synth_row(&s, 0x401006, 7, 8);  r->ra = rule_off(-8); r->fp = rule_off(-16);
-	CHECK_EQ(build(&s, 0x402078, &w, &set), E2S_ERR_OK);
+	CHECK_EQ(build(&s, 0x402078, &w, &set, &v), E2S_ERR_OK);
 	/* start field at 0x402078 + 28 = 0x402094; 0x401000 - 0x402094 =
 	 * -0x1094 = 0xffff...ef6c. FRE bytes: ADDR1 start, info, words.
 	 * info: count<<1 | base (SP=1): 1 word SP = 0x03, 2 words SP = 0x05,
@@ -62,9 +64,10 @@ static void amd64_frame(void)
 		0x06, 0x05, 0x08, 0xf0,
 	};
 	CHECK(bytes_eq(&w, want, sizeof want));
-	CHECK_EQ(set.counts[SFE_SKIP_NONE], 1);
+	CHECK_EQ(v.counts[SFE_SKIP_NONE], 1);
 	CHECK_EQ(sfe_encoded_size(&set, NULL), sizeof want);
 	sfe_set_free(&set);
+	sfe_verdicts_free(&v);
 	bw_free(&w);
 }
 
@@ -77,6 +80,7 @@ static void amd64_flex(void)
 	synth s;
 	bw_t w;
 	sfe_set set;
+	sfe_verdicts v;
 	synth_init(&s, CFI_ABI_AMD64, false);
 	synth_fde(&s, 0x1000, 0x20, 0);
 	cfi_row *r;
@@ -90,7 +94,7 @@ static void amd64_flex(void)
 	r->cfa.expr.shape = CFI_EXPR_BREG_DEREF;
 	r->cfa.expr.reg = 6;
 	r->cfa.expr.off = -8;
-	CHECK_EQ(build(&s, 0x2000, &w, &set), E2S_ERR_OK);
+	CHECK_EQ(build(&s, 0x2000, &w, &set, &v), E2S_ERR_OK);
 	CHECK_EQ(set.nfuncs, 1);
 	CHECK_EQ(set.funcs[0].fde_type, SF_FDE_TYPE_FLEX);
 	static const uint8_t fres[] = {
@@ -109,6 +113,7 @@ static void amd64_flex(void)
 	CHECK(w.len == 28 + 16 + sizeof want);
 	CHECK(w.len >= 44 && memcmp(w.data + 44, want, sizeof want) == 0);
 	sfe_set_free(&set);
+	sfe_verdicts_free(&v);
 	bw_free(&w);
 }
 
@@ -120,6 +125,7 @@ static void s390x_be(void)
 	synth s;
 	bw_t w;
 	sfe_set set;
+	sfe_verdicts v;
 	synth_init(&s, CFI_ABI_S390X, true);
 	synth_fde(&s, 0x100, 0x18, 0);
 	cfi_row *r;
@@ -130,7 +136,7 @@ static void s390x_be(void)
 	synth_fde(&s, 0x200, 0x10, 0);
 	synth_row(&s, 0x200, 15, 160);
 	r = synth_row(&s, 0x206, 15, 160); r->fp = rule_off(-72);
-	CHECK_EQ(build(&s, 0x1000, &w, &set), E2S_ERR_OK);
+	CHECK_EQ(build(&s, 0x1000, &w, &set, &v), E2S_ERR_OK);
 	static const uint8_t hdr[] = {
 		0xde, 0xe2, 0x03, 0x05, 0x04, 0x00, 0x00, 0x00, /* BE magic, abi 4, no fixed offsets */
 		0, 0, 0, 2, 0, 0, 0, 6,
@@ -158,6 +164,7 @@ static void s390x_be(void)
 	CHECK(memcmp(w.data + 28 + 32 + sizeof f0, f1, sizeof f1) == 0);
 	CHECK_EQ(w.len, 28 + 32 + sizeof f0 + sizeof f1);
 	sfe_set_free(&set);
+	sfe_verdicts_free(&v);
 	bw_free(&w);
 }
 
@@ -168,6 +175,7 @@ static void aarch64_pauth(void)
 	synth s;
 	bw_t w;
 	sfe_set set;
+	sfe_verdicts v;
 	synth_init(&s, CFI_ABI_AARCH64, false);
 	synth_fde(&s, 0x400, 0x1c, 1);
 	cfi_row *r;
@@ -175,7 +183,7 @@ static void aarch64_pauth(void)
 	r = synth_row(&s, 0x404, 31, 0); r->ra_mangled = 1;
 	r = synth_row(&s, 0x408, 31, 32); r->ra_mangled = 1;
 	r->fp = rule_off(-32); r->ra = rule_off(-24);
-	CHECK_EQ(build(&s, 0x0, &w, &set), E2S_ERR_OK);
+	CHECK_EQ(build(&s, 0x0, &w, &set, &v), E2S_ERR_OK);
 	CHECK_EQ(set.nfuncs, 1);
 	CHECK_EQ(w.data[4], 2); /* SFRAME_ABI_AARCH64_ENDIAN_LITTLE (spec 2.1) */
 	static const uint8_t f[] = {
@@ -187,6 +195,7 @@ static void aarch64_pauth(void)
 	CHECK_EQ(w.len, 28 + 16 + sizeof f);
 	CHECK(memcmp(w.data + 44, f, sizeof f) == 0);
 	sfe_set_free(&set);
+	sfe_verdicts_free(&v);
 	bw_free(&w);
 }
 
@@ -212,6 +221,7 @@ static void aarch64_flex(void)
 	synth s;
 	bw_t w;
 	sfe_set set;
+	sfe_verdicts v;
 	cfi_row *r;
 	synth_init(&s, CFI_ABI_AARCH64, false);
 	synth_fde(&s, 0x500, 0x10, 0);
@@ -240,11 +250,11 @@ static void aarch64_flex(void)
 	r->cfa = s.row[s.t.nrows - 4].cfa; /* *(x9 + 8) */
 	synth_fde(&s, 0xc00, 8, 0);
 	r = synth_row(&s, 0xc00, 31, 0); r->fp = rule_kind(CFI_RULE_UNDEFINED, 0);
-	CHECK_EQ(build(&s, 0x0, &w, &set), E2S_ERR_OK);
+	CHECK_EQ(build(&s, 0x0, &w, &set, &v), E2S_ERR_OK);
 	CHECK_EQ(set.nfuncs, 6);
-	CHECK_EQ(set.counts[SFE_SKIP_NONE], 6);
-	CHECK_EQ(set.fde_skip[6], SFE_SKIP_RA_RULE);
-	CHECK_EQ(set.fde_skip[7], SFE_SKIP_FP_RULE);
+	CHECK_EQ(v.counts[SFE_SKIP_NONE], 6);
+	CHECK_EQ(v.fde_skip[6], SFE_SKIP_RA_RULE);
+	CHECK_EQ(v.fde_skip[7], SFE_SKIP_FP_RULE);
 	for (int k = 0; k < 6; k++)
 		CHECK_EQ(set.funcs[k].fde_type, k == 5 ? SF_FDE_TYPE_DEFAULT : SF_FDE_TYPE_FLEX);
 	static const uint8_t f[] = {
@@ -279,17 +289,19 @@ static void aarch64_flex(void)
 	CHECK(ru.mangled);
 	sfr_free(&sec);
 	sfe_set_free(&set);
+	sfe_verdicts_free(&v);
 	bw_free(&w);
 
 	sfe_encode_opts o = {.sframe_version = 2};
 	bw_init(&w, false);
-	CHECK_EQ(sfe_build(&s.t, &o, &w, &set, NULL, NULL, &d), E2S_ERR_OK);
+	CHECK_EQ(sfe_build(&s.t, &o, &w, &set, &v, NULL, NULL, &d), E2S_ERR_OK);
 	CHECK_EQ(set.nfuncs, 1);
-	CHECK_EQ(set.counts[SFE_SKIP_V2], 5);
-	CHECK_EQ(set.counts[SFE_SKIP_RA_RULE], 1);
-	CHECK_EQ(set.counts[SFE_SKIP_FP_RULE], 1);
+	CHECK_EQ(v.counts[SFE_SKIP_V2], 5);
+	CHECK_EQ(v.counts[SFE_SKIP_RA_RULE], 1);
+	CHECK_EQ(v.counts[SFE_SKIP_FP_RULE], 1);
 	CHECK_EQ(set.funcs[0].start, 0xa00);
 	sfe_set_free(&set);
+	sfe_verdicts_free(&v);
 	bw_free(&w);
 }
 
@@ -301,6 +313,7 @@ static void widths(void)
 	synth s;
 	bw_t w;
 	sfe_set set;
+	sfe_verdicts v;
 	synth_init(&s, CFI_ABI_AMD64, false);
 	cfi_row *r;
 	synth_fde(&s, 0x10000, 0x200, 0);
@@ -309,7 +322,7 @@ static void widths(void)
 	synth_fde(&s, 0x100000, 0x20000, 0);
 	r = synth_row(&s, 0x100000, 7, 8); r->ra = rule_off(-8);
 	r = synth_row(&s, 0x110000, 7, 0x12345); r->ra = rule_off(-8);
-	CHECK_EQ(build(&s, 0x0, &w, &set), E2S_ERR_OK);
+	CHECK_EQ(build(&s, 0x0, &w, &set, &v), E2S_ERR_OK);
 	static const uint8_t f[] = {
 		2, 0, 0x01, 0, 0,
 		0x00, 0x00, 0x03, 0x08,
@@ -321,6 +334,7 @@ static void widths(void)
 	CHECK_EQ(w.len, 28 + 32 + sizeof f);
 	CHECK(memcmp(w.data + 60, f, sizeof f) == 0);
 	sfe_set_free(&set);
+	sfe_verdicts_free(&v);
 	bw_free(&w);
 }
 
@@ -332,6 +346,7 @@ static void plt_and_outermost(void)
 	synth s;
 	bw_t w;
 	sfe_set set;
+	sfe_verdicts v;
 	synth_init(&s, CFI_ABI_AMD64, false);
 	cfi_row *r;
 	synth_fde(&s, 0x1000, 0x30, 0);
@@ -345,7 +360,7 @@ static void plt_and_outermost(void)
 	r->cfa.expr.plt_k = 11;
 	synth_fde(&s, 0x1040, 2, 0);
 	r = synth_row(&s, 0x1040, 7, 8); r->ra = rule_kind(CFI_RULE_UNDEFINED, 0);
-	CHECK_EQ(build(&s, 0x0, &w, &set), E2S_ERR_OK);
+	CHECK_EQ(build(&s, 0x0, &w, &set, &v), E2S_ERR_OK);
 	CHECK_EQ(set.nfuncs, 3);
 	static const uint8_t f[] = {
 		2, 0, 0x00, 0, 0, 0x00, 0x03, 0x10, 0x06, 0x03, 0x18,
@@ -358,6 +373,7 @@ static void plt_and_outermost(void)
 	CHECK_EQ(w.data[28 + 8], 16);
 	CHECK_EQ(w.data[44 + 8], 32);
 	sfe_set_free(&set);
+	sfe_verdicts_free(&v);
 	bw_free(&w);
 }
 
@@ -371,6 +387,7 @@ static void sp_in_register(void)
 	synth s;
 	bw_t w;
 	sfe_set set;
+	sfe_verdicts v;
 	synth_init(&s, CFI_ABI_S390X, true);
 	synth_fde(&s, 0x1000, 0x20, 0);
 	synth_row(&s, 0x1000, 15, 160);
@@ -378,9 +395,10 @@ static void sp_in_register(void)
 	r->sp = rule_kind(CFI_RULE_REGISTER, 18);
 	r->sp.prov = CFI_PROV_KNOWN;
 	r->sp.prov_k = 160;
-	CHECK_EQ(build(&s, 0x0, &w, &set), E2S_ERR_OK);
-	CHECK_EQ(set.counts[SFE_SKIP_NONE], 1);
+	CHECK_EQ(build(&s, 0x0, &w, &set, &v), E2S_ERR_OK);
+	CHECK_EQ(v.counts[SFE_SKIP_NONE], 1);
 	sfe_set_free(&set);
+	sfe_verdicts_free(&v);
 	bw_free(&w);
 	for (int k = 0; k < 2; k++) {
 		synth_init(&s, CFI_ABI_S390X, true);
@@ -390,9 +408,10 @@ static void sp_in_register(void)
 		r->sp = rule_kind(CFI_RULE_REGISTER, 18);
 		r->sp.prov = k ? CFI_PROV_KNOWN : CFI_PROV_NONE;
 		r->sp.prov_k = 320;
-		CHECK_EQ(build(&s, 0x0, &w, &set), E2S_ERR_NO_FUNCS);
-		CHECK_EQ(set.counts[SFE_SKIP_SP_RULE], 1);
+		CHECK_EQ(build(&s, 0x0, &w, &set, &v), E2S_ERR_NO_FUNCS);
+		CHECK_EQ(v.counts[SFE_SKIP_SP_RULE], 1);
 		sfe_set_free(&set);
+		sfe_verdicts_free(&v);
 		bw_free(&w);
 	}
 
@@ -404,10 +423,11 @@ static void sp_in_register(void)
 	synth_fde(&s, 0x2000, 0x20, 0);
 	r = synth_row(&s, 0x2000, 7, 8);
 	r->ra = rule_off(-8);
-	build(&s, 0x0, &w, &set);
-	CHECK_EQ(set.counts[SFE_SKIP_SP_RULE], 1);
-	CHECK_EQ(set.counts[SFE_SKIP_NONE], 1);
+	build(&s, 0x0, &w, &set, &v);
+	CHECK_EQ(v.counts[SFE_SKIP_SP_RULE], 1);
+	CHECK_EQ(v.counts[SFE_SKIP_NONE], 1);
 	sfe_set_free(&set);
+	sfe_verdicts_free(&v);
 	bw_free(&w);
 }
 
@@ -418,6 +438,7 @@ static void plt_short_stub(void)
 	synth s;
 	bw_t w;
 	sfe_set set;
+	sfe_verdicts v;
 	synth_init(&s, CFI_ABI_AMD64, false);
 	synth_fde(&s, 0x2000, 3, 0);
 	cfi_row *r = synth_row(&s, 0x2000, 0, 0);
@@ -427,11 +448,12 @@ static void plt_short_stub(void)
 	r->cfa.expr.reg = 7;
 	r->cfa.expr.off = 8;
 	r->cfa.expr.plt_k = 11;
-	CHECK_EQ(build(&s, 0x0, &w, &set), E2S_ERR_OK);
+	CHECK_EQ(build(&s, 0x0, &w, &set, &v), E2S_ERR_OK);
 	CHECK_EQ(set.nfuncs, 1);
 	CHECK_EQ(set.funcs[0].pc_type, SF_FDE_PCTYPE_MASK);
 	CHECK_EQ(set.funcs[0].fre_count, 1);
 	sfe_set_free(&set);
+	sfe_verdicts_free(&v);
 	bw_free(&w);
 }
 
@@ -441,6 +463,7 @@ static void policy(void)
 	synth s;
 	bw_t w;
 	sfe_set set;
+	sfe_verdicts v;
 	synth_init(&s, CFI_ABI_AMD64, false);
 	cfi_row *r;
 	synth_fde(&s, 0x3000, 0x10, 0);
@@ -461,12 +484,12 @@ static void policy(void)
 	r->cfa.expr.reg = 6;
 	r->cfa.expr.off = -8;
 	synth_fde(&s, 0x5000, 0, 0);
-	CHECK_EQ(build(&s, 0x0, &w, &set), E2S_ERR_OK);
-	CHECK_EQ(set.counts[SFE_SKIP_NONE], 3);
-	CHECK_EQ(set.counts[SFE_SKIP_DUPLICATE], 1);
-	CHECK_EQ(set.counts[SFE_SKIP_RA_RULE], 1);
-	CHECK_EQ(set.counts[SFE_SKIP_EMPTY], 1);
-	CHECK_EQ(set.fde_skip[2], SFE_SKIP_DUPLICATE);
+	CHECK_EQ(build(&s, 0x0, &w, &set, &v), E2S_ERR_OK);
+	CHECK_EQ(v.counts[SFE_SKIP_NONE], 3);
+	CHECK_EQ(v.counts[SFE_SKIP_DUPLICATE], 1);
+	CHECK_EQ(v.counts[SFE_SKIP_RA_RULE], 1);
+	CHECK_EQ(v.counts[SFE_SKIP_EMPTY], 1);
+	CHECK_EQ(v.fde_skip[2], SFE_SKIP_DUPLICATE);
 	CHECK_EQ(set.nfuncs, 3);
 	CHECK(set.funcs[0].start == 0x1000 && set.funcs[1].start == 0x2000 &&
 	      set.funcs[2].start == 0x3000);
@@ -477,9 +500,11 @@ static void policy(void)
 	/* determinism: the same input gives the same bytes */
 	bw_t w2;
 	sfe_set set2;
-	CHECK_EQ(build(&s, 0x0, &w2, &set2), E2S_ERR_OK);
+	sfe_verdicts v2;
+	CHECK_EQ(build(&s, 0x0, &w2, &set2, &v2), E2S_ERR_OK);
 	CHECK(w.len == w2.len && memcmp(w.data, w2.data, w.len) == 0);
 	sfe_set_free(&set2);
+	sfe_verdicts_free(&v2);
 	bw_free(&w2);
 	/* subset encoding and the empty case */
 	sfe_encode_opts o = {.only = (const uint32_t[]){2}, .nonly = 1};
@@ -507,6 +532,7 @@ static void policy(void)
 	free(rl);
 	bw_free(&w3);
 	sfe_set_free(&set);
+	sfe_verdicts_free(&v);
 	bw_free(&w);
 }
 
@@ -540,8 +566,9 @@ static void split(void)
 	t.rows = rows;
 	t.nrows = n;
 	sfe_set set;
+	sfe_verdicts v;
 	e2s_diag d;
-	CHECK_EQ(sfe_project(&t, 0, &set, &d), E2S_ERR_OK);
+	CHECK_EQ(sfe_project(&t, 0, &set, &v, &d), E2S_ERR_OK);
 	CHECK_EQ(set.nfuncs, 2);
 	CHECK_EQ(set.funcs[0].fre_count, 65535);
 	CHECK_EQ(set.funcs[1].fre_count, n - 65535);
@@ -551,6 +578,7 @@ static void split(void)
 	 * the 5-byte attribute) has start byte 0. */
 	CHECK_EQ(set.enc[set.funcs[1].enc_off + 5], 0);
 	sfe_set_free(&set);
+	sfe_verdicts_free(&v);
 	free(rows);
 }
 
@@ -577,7 +605,8 @@ static void share(void)
 		r->ra = rule_off(-8);
 	}
 	sfe_set set;
-	CHECK_EQ(sfe_project(&s.t, 0, &set, &d), E2S_ERR_OK);
+	sfe_verdicts v;
+	CHECK_EQ(sfe_project(&s.t, 0, &set, &v, &d), E2S_ERR_OK);
 	sfe_encode_opts o = {.section_vaddr = 0x8000};
 	sfe_encode_stats st;
 	bw_t plain, sh, again;
@@ -623,6 +652,7 @@ static void share(void)
 	bw_free(&sh);
 	bw_free(&again);
 	sfe_set_free(&set);
+	sfe_verdicts_free(&v);
 }
 
 /* SFrame V2 (20-byte FDEs, no attribute in the FRE sub-section): a plain
@@ -643,14 +673,15 @@ static void v2_amd64(void)
 	r = synth_row(&s, 0x3000, 7, 8); r->ra = rule_off(-8);
 	sfe_encode_opts o = {.section_vaddr = 0x8000, .sframe_version = 2};
 	sfe_set set;
+	sfe_verdicts v;
 	bw_t w;
 	bw_init(&w, false);
-	CHECK_EQ(sfe_build(&s.t, &o, &w, &set, NULL, NULL, &d), E2S_ERR_OK);
+	CHECK_EQ(sfe_build(&s.t, &o, &w, &set, &v, NULL, NULL, &d), E2S_ERR_OK);
 	CHECK_EQ(set.nfuncs, 1);
-	CHECK_EQ(set.counts[SFE_SKIP_V2], 2);
-	CHECK_EQ(set.counts[SFE_SKIP_NONE], 1);
-	CHECK_EQ(set.fde_skip[1], SFE_SKIP_V2);
-	CHECK_EQ(set.fde_skip[2], SFE_SKIP_V2);
+	CHECK_EQ(v.counts[SFE_SKIP_V2], 2);
+	CHECK_EQ(v.counts[SFE_SKIP_NONE], 1);
+	CHECK_EQ(v.fde_skip[1], SFE_SKIP_V2);
+	CHECK_EQ(v.fde_skip[2], SFE_SKIP_V2);
 	CHECK_STR(sfe_skip_name(SFE_SKIP_V2), "not-in-sframe-v2");
 	/* start = 0x1000 - (0x8000 + 28) = -0x701c */
 	static const uint8_t want[] = {
@@ -672,12 +703,15 @@ static void v2_amd64(void)
 	sfe_set raw;
 	bw_t w2;
 	bw_init(&w2, false);
-	CHECK_EQ(sfe_project(&s.t, 3, &raw, &d), E2S_ERR_OK);
+	sfe_verdicts rawv;
+	CHECK_EQ(sfe_project(&s.t, 3, &raw, &rawv, &d), E2S_ERR_OK);
 	CHECK_EQ(sfe_encode(&raw, &o, &w2, NULL, NULL, &d), E2S_ERR_INTERNAL);
 	sfe_set_free(&raw);
+	sfe_verdicts_free(&rawv);
 	bw_free(&w2);
 	bw_free(&w);
 	sfe_set_free(&set);
+	sfe_verdicts_free(&v);
 }
 
 /* V2 outermost frames (RA undefined) have no FRE, since glibc's V2 walker
@@ -705,11 +739,12 @@ static void v2_outermost(void)
 	r = synth_row(&s, 0x4008, 7, 8); r->ra = rule_off(-8);
 	sfe_encode_opts o = {.section_vaddr = 0x8000, .sframe_version = 2};
 	sfe_set set;
+	sfe_verdicts v;
 	bw_t w;
 	bw_init(&w, false);
-	CHECK_EQ(sfe_build(&s.t, &o, &w, &set, NULL, NULL, &d), E2S_ERR_OK);
-	CHECK_EQ(set.counts[SFE_SKIP_NONE], 3);
-	CHECK_EQ(set.fde_skip[3], SFE_SKIP_V2);
+	CHECK_EQ(sfe_build(&s.t, &o, &w, &set, &v, NULL, NULL, &d), E2S_ERR_OK);
+	CHECK_EQ(v.counts[SFE_SKIP_NONE], 3);
+	CHECK_EQ(v.fde_skip[3], SFE_SKIP_V2);
 	/* starts: 0x1000 - 0x801c, 0x2000 - 0x8030, 0x3000 - 0x8044 */
 	static const uint8_t want[] = {
 		0xe2, 0xde, 2, 0x05, 3, 0, 0xf8, 0,
@@ -742,15 +777,17 @@ static void v2_outermost(void)
 	bw_free(&w);
 	o = (sfe_encode_opts){.section_vaddr = 0x8000};
 	sfe_set_free(&set);
+	sfe_verdicts_free(&v);
 	/* V3: the outermost rows stay FREs with 0 data words */
 	bw_init(&w, false);
-	CHECK_EQ(sfe_build(&s.t, &o, &w, &set, NULL, NULL, &d), E2S_ERR_OK);
+	CHECK_EQ(sfe_build(&s.t, &o, &w, &set, &v, NULL, NULL, &d), E2S_ERR_OK);
 	CHECK_EQ(set.nfuncs, 4);
 	sfr_section sec;
 	CHECK_EQ(sfr_decode(w.data, w.len, 0x8000, &sec, &d), E2S_ERR_OK);
 	CHECK(sec.nfdes == 4 && sec.fdes[0].nfres == 1 && sec.fres[sec.fdes[0].fre_first].ndw == 0);
 	sfr_free(&sec);
 	sfe_set_free(&set);
+	sfe_verdicts_free(&v);
 	bw_free(&w);
 }
 
@@ -769,10 +806,11 @@ static void v2_s390x(void)
 	r->ra = rule_kind(CFI_RULE_REGISTER, 17);
 	sfe_encode_opts o = {.section_vaddr = 0x1000, .sframe_version = 2};
 	sfe_set set;
+	sfe_verdicts v;
 	bw_t w;
 	bw_init(&w, true);
-	CHECK_EQ(sfe_build(&s.t, &o, &w, &set, NULL, NULL, &d), E2S_ERR_OK);
-	CHECK_EQ(set.counts[SFE_SKIP_NONE], 1);
+	CHECK_EQ(sfe_build(&s.t, &o, &w, &set, &v, NULL, NULL, &d), E2S_ERR_OK);
+	CHECK_EQ(v.counts[SFE_SKIP_NONE], 1);
 	CHECK_EQ(w.len, 28 + 20 + 3 + 5);
 	/* FRE 1: start 4, info sp-based count 3 1-byte = 0x07,
 	 * CFA (160-160)/8 = 0, RA 17<<1|1 = 0x23, FP 16<<1|1 = 0x21 */
@@ -789,6 +827,7 @@ static void v2_s390x(void)
 	sfr_free(&sec);
 	bw_free(&w);
 	sfe_set_free(&set);
+	sfe_verdicts_free(&v);
 }
 
 int main(void)

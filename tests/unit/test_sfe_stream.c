@@ -131,13 +131,14 @@ static void stream_rows_match(void)
 
 /* The same functions with the same FRE data (where in enc it is stored
  * may differ: a program converted before shares its data). */
-static bool sets_equal(const sfe_set *a, const sfe_set *b)
+static bool sets_equal(const sfe_set *a, const sfe_verdicts *va,
+		       const sfe_set *b, const sfe_verdicts *vb)
 {
 	if (!(a->abi == b->abi && a->big_endian == b->big_endian &&
 	      a->nfuncs == b->nfuncs && a->nfres == b->nfres &&
-	      a->nfdes == b->nfdes &&
-	      memcmp(a->counts, b->counts, sizeof a->counts) == 0 &&
-	      memcmp(a->fde_skip, b->fde_skip, a->nfdes) == 0))
+	      va->nfdes == vb->nfdes &&
+	      memcmp(va->counts, vb->counts, sizeof va->counts) == 0 &&
+	      memcmp(va->fde_skip, vb->fde_skip, va->nfdes) == 0))
 		return false;
 	for (size_t i = 0; i < a->nfuncs; i++) {
 		sfe_func x = a->funcs[i], y = b->funcs[i];
@@ -164,18 +165,24 @@ static void project_view_matches(void)
 		return;
 	cfi_file *tf = NULL, *sf = NULL;
 	sfe_set a, b;
+	sfe_verdicts va, vb;
 	e2s_diag d;
 	CHECK_EQ(cfi_file_open_mem(img, size, NULL, &tf, &d), E2S_ERR_OK);
-	CHECK_EQ(sfe_project(cfi_file_table(tf), 0, &a, &d), E2S_ERR_OK);
-	CHECK_EQ(sfe_project_view(img, size, NULL, 0, &sf, &b, &d), E2S_ERR_OK);
+	CHECK_EQ(sfe_project(cfi_file_table(tf), 0, &a, &va, &d), E2S_ERR_OK);
+	CHECK_EQ(sfe_project_view(img, size, NULL, 0, &sf, &b, &vb, &d), E2S_ERR_OK);
 	CHECK(a.nfuncs > 100);
-	CHECK(sets_equal(&a, &b));
+	CHECK(sets_equal(&a, &va, &b, &vb));
+	sfe_verdicts_free(&va);
+	sfe_verdicts_free(&vb);
 	cfi_file *ff = NULL, *f2 = NULL;
 	sfe_set fs, t2;
-	CHECK_EQ(sfe_project_view(img, size, NULL, 2, &ff, &fs, &d), E2S_ERR_OK);
-	CHECK_EQ(sfe_project(cfi_file_table(tf), 2, &t2, &d), E2S_ERR_OK);
-	CHECK(sets_equal(&fs, &t2));
+	sfe_verdicts vfs, vt2;
+	CHECK_EQ(sfe_project_view(img, size, NULL, 2, &ff, &fs, &vfs, &d), E2S_ERR_OK);
+	CHECK_EQ(sfe_project(cfi_file_table(tf), 2, &t2, &vt2, &d), E2S_ERR_OK);
+	CHECK(sets_equal(&fs, &vfs, &t2, &vt2));
 	sfe_set_free(&t2);
+	sfe_verdicts_free(&vfs);
+	sfe_verdicts_free(&vt2);
 	(void)f2;
 	sfe_encode_opts o = {.section_vaddr = 0x800000};
 	bw_t wa, wb;
@@ -305,20 +312,21 @@ static void duplicates_brute_force(void)
 		one_row_table(&t, &cie, fdes, rows, N);
 		t.relocatable = true;
 		sfe_set set;
+		sfe_verdicts v;
 		e2s_diag d;
-		CHECK_EQ(sfe_project(&t, 0, &set, &d), E2S_ERR_OK);
+		CHECK_EQ(sfe_project(&t, 0, &set, &v, &d), E2S_ERR_OK);
 		size_t ndup = 0, bad = 0, nfres = 0;
 		for (size_t i = 0; i < N; i++) {
 			ndup += want[i] == SFE_SKIP_DUPLICATE;
-			bad += set.fde_skip[i] != want[i];
+			bad += v.fde_skip[i] != want[i];
 		}
 		/* Each layout exercises overlaps. */
 		CHECK(ndup >= (mode == DUP_WIDE_LAST ? 1 : N / 10));
 		CHECK(ndup < N);
 		CHECK_EQ(bad, 0);
 		CHECK_EQ(set.nfuncs, N - ndup);
-		CHECK_EQ(set.counts[SFE_SKIP_DUPLICATE], ndup);
-		CHECK_EQ(set.counts[SFE_SKIP_NONE], N - ndup);
+		CHECK_EQ(v.counts[SFE_SKIP_DUPLICATE], ndup);
+		CHECK_EQ(v.counts[SFE_SKIP_NONE], N - ndup);
 		/* Sorted by (section, start) for the encoder, each function
 		 * where its FDE said. */
 		size_t unsorted = 0;
@@ -338,6 +346,7 @@ static void duplicates_brute_force(void)
 		CHECK_EQ(bad, 0);
 		CHECK_EQ(set.nfres, nfres);
 		sfe_set_free(&set);
+		sfe_verdicts_free(&v);
 		free(fdes);
 		free(rows);
 		free(claimed);
@@ -361,8 +370,9 @@ static void sort_interleaved(unsigned k)
 	}
 	one_row_table(&t, &cie, fdes, rows, N);
 	sfe_set set;
+	sfe_verdicts v;
 	e2s_diag d;
-	CHECK_EQ(sfe_project(&t, 0, &set, &d), E2S_ERR_OK);
+	CHECK_EQ(sfe_project(&t, 0, &set, &v, &d), E2S_ERR_OK);
 	CHECK_EQ(set.nfuncs, N);
 	size_t bad = 0;
 	bool *seen = calloc(N, sizeof *seen);
@@ -377,6 +387,7 @@ static void sort_interleaved(unsigned k)
 	CHECK_EQ(bad, 0);
 	free(seen);
 	sfe_set_free(&set);
+	sfe_verdicts_free(&v);
 	free(fdes);
 	free(rows);
 }

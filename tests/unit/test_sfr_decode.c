@@ -15,7 +15,7 @@ static void encode(synth *s, uint64_t vaddr, bw_t *w)
 	sfe_encode_opts o = {.section_vaddr = vaddr};
 	e2s_diag d;
 	bw_init(w, s->t.big_endian);
-	CHECK_EQ(sfe_build(&s->t, &o, w, NULL, NULL, NULL, &d), E2S_ERR_OK);
+	CHECK_EQ(sfe_build(&s->t, &o, w, NULL, NULL, NULL, NULL, &d), E2S_ERR_OK);
 }
 
 static bool rules_at(const sfr_section *sec, uint64_t pc, sfr_rules *ru)
@@ -317,7 +317,7 @@ static void relocatable(void)
 	r = synth_row(&s, 0x10, 7, 8); r->ra = rule_off(-8);
 	sfe_encode_opts o = {.relocatable = true};
 	bw_init(&w, false);
-	CHECK_EQ(sfe_build(&s.t, &o, &w, &set, &rl, &nrl, &d), E2S_ERR_OK);
+	CHECK_EQ(sfe_build(&s.t, &o, &w, &set, NULL, &rl, &nrl, &d), E2S_ERR_OK);
 	CHECK_EQ(nrl, 3);
 	sfr_relfield rf[3];
 	for (size_t i = 0; i < nrl && i < 3; i++) {
