@@ -10,6 +10,7 @@
 
 #include "test_sfe_synth.h"
 #include "convert/convert.h"
+#include "sframe/sframe_fmt.h"
 #include "t.h"
 
 /* Rows handed to the callback, copied out for comparison. */
@@ -649,20 +650,23 @@ static void xfde(xbuf *e, uint64_t sec, size_t cie_off, uint64_t func,
 	xclose(e, start);
 }
 
-/* Programs repeated under two CIEs with different initial rules, at
+/* Programs repeated under three CIEs with different initial rules, at
  * sizes beyond, at and inside their reach: the streaming projection
  * gives the same set with its caches on and off, and the same as
  * sfe_project (the rules alone), V3 and V2. What each cache must not
  * confuse is here: a program's outcome under another CIE (the first
- * rows of CIE B are not CIE A's), or at a size that cuts rows off (the
- * memo's reach rule); a row whose CFA register alone changes (not a
- * CFA-only row); a skip reason of any number (pc-relative). */
+ * rows of CIE B are not CIE A's, and CIE C's need a flexible FDE), or at
+ * a size that cuts rows off (the memo's reach rule); a row whose CFA
+ * register alone changes (not a CFA-only row); a skip reason of any
+ * number (pc-relative). */
 static void caches_on_off_synthetic(void)
 {
 	/* CIE A: CFA rsp+8, RA at CFA-8. CIE B: CFA rbp+16, RA at CFA-8,
-	 * rbp at CFA-16. */
+	 * rbp at CFA-16. CIE C: CFA r10+8 (a flexible FDE in V3, skipped in
+	 * V2), RA at CFA-8. */
 	static const uint8_t cie_a[] = {0x0c, 7, 8, 0x90, 1};
 	static const uint8_t cie_b[] = {0x0c, 6, 16, 0x90, 1, 0x86, 2};
+	static const uint8_t cie_c[] = {0x0c, 10, 8, 0x90, 1};
 	static const struct {
 		uint8_t insn[16];
 		size_t n;
@@ -687,19 +691,21 @@ static void caches_on_off_synthetic(void)
 		return;
 	size_t ca = xcie(e, cie_a, sizeof cie_a);
 	size_t cb = xcie(e, cie_b, sizeof cie_b);
+	size_t cc = xcie(e, cie_c, sizeof cie_c);
+	const size_t cies[] = {ca, cb, cc};
 	uint64_t func = text;
-	for (unsigned c = 0; c < 2; c++)
+	for (unsigned c = 0; c < 3; c++)
 		for (size_t p = 0; p < sizeof prog / sizeof *prog; p++)
 			for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
-				xfde(e, sec, c ? cb : ca, func, sizes[z],
+				xfde(e, sec, cies[c], func, sizes[z],
 				     prog[p].insn, prog[p].n);
 				func += 0x40;
 			}
-	/* Once more with the CIEs taken in the other order (CIE B's first
+	/* Once more with the CIEs taken in the other order (CIE C's first
 	 * rows first). */
 	for (size_t p = 0; p < sizeof prog / sizeof *prog; p++)
-		for (unsigned c = 2; c-- > 0;) {
-			xfde(e, sec, c ? cb : ca, func, 32, prog[p].insn, prog[p].n);
+		for (unsigned c = 3; c-- > 0;) {
+			xfde(e, sec, cies[c], func, 32, prog[p].insn, prog[p].n);
 			func += 0x40;
 		}
 	xput(e, 0, 4); /* terminator */
@@ -719,14 +725,20 @@ static void caches_on_off_synthetic(void)
 		CHECK_EQ(stream_caches(&s, v, false, &off), E2S_ERR_OK);
 		CHECK_EQ(cfi_parse(&s, CFI_ABI_AMD64, &t, &d), E2S_ERR_OK);
 		CHECK_EQ(sfe_project(&t, v, &ref, &d), E2S_ERR_OK);
-		CHECK_EQ(t.nfdes, 2 * 5 * 7 + 2 * 5);
+		CHECK_EQ(t.nfdes, 3 * 5 * 7 + 3 * 5);
 		CHECK(sets_equal(&on, &off));
 		CHECK(sets_equal(&off, &ref));
 		/* Not vacuous: both kinds of outcome, and repeated programs
 		 * taken from the memo with the caches on only. */
 		CHECK(on.counts[SFE_SKIP_NONE] > 40);
-		CHECK(on.counts[SFE_SKIP_PC_RELATIVE] >= 10);
+		CHECK(on.counts[SFE_SKIP_PC_RELATIVE] >= 15);
 		CHECK(shared_enc(&on) > 10);
+		/* CIE C's functions: flexible FDEs in V3, skipped in V2. */
+		size_t flex = 0;
+		for (size_t i = 0; i < on.nfuncs; i++)
+			flex += on.funcs[i].fde_type == SF_FDE_TYPE_FLEX;
+		CHECK(v == 2 ? on.counts[SFE_SKIP_V2] >= 15 && flex == 0
+			     : flex >= 15);
 		CHECK_EQ(shared_enc(&off), 0);
 		sfe_set_free(&on);
 		sfe_set_free(&off);
