@@ -28,7 +28,7 @@ ASAN_FLAGS := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sani
 ASAN_LIB_OBJS := $(LIB_SRCS:%.c=$(ASAN)/%.o)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(ASAN)/unit/%)
 
-.PHONY: all deps check unit e2e demo clean oracle fuzz fuzz-build replay clang-check install bench corpus-check check-distro size-check abi-check abi-update
+.PHONY: all deps check unit e2e demo clean oracle fuzz fuzz-build replay nocache clang-check install bench corpus-check check-distro size-check abi-check abi-update
 
 PROG ?= eh2sframe
 
@@ -85,8 +85,15 @@ unit: $(UNIT_BINS)
 # The test run: unit tests under ASan+UBSan, then end-to-end scripts.
 # Ends with "N passed, N failed".
 check: deps
-	@$(MAKE) --no-print-directory all unit replay
+	@$(MAKE) --no-print-directory all unit replay nocache
 	@bash tests/run.sh $(UNIT_BINS)
+
+# The command with the projection's caches compiled out (-DEH2S_NO_CACHE,
+# src/convert/sfe_cache.h), in build/nocache/ apart from the normal build:
+# tests/e2e/cache_off.sh requires the same bytes from both.
+nocache:
+	@$(MAKE) --no-print-directory BUILD=build/nocache PROG=build/nocache/eh2sframe \
+		CFLAGS="$(CFLAGS) -DEH2S_NO_CACHE" build/nocache/eh2sframe
 
 # Real-distribution tests (tests/distro/*.sh): rebuild a Debian source
 # package with the dh-sframe addon and check every file it ships. Needs

@@ -8,7 +8,8 @@
 #   - the independent verifier agrees on its own: a converted function
 #     matches at every check point, a skipped one is judged inexpressible
 #     (--verify -v lists it as "skipped", never "missing" or "mismatch");
-#   - --verify reports mismatch=0 extra=0;
+#   - --verify reports mismatch=0 missing=0 extra=0, V3 and V2 (missing:
+#     a function SFrame can describe that the converter dropped);
 #   - "converted flex" (issue #19): the function has a flexible FDE, and
 #     every other converted one a default FDE (no flexible FDE where a
 #     default one suffices); with --sframe-version=2, which has flexible
@@ -20,7 +21,9 @@
 # __clone, __vfork, setcontext, __sigsetjmp and __rawmemchr (and 2.41's
 # __clone3 and _Fork) converted with flexible FDEs where they need them
 # (register-held RA, CFA on x0); __fentry__ in s390x libc6 (return
-# column r0: converted, and it must verify).
+# column r0: converted, and it must verify). Each of these libcs,
+# converted V3 and V2, verifies with mismatch=0 missing=0 extra=0: no
+# function the DWARF allows is left out.
 set -u
 cd "$(dirname "$0")/../.."
 E=${E2S:-$PWD/eh2sframe}
@@ -116,6 +119,19 @@ real() { # FILE FUNC EXPECT(converted|flex|REASON) TAG
     "$E" -v --verify "$T/real.sf" >"$T/real.ver" 2>&1
     "$E" --dump "$T/real.sf" >"$T/real.sf.dump" 2>&1
     real_in=$f
+    # The whole file, V3 and V2: nothing the DWARF allows is missing.
+    tail -1 "$T/real.ver" | grep -q ' mismatch=0 missing=0 skipped=[0-9]* extra=0' ||
+      { grep -E '^(mismatch|missing|extra)' "$T/real.ver" | head -5
+        fail "$tag: verify $f: $(tail -1 "$T/real.ver")"; }
+    if "$E" --sframe-version=2 "$f" -o "$T/real.v2" 2>"$T/real.conv2"; then
+      "$E" -v --verify "$T/real.v2" >"$T/real.ver2" 2>&1
+      tail -1 "$T/real.ver2" | grep -q ' mismatch=0 missing=0 skipped=[0-9]* extra=0' ||
+        { grep -E '^(mismatch|missing|extra)' "$T/real.ver2" | head -5
+          fail "$tag: V2 verify $f: $(tail -1 "$T/real.ver2")"; }
+      echo "  real    $tag: V3 $(tail -1 "$T/real.ver"); V2 $(tail -1 "$T/real.ver2")"
+    else
+      cat "$T/real.conv2"; fail "$tag: V2 convert $f"
+    fi
   fi
   got=$(grep -E "  skipped $fn at 0x[0-9a-f]+: " "$T/real.conv" | sed 's/.*: //')
   v=$(cat "$T/real.ver")

@@ -8,7 +8,9 @@
  * writes decodes, every FRE's rules are recoverable, verification finds
  * no mismatching and no extra function (the independent verifier, from
  * the section's records), and the streaming projection
- * (cfi_parse_stream + sfe_stream_*) encodes to the same bytes. */
+ * (cfi_parse_stream + sfe_stream_*) encodes to the same bytes, with its
+ * caches on and off alike (the same bytes and the same outcome per FDE:
+ * issue #32). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -79,45 +81,85 @@ static void check_encoding(const cfi_section *sec, cfi_abi abi,
 	sfr_free(&s);
 }
 
-/* The streaming projection (rows one by one and never kept, repeated
- * programs taken from the first) must give the same bytes as
- * sfe_project on the full table. */
+/* The streaming projection (rows one by one and never kept), its
+ * caches on or off (sfe_stream_caches): the set, its verdicts and its
+ * encoding (*e: the encoder's result, or E2S_ERR_NO_FUNCS; w: its bytes
+ * when OK). false if the stream could not be made (out of memory). */
+static bool stream_encode(const cfi_section *sec, cfi_abi abi,
+			  const sfe_encode_opts *o, bool caches, sfe_set *set,
+			  sfe_verdicts *v, bw_t *w, e2s_err *e)
+{
+	sfe_stream *st;
+	cfi_table t;
+	e2s_diag d;
+	if (sfe_stream_new(&st, o->sframe_version) != E2S_ERR_OK)
+		return false;
+	sfe_stream_caches(st, caches);
+	/* Rows one by one as the interpreter makes them, with the look
+	 * before each program (sfe_stream_pre): with the caches on, FDEs
+	 * repeating an earlier program take its outcome. */
+	cfi_sink k = {sfe_stream_pre, sfe_stream_row, sfe_stream_fde, st};
+	if (cfi_parse_sink(sec, abi, &k, &t, &d) != E2S_ERR_OK)
+		FUZZ_FAIL_DIAG("streaming parse fails where cfi_parse passed", &d);
+	if (sfe_stream_finish(st, &t, set, v, &d) != E2S_ERR_OK)
+		FUZZ_FAIL_DIAG("streaming projection fails", &d);
+	if (v->nfdes != t.nfdes)
+		FUZZ_FAIL("streaming projection: an outcome per FDE");
+	bw_init(w, sec->big_endian);
+	*e = set->nfuncs ? sfe_encode(set, o, w, NULL, NULL, &d)
+			 : E2S_ERR_NO_FUNCS;
+	cfi_table_free(&t);
+	sfe_stream_free(st);
+	return true;
+}
+
+static bool same_verdicts(const sfe_verdicts *a, const sfe_verdicts *b)
+{
+	return a->nfdes == b->nfdes &&
+	       memcmp(a->counts, b->counts, sizeof a->counts) == 0 &&
+	       (!a->nfdes || memcmp(a->fde_skip, b->fde_skip, a->nfdes) == 0);
+}
+
+/* The streaming projection with its caches (repeated programs taken
+ * from the first, first rows from the CIE's, CFA-only rows from the row
+ * before) must give the same bytes and verdicts as sfe_project on the
+ * full table (the rules alone), and the same as itself with the caches
+ * off: the same bytes, the same outcome (skip reason) for every FDE,
+ * the same counts. */
 static void check_stream(const cfi_section *sec, cfi_abi abi,
 			 const sfe_encode_opts *o, const bw_t *batch,
 			 const sfe_verdicts *bv)
 {
-	sfe_stream *st;
-	cfi_table t;
-	sfe_set set;
-	sfe_verdicts v;
-	e2s_diag d;
-	if (sfe_stream_new(&st, o->sframe_version) != E2S_ERR_OK)
+	sfe_set on, off;
+	sfe_verdicts von, voff;
+	bw_t w_on, w_off;
+	e2s_err e_on, e_off;
+	if (!stream_encode(sec, abi, o, true, &on, &von, &w_on, &e_on))
 		return;
-	/* Rows one by one as the interpreter makes them, with the look
-	 * before each program (sfe_stream_pre): FDEs repeating an earlier
-	 * program take its outcome. */
-	cfi_sink k = {sfe_stream_pre, sfe_stream_row, sfe_stream_fde, st};
-	if (cfi_parse_sink(sec, abi, &k, &t, &d) != E2S_ERR_OK)
-		FUZZ_FAIL_DIAG("streaming parse fails where cfi_parse passed", &d);
-	if (sfe_stream_finish(st, &t, &set, &v, &d) != E2S_ERR_OK)
-		FUZZ_FAIL_DIAG("streaming projection fails", &d);
-	if (v.nfdes != bv->nfdes ||
-	    memcmp(v.counts, bv->counts, sizeof v.counts) ||
-	    memcmp(v.fde_skip, bv->fde_skip, v.nfdes))
-		FUZZ_FAIL("streaming and batch verdicts differ");
-	bw_t w;
-	bw_init(&w, sec->big_endian);
-	e2s_err e = set.nfuncs ? sfe_encode(&set, o, &w, NULL, NULL, &d)
-			       : E2S_ERR_NO_FUNCS;
-	if ((e == E2S_ERR_OK) != (batch != NULL) ||
-	    (batch && (w.len != batch->len ||
-		       memcmp(w.data, batch->data, w.len))))
+	if ((e_on == E2S_ERR_OK) != (batch != NULL) ||
+	    (batch && (w_on.len != batch->len ||
+		       memcmp(w_on.data, batch->data, w_on.len))))
 		FUZZ_FAIL("streaming and batch projections differ");
-	bw_free(&w);
-	sfe_set_free(&set);
-	sfe_verdicts_free(&v);
-	cfi_table_free(&t);
-	sfe_stream_free(st);
+	if (!same_verdicts(&von, bv))
+		FUZZ_FAIL("streaming and batch verdicts differ");
+	if (!stream_encode(sec, abi, o, false, &off, &voff, &w_off, &e_off)) {
+		bw_free(&w_on);
+		sfe_set_free(&on);
+		sfe_verdicts_free(&von);
+		return;
+	}
+	if (e_on != e_off || w_on.len != w_off.len ||
+	    (w_on.len && memcmp(w_on.data, w_off.data, w_on.len)))
+		FUZZ_FAIL("caches on and off encode differently");
+	if (on.nfuncs != off.nfuncs || on.nfres != off.nfres ||
+	    !same_verdicts(&von, &voff))
+		FUZZ_FAIL("caches on and off: different outcomes");
+	bw_free(&w_on);
+	bw_free(&w_off);
+	sfe_set_free(&on);
+	sfe_set_free(&off);
+	sfe_verdicts_free(&von);
+	sfe_verdicts_free(&voff);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,6 +1,8 @@
 /* Streaming conversion (cfi_parse_stream / cfi_file_open_view /
- * sfe_project_view) against the table path, and the duplicate-range rule
- * (first FDE in section order wins) against a brute-force reference. */
+ * sfe_project_view) against the table path, the duplicate-range rule
+ * (first FDE in section order wins) against a brute-force reference, and
+ * the streaming projection with its caches on and off (sfe_stream_caches)
+ * on synthetic and real sections. */
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -8,6 +10,7 @@
 
 #include "test_sfe_synth.h"
 #include "convert/convert.h"
+#include "sframe/sframe_fmt.h"
 #include "t.h"
 
 /* Rows handed to the callback, copied out for comparison. */
@@ -570,6 +573,228 @@ static void row_sink_matches(const char *path)
 	munmap(img, size);
 }
 
+/* ---- The caches on and off (issue #32) -------------------------------- */
+
+/* The streaming projection of sec, its caches (sfe_cache.h) on or off. */
+static e2s_err stream_caches(const cfi_section *sec, unsigned version,
+			     bool on, sfe_set *set, sfe_verdicts *v)
+{
+	sfe_stream *st;
+	cfi_table t;
+	e2s_diag d;
+	memset(set, 0, sizeof *set);
+	memset(v, 0, sizeof *v);
+	if (sfe_stream_new(&st, version) != E2S_ERR_OK)
+		return E2S_ERR_NOMEM;
+	sfe_stream_caches(st, on);
+	cfi_sink k = {sfe_stream_pre, sfe_stream_row, sfe_stream_fde, st};
+	e2s_err e = cfi_parse_sink(sec, CFI_ABI_AMD64, &k, &t, &d);
+	if (!e) {
+		e = sfe_stream_finish(st, &t, set, v, &d);
+		cfi_table_free(&t);
+	}
+	sfe_stream_free(st);
+	return e;
+}
+
+/* Functions whose FRE data is an earlier function's (a program seen
+ * before shares it: the memo was used). */
+static size_t shared_enc(const sfe_set *s)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->nfuncs; i++)
+		for (size_t j = 0; j < i; j++)
+			if (s->funcs[j].enc_len && s->funcs[i].enc_off == s->funcs[j].enc_off) {
+				n++;
+				break;
+			}
+	return n;
+}
+
+/* A little-endian x86-64 .eh_frame: CIEs "zR" (pcrel sdata4 pointers,
+ * code alignment 1, data alignment -8, RA column 16) and FDEs against a
+ * chosen CIE. */
+typedef struct {
+	uint8_t b[8192];
+	size_t n;
+} xbuf;
+
+static void xput(xbuf *e, uint64_t v, unsigned size)
+{
+	for (unsigned i = 0; i < size; i++)
+		e->b[e->n++] = (uint8_t)(v >> (8 * i));
+}
+
+static void xclose(xbuf *e, size_t start)
+{
+	while ((e->n - start) % 8)
+		e->b[e->n++] = 0; /* DW_CFA_nop */
+	uint64_t len = e->n - start - 4;
+	for (unsigned i = 0; i < 4; i++)
+		e->b[start + i] = (uint8_t)(len >> (8 * i));
+}
+
+static size_t xcie(xbuf *e, const uint8_t *init, size_t n)
+{
+	size_t start = e->n;
+	static const uint8_t head[] = {1, 'z', 'R', 0, 1, 0x78, 16, 1, 0x1b};
+	xput(e, 0, 4);
+	xput(e, 0, 4);
+	memcpy(e->b + e->n, head, sizeof head);
+	e->n += sizeof head;
+	memcpy(e->b + e->n, init, n);
+	e->n += n;
+	xclose(e, start);
+	return start;
+}
+
+static void xfde(xbuf *e, uint64_t sec, size_t cie_off, uint64_t func,
+		 uint32_t size, const uint8_t *insn, size_t n)
+{
+	size_t start = e->n;
+	xput(e, 0, 4);
+	xput(e, e->n - cie_off, 4);
+	xput(e, (uint32_t)(func - (sec + e->n)), 4);
+	xput(e, size, 4);
+	xput(e, 0, 1);
+	memcpy(e->b + e->n, insn, n);
+	e->n += n;
+	xclose(e, start);
+}
+
+/* Programs repeated under three CIEs with different initial rules, at
+ * sizes beyond, at and inside their reach: the streaming projection
+ * gives the same set with its caches on and off, and the same as
+ * sfe_project (the rules alone), V3 and V2. What each cache must not
+ * confuse is here: a program's outcome under another CIE (the first
+ * rows of CIE B are not CIE A's, and CIE C's need a flexible FDE), or at
+ * a size that cuts rows off (the memo's reach rule); a row whose CFA
+ * register alone changes (not a CFA-only row); a skip reason of any
+ * number (pc-relative). */
+static void caches_on_off_synthetic(void)
+{
+	/* CIE A: CFA rsp+8, RA at CFA-8. CIE B: CFA rbp+16, RA at CFA-8,
+	 * rbp at CFA-16. CIE C: CFA r10+8 (a flexible FDE in V3, skipped in
+	 * V2), RA at CFA-8. */
+	static const uint8_t cie_a[] = {0x0c, 7, 8, 0x90, 1};
+	static const uint8_t cie_b[] = {0x0c, 6, 16, 0x90, 1, 0x86, 2};
+	static const uint8_t cie_c[] = {0x0c, 10, 8, 0x90, 1};
+	static const struct {
+		uint8_t insn[16];
+		size_t n;
+	} prog[] = {
+		/* frame pointer set up: push rbp; mov rsp,rbp (the CFA
+		 * register alone changes); leave */
+		{{0x41, 0x0e, 16, 0x86, 2, 0x43, 0x0d, 6, 0x4a, 0x0c, 7, 8}, 12},
+		/* CFA offset alone changing (reach 12) */
+		{{0x41, 0x0e, 16, 0x44, 0x0e, 24, 0x45, 0x0e, 32, 0x42, 0x0e, 8}, 12},
+		/* remember/restore around a CFA change */
+		{{0x41, 0x0e, 16, 0x0a, 0x42, 0x0e, 24, 0x41, 0x0b, 0x42}, 10},
+		/* CFA from the PC (DWARF register 16): skipped, pc-relative */
+		{{0x41, 0x0c, 16, 8}, 4},
+		/* a single advance: the CIE's rules, then nothing new */
+		{{0x48}, 1},
+	};
+	static const uint32_t sizes[] = {32, 48, 32, 5, 12, 2, 64};
+	const uint64_t sec = 0x2000, text = 0x10000;
+	xbuf *e = calloc(1, sizeof *e);
+	CHECK(e != NULL);
+	if (!e)
+		return;
+	size_t ca = xcie(e, cie_a, sizeof cie_a);
+	size_t cb = xcie(e, cie_b, sizeof cie_b);
+	size_t cc = xcie(e, cie_c, sizeof cie_c);
+	const size_t cies[] = {ca, cb, cc};
+	uint64_t func = text;
+	for (unsigned c = 0; c < 3; c++)
+		for (size_t p = 0; p < sizeof prog / sizeof *prog; p++)
+			for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+				xfde(e, sec, cies[c], func, sizes[z],
+				     prog[p].insn, prog[p].n);
+				func += 0x40;
+			}
+	/* Once more with the CIEs taken in the other order (CIE C's first
+	 * rows first). */
+	for (size_t p = 0; p < sizeof prog / sizeof *prog; p++)
+		for (unsigned c = 3; c-- > 0;) {
+			xfde(e, sec, cies[c], func, 32, prog[p].insn, prog[p].n);
+			func += 0x40;
+		}
+	xput(e, 0, 4); /* terminator */
+	CHECK(e->n < sizeof e->b);
+	cfi_section s;
+	memset(&s, 0, sizeof s);
+	s.kind = CFI_SEC_EH_FRAME;
+	s.data = e->b;
+	s.size = e->n;
+	s.addr_size = 8;
+	s.vaddr = sec;
+	for (unsigned v = 2; v <= 3; v++) {
+		sfe_set on, off, ref;
+		sfe_verdicts von, voff, vref;
+		cfi_table t;
+		e2s_diag d;
+		CHECK_EQ(stream_caches(&s, v, true, &on, &von), E2S_ERR_OK);
+		CHECK_EQ(stream_caches(&s, v, false, &off, &voff), E2S_ERR_OK);
+		CHECK_EQ(cfi_parse(&s, CFI_ABI_AMD64, &t, &d), E2S_ERR_OK);
+		CHECK_EQ(sfe_project(&t, v, &ref, &vref, &d), E2S_ERR_OK);
+		CHECK_EQ(t.nfdes, 3 * 5 * 7 + 3 * 5);
+		CHECK(sets_equal(&on, &von, &off, &voff));
+		CHECK(sets_equal(&off, &voff, &ref, &vref));
+		/* Not vacuous: both kinds of outcome, and repeated programs
+		 * taken from the memo with the caches on only. */
+		CHECK(von.counts[SFE_SKIP_NONE] > 40);
+		CHECK(von.counts[SFE_SKIP_PC_RELATIVE] >= 15);
+		CHECK(shared_enc(&on) > 10);
+		/* CIE C's functions: flexible FDEs in V3, skipped in V2. */
+		size_t flex = 0;
+		for (size_t i = 0; i < on.nfuncs; i++)
+			flex += on.funcs[i].fde_type == SF_FDE_TYPE_FLEX;
+		CHECK(v == 2 ? von.counts[SFE_SKIP_V2] >= 15 && flex == 0
+			     : flex >= 15);
+		CHECK_EQ(shared_enc(&off), 0);
+		sfe_set_free(&on);
+		sfe_set_free(&off);
+		sfe_set_free(&ref);
+		sfe_verdicts_free(&von);
+		sfe_verdicts_free(&voff);
+		sfe_verdicts_free(&vref);
+		cfi_table_free(&t);
+	}
+	free(e);
+}
+
+/* The same on real files: our own executable, libstdc++ and libc. */
+static void caches_on_off_file(const char *path)
+{
+	size_t size;
+	void *img = map_file(path, &size);
+	if (!img) {
+		printf("  (skipped: %s not found)\n", path);
+		return;
+	}
+	cfi_file *cf = NULL;
+	e2s_diag d;
+	CHECK_EQ(cfi_file_open_mem(img, size, NULL, &cf, &d), E2S_ERR_OK);
+	const cfi_section *sec = cf ? cfi_file_section(cf) : NULL;
+	CHECK(sec != NULL);
+	for (unsigned v = 2; sec && v <= 3; v++) {
+		sfe_set on, off;
+		sfe_verdicts von, voff;
+		CHECK_EQ(stream_caches(sec, v, true, &on, &von), E2S_ERR_OK);
+		CHECK_EQ(stream_caches(sec, v, false, &off, &voff), E2S_ERR_OK);
+		CHECK(on.nfuncs > 100);
+		CHECK(sets_equal(&on, &von, &off, &voff));
+		CHECK(shared_enc(&on) > 0);
+		sfe_set_free(&on);
+		sfe_set_free(&off);
+		sfe_verdicts_free(&von);
+		sfe_verdicts_free(&voff);
+	}
+	cfi_file_close(cf);
+	munmap(img, size);
+}
+
 int main(void)
 {
 	stream_rows_match();
@@ -578,5 +803,9 @@ int main(void)
 	project_view_matches();
 	duplicates_brute_force();
 	sort_orders();
+	caches_on_off_synthetic();
+	caches_on_off_file("/proc/self/exe");
+	caches_on_off_file("/usr/lib/x86_64-linux-gnu/libstdc++.so.6");
+	caches_on_off_file("/lib/x86_64-linux-gnu/libc.so.6");
 	return t_done("test_sfe_stream");
 }
