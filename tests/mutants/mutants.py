@@ -307,15 +307,43 @@ MUTANTS = [
     ("shortcut-fre-replaces-previous", "src/convert/sfe_cache.h",
      "\tif (last->start != start) {\n",
      "\tif (0) {\n"),
+    # Bugs that only skip functions: the output holds no wrong FRE, the
+    # functions are gone (--verify lists them as missing, no failure):
+    # killed as "lost functions". s390x SP value off by 0 or -168 (the
+    # functions that save SP skipped), AMD64 PLT block 32 bytes (GNU ld's
+    # 16-byte blocks do not fit: the PLT skipped), AMD64 fixed RA offset
+    # -16 or 0 in the table (every RA at CFA-8 then said in flexible
+    # FDEs, right, but the PLT, which has no RA word, skipped).
+    ("abi-s390x-sp-val-off-zero", "src/abi/abi_s390x.c",
+     "\t.sp_val_off = -160,\n", "\t.sp_val_off = 0,\n"),
+    ("abi-s390x-sp-val-off-168", "src/abi/abi_s390x.c",
+     "\t.sp_val_off = -160,\n", "\t.sp_val_off = -168,\n"),
+    ("abi-amd64-plt-block-32", "src/abi/abi_amd64.c",
+     "\t.plt_block = 16,", "\t.plt_block = 32,"),
+    ("abi-amd64-fixed-ra-off-16", "src/abi/abi_amd64.c",
+     "\t.fixed_ra_off = -8,", "\t.fixed_ra_off = -16,"),
+    ("abi-amd64-fixed-ra-off-zero", "src/abi/abi_amd64.c",
+     "\t.fixed_ra_off = -8,", "\t.fixed_ra_off = 0,"),
+    # And in the converter's own code: FDE ranges read as closed (an FDE
+    # starting where the one before ends skipped as overlapping it, in
+    # the grouping and the claim tree alike), a data word's limit taken
+    # from its smallest size (functions with offsets beyond +-127 skipped
+    # instead of written with wider words).
+    ("claim-adjacent-fdes-overlap", [
+        ("src/convert/sfe_claim.c",
+         "key[k].shndx == key[j].shndx && key[k].start < reach; k++)\n",
+         "key[k].shndx == key[j].shndx && key[k].start <= reach; k++)\n"),
+        ("src/convert/sfe_claim.c",
+         "\tif (pred != CL_NIL && v[pred].shndx == shndx && v[pred].end > start)\n",
+         "\tif (pred != CL_NIL && v[pred].shndx == shndx && v[pred].end >= start)\n")]),
+    ("data-word-limit-int8", "src/convert/sfe_rules.c",
+     "\tif (!fits_i32(v))\n\t\treturn SFE_SKIP_OFFSET_RANGE;\n",
+     "\tif (!fits_i32(v) || v < -128 || v > 127)\n\t\treturn SFE_SKIP_OFFSET_RANGE;\n"),
     # Not seeded: bugs --verify cannot see on this corpus, as the output
-    # stays right or functions are only skipped (listed as missing, not
-    # a failure): the AMD64 table's fixed_ra_off -16 or 0 (every RA at
-    # CFA-8 said in flexible FDEs, the PLT skipped), s390x sp_val_off 0
-    # or -168 (functions that save SP skipped), AMD64 plt_block 32 (the
-    # PLT, not 32-byte aligned, skipped), AMD64 ra_form ABI_RA_WORD (FP
-    # saves go flexible); in the caches, sfe_memo_take dropping fde_type
-    # (the shared FRE data carries it) and sfe_memo_put keeping
-    # DW_CFA_set_loc programs (no such input).
+    # stays right: AMD64 ra_form ABI_RA_WORD (FP saves go flexible); in
+    # the caches, sfe_memo_take dropping fde_type (the shared FRE data
+    # carries it) and sfe_memo_put keeping DW_CFA_set_loc programs (no
+    # such input).
 ]
 
 
