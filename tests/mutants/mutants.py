@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Mutation test of --verify (issue #10): seed deliberate bugs into the
-converter (interpreter, projection rules and caches, FRE builder and
-writer, section encoder, the writer's format header sframe_fmt.h and the
+converter (CFI reader and interpreter, projection rules, claims and
+caches, FRE builder and writer, section encoder, the writer's format header sframe_fmt.h and the
 ABI tables of src/abi), rebuild, convert a corpus with the
 mutant and require the mutant's own --verify to report a failure, or the
 unmutated verifier to find functions missing that the unmutated converter
@@ -339,6 +339,12 @@ MUTANTS = [
     ("data-word-limit-int8", "src/convert/sfe_rules.c",
      "\tif (!fits_i32(v))\n\t\treturn SFE_SKIP_OFFSET_RANGE;\n",
      "\tif (!fits_i32(v) || v < -128 || v > 127)\n\t\treturn SFE_SKIP_OFFSET_RANGE;\n"),
+    # The CFI reader, shared by the converter and its verifier: a reader
+    # that does not know the 'S' augmentation drops signal frames for
+    # both, so the mutant's verifier sees nothing missing; VERIFIER does.
+    ("reader-rejects-signal-augmentation", "src/dwarf/cfi_records.c",
+     "\t\tcase 'S': cie->signal_frame = true; break;\n",
+     "\t\tcase 'S': *err_off = cie->sec_off; return E2S_ERR_BAD_AUGMENTATION;\n"),
     # Not seeded: bugs --verify cannot see on this corpus, as the output
     # stays right: AMD64 ra_form ABI_RA_WORD (FP saves go flexible); in
     # the caches, sfe_memo_take dropping fde_type (the shared FRE data
@@ -536,12 +542,15 @@ def main():
             # wrong judge of how many: built from the mutated tree, it
             # shares the CFI reader (src/elf, src/dwarf records) with the
             # converter, so a mutant there may hide FDEs from both and
-            # nothing looks missing. VERIFIER (the unmutated build) reads
-            # the DWARF in the mutant's output (the input's, unchanged)
-            # the same way it read the unmutated output's, so the two
-            # counts differ only by what the mutant's .sframe lacks. For
-            # mutants outside the code the verifier links, both verifiers
-            # are the same program and count alike.
+            # nothing looks missing (reader-rejects-signal-augmentation:
+            # its own verifier skips the signal frames as "unknown CIE
+            # augmentation", missing=0; VERIFIER finds them missing).
+            # VERIFIER (the unmutated build) reads the DWARF in the
+            # mutant's output (the input's, unchanged) as it read the
+            # unmutated output's, so the two counts differ only by what
+            # the mutant's .sframe lacks. For mutants outside the code
+            # the verifier links, both are the same program and count
+            # alike.
             why = lost(verifier, files, outs, base_missing, scratch)
             if why:
                 killed += 1
