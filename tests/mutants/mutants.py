@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 """Mutation test of --verify (issue #10): seed deliberate bugs into the
 converter (CFI reader and interpreter, projection rules, claims and
-caches, FRE builder and writer, section encoder, the writer's format header sframe_fmt.h and the
-ABI tables of src/abi), rebuild, convert a corpus with the
-mutant and require the mutant's own --verify to report a failure, or the
-unmutated verifier to find functions missing that the unmutated converter
-wrote. The first judge is built from the mutated tree on purpose:
-whatever it shares with the converter carries the bug too, so only a
-judge with its own reading of the format (the verifier, and sfr_spec.h
-for the .sframe layout) can kill a mutant of shared code. Prints one line
-per mutant and "mutants=N killed=N".
+caches, FRE builder and writer, section encoder, the writer's format
+header sframe_fmt.h and the ABI tables of src/abi), rebuild, convert a
+corpus with the mutant and require the mutant's own --verify to report
+a failure, or the unmutated verifier to find functions missing that the
+unmutated converter wrote. The first judge is built from the mutated
+tree on purpose: whatever it shares with the converter carries the bug
+too, so only a judge with its own reading of the format (the verifier,
+and sfr_spec.h for the .sframe layout) can kill a mutant of shared code.
+Prints one line per mutant and "mutants=N killed=N".
 
 Usage: mutants.py BUILD_DIR VERIFIER FILE...
   BUILD_DIR  scratch directory (a copy of src/, include/ and Makefile is
