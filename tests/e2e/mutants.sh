@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Mutation test of --verify (tests/mutants/mutants.py): every deliberate
 # converter bug, built into the whole tool, must make that tool's own
-# (independent) verifier report a failure on this corpus: the unwind-truth classes (corpus/truth) and the CFI shapes
-# of corpus/asm for the three ABIs, as objects and shared objects; a
-# linked x86-64 program with a PLT; the host's libc; Debian's s390x libc6
-# when cached. Prints one line per mutant and "mutants=N killed=N".
+# (independent) verifier report a failure, or the unmutated verifier find
+# functions missing that the unmutated converter wrote ("lost functions"),
+# on this corpus: the unwind-truth classes (corpus/truth) and the CFI
+# shapes of corpus/asm for the three ABIs, as objects and shared objects;
+# a linked x86-64 program with a PLT; the host's libc; Debian's s390x
+# libc6 when cached. Prints one line per mutant and "mutants=N killed=N".
 set -u
 cd "$(dirname "$0")/../.."
 [ -x ./eh2sframe ] || { echo "SKIP: no ./eh2sframe"; exit 77; }

@@ -1,32 +1,41 @@
 #!/usr/bin/env python3
 """Mutation test of --verify (issue #10): seed deliberate bugs into the
-converter (interpreter, projection rules and caches, FRE builder and
-writer, section encoder, the writer's format header sframe_fmt.h and the
-ABI tables of src/abi), rebuild, convert a corpus with the
-mutant and require the mutant's own --verify to report a failure. The
-judge is built from the mutated tree on purpose: whatever it shares with
-the converter carries the bug too, so only a judge with its own reading
-of the format (the verifier, and sfr_spec.h for the .sframe layout) can
-kill a mutant of shared code. Prints one line per mutant and
-"mutants=N killed=N".
+converter (CFI reader and interpreter, projection rules, claims and
+caches, FRE builder and writer, section encoder, the writer's format
+header sframe_fmt.h and the ABI tables of src/abi), rebuild, convert a
+corpus with the mutant and require the mutant's own --verify to report
+a failure, or the unmutated verifier to find functions missing that the
+unmutated converter wrote. The first judge is built from the mutated
+tree on purpose: whatever it shares with the converter carries the bug
+too, so only a judge with its own reading of the format (the verifier,
+and sfr_spec.h for the .sframe layout) can kill a mutant of shared code.
+Prints one line per mutant and "mutants=N killed=N".
 
 Usage: mutants.py BUILD_DIR VERIFIER FILE...
   BUILD_DIR  scratch directory (a copy of src/, include/ and Makefile is
              built there once per mutant; only what includes the mutated
              file recompiles)
   VERIFIER   an eh2sframe built from the unmodified tree: it judges the
-             unmutated copy's output too (the corpus must verify clean)
+             unmutated copy's output too (the corpus must verify clean),
+             and counts the missing functions of every output
   FILE       inputs to convert (objects, shared objects, programs)
 
 A mutant counts as killed when its --verify exits with a failure on some
 file (a mismatch, an extra function, or a section it refuses to read) and
 still accepts the unmutated converter's output of that file (else the
 mutation changed the judge, not just the converter: NOT KILLED). Failing
-that, a mutant whose converter refuses a file the unmutated one converts
-(its own output checks) is killed as "refused": it writes nothing wrong.
-Each mutation must apply exactly once, and the unmutated copy must verify
-clean on every file, or the run fails (exit 1). MUTANTS_ONLY=NAME[,NAME]
-runs only those mutants."""
+that, it is killed as "lost functions" when, on some file, VERIFIER's
+--verify -v lists more functions as missing (expressible in SFrame, not
+in the .sframe) in the mutant's output than in the unmutated converter's:
+a function dropped is silent data loss, which --verify reports but does
+not fail on. Failing both, a mutant whose converter refuses a file the
+unmutated one converts (its own output checks) is killed as "refused": it
+writes nothing wrong. Each mutation must apply exactly once, the
+unmutated copy must verify clean on every file, VERIFIER and the copy's
+verifier must count the same missing functions on its output, and the
+unmutated copy, converted again and judged as a mutant, must not count
+as killed (the "control" line), or the run fails (exit 1).
+MUTANTS_ONLY=NAME[,NAME] runs only those mutants."""
 import os
 import shutil
 import subprocess
@@ -298,15 +307,49 @@ MUTANTS = [
     ("shortcut-fre-replaces-previous", "src/convert/sfe_cache.h",
      "\tif (last->start != start) {\n",
      "\tif (0) {\n"),
+    # Bugs that only skip functions: the output holds no wrong FRE, the
+    # functions are gone (--verify lists them as missing, no failure):
+    # killed as "lost functions". s390x SP value off by 0 or -168 (the
+    # functions that save SP skipped), AMD64 PLT block 32 bytes (GNU ld's
+    # 16-byte blocks do not fit: the PLT skipped), AMD64 fixed RA offset
+    # -16 or 0 in the table (every RA at CFA-8 then said in flexible
+    # FDEs, right, but the PLT, which has no RA word, skipped).
+    ("abi-s390x-sp-val-off-zero", "src/abi/abi_s390x.c",
+     "\t.sp_val_off = -160,\n", "\t.sp_val_off = 0,\n"),
+    ("abi-s390x-sp-val-off-168", "src/abi/abi_s390x.c",
+     "\t.sp_val_off = -160,\n", "\t.sp_val_off = -168,\n"),
+    ("abi-amd64-plt-block-32", "src/abi/abi_amd64.c",
+     "\t.plt_block = 16,", "\t.plt_block = 32,"),
+    ("abi-amd64-fixed-ra-off-16", "src/abi/abi_amd64.c",
+     "\t.fixed_ra_off = -8,", "\t.fixed_ra_off = -16,"),
+    ("abi-amd64-fixed-ra-off-zero", "src/abi/abi_amd64.c",
+     "\t.fixed_ra_off = -8,", "\t.fixed_ra_off = 0,"),
+    # And in the converter's own code: FDE ranges read as closed (an FDE
+    # starting where the one before ends skipped as overlapping it, in
+    # the grouping and the claim tree alike), a data word's limit taken
+    # from its smallest size (functions with offsets beyond +-127 skipped
+    # instead of written with wider words).
+    ("claim-adjacent-fdes-overlap", [
+        ("src/convert/sfe_claim.c",
+         "key[k].shndx == key[j].shndx && key[k].start < reach; k++)\n",
+         "key[k].shndx == key[j].shndx && key[k].start <= reach; k++)\n"),
+        ("src/convert/sfe_claim.c",
+         "\tif (pred != CL_NIL && v[pred].shndx == shndx && v[pred].end > start)\n",
+         "\tif (pred != CL_NIL && v[pred].shndx == shndx && v[pred].end >= start)\n")]),
+    ("data-word-limit-int8", "src/convert/sfe_rules.c",
+     "\tif (!fits_i32(v))\n\t\treturn SFE_SKIP_OFFSET_RANGE;\n",
+     "\tif (!fits_i32(v) || v < -128 || v > 127)\n\t\treturn SFE_SKIP_OFFSET_RANGE;\n"),
+    # The CFI reader, shared by the converter and its verifier: a reader
+    # that does not know the 'S' augmentation drops signal frames for
+    # both, so the mutant's verifier sees nothing missing; VERIFIER does.
+    ("reader-rejects-signal-augmentation", "src/dwarf/cfi_records.c",
+     "\t\tcase 'S': cie->signal_frame = true; break;\n",
+     "\t\tcase 'S': *err_off = cie->sec_off; return E2S_ERR_BAD_AUGMENTATION;\n"),
     # Not seeded: bugs --verify cannot see on this corpus, as the output
-    # stays right or functions are only skipped (listed as missing, not
-    # a failure): the AMD64 table's fixed_ra_off -16 or 0 (every RA at
-    # CFA-8 said in flexible FDEs, the PLT skipped), s390x sp_val_off 0
-    # or -168 (functions that save SP skipped), AMD64 plt_block 32 (the
-    # PLT, not 32-byte aligned, skipped), AMD64 ra_form ABI_RA_WORD (FP
-    # saves go flexible); in the caches, sfe_memo_take dropping fde_type
-    # (the shared FRE data carries it) and sfe_memo_put keeping
-    # DW_CFA_set_loc programs (no such input).
+    # stays right: AMD64 ra_form ABI_RA_WORD (FP saves go flexible); in
+    # the caches, sfe_memo_take dropping fde_type (the shared FRE data
+    # carries it) and sfe_memo_put keeping DW_CFA_set_loc programs (no
+    # such input).
 ]
 
 
@@ -330,6 +373,49 @@ def judge(verifier, out):
     why = next((l for l in lines if l.startswith("mismatch")),
                lines[-1] if lines else "?")
     return why[:150]
+
+
+def missing(verifier, out):
+    """(N, lines): the missing=N of verifier --verify -v on out (functions
+    the DWARF describes, SFrame can express and out's .sframe lacks) and
+    its "missing" lines; (None, [reason]) when it prints no count."""
+    v = run([verifier, "--verify", "-v", out])
+    lines = v.stdout.strip().splitlines()
+    for l in reversed(lines):
+        for w in l.split():
+            if w.startswith("missing=") and w[8:].isdigit():
+                return int(w[8:]), [m for m in lines if m.startswith("missing ")]
+    return None, [(lines[-1] if lines else "?")[:150]]
+
+
+def missing_counts(verifier, outs, scratch):
+    """missing() of verifier on each of outs; (None, ["not written"]) where
+    nothing was written."""
+    counts = []
+    for i, data in enumerate(outs):
+        if data is None:
+            counts.append((None, ["not written"]))
+            continue
+        out = os.path.join(scratch, "m%d" % i)
+        with open(out, "wb") as fp:
+            fp.write(data)
+        counts.append(missing(verifier, out))
+    return counts
+
+
+def lost(verifier, files, outs, base_missing, scratch):
+    """The first file where verifier counts more functions missing in outs
+    than in the unmutated converter's output of it (base_missing: its
+    missing_counts), as "file: missing N > M (the first missing line the
+    unmutated output has not)"; None if there is none. A file the mutant
+    did not convert is not counted here ("refused" judges it)."""
+    counts = missing_counts(verifier, outs, scratch)
+    for i, ((n, ls), (m, base)) in enumerate(zip(counts, base_missing)):
+        if n is not None and m is not None and n > m:
+            first = next((l for l in ls if l not in base), ls[0] if ls else "")
+            return "%s: missing %d > %d (%s)" % (os.path.basename(files[i]),
+                                                  n, m, first[:150])
+    return None
 
 
 def verdict(tree, verifiers, files, scratch, base_outs=None):
@@ -388,6 +474,27 @@ def main():
     if base != "clean" or None in base_outs:
         what = what or "a file does not convert"
         sys.exit("mutants: the unmutated converter does not verify clean: " + what)
+    # What the unmutated converter leaves missing, file by file: the bar
+    # for the "lost functions" judge, set by VERIFIER (see there). The
+    # copy's own verifier must count the same (else VERIFIER is stale).
+    base_missing = missing_counts(verifier, base_outs, scratch)
+    for f, (n, why) in zip(files, base_missing):
+        if n is None:
+            sys.exit("mutants: --verify -v prints no missing count on the "
+                     "unmutated output of %s: %s" % (f, why[0]))
+    if [n for n, _ in missing_counts(own, base_outs, scratch)] != \
+            [n for n, _ in base_missing]:
+        sys.exit("mutants: VERIFIER and the unmutated copy's verifier count "
+                 "other missing functions: rebuild VERIFIER")
+    # Control: the unmutated copy, converted again and judged as a mutant,
+    # must not count as killed by either judge.
+    kind, what, _, outs = verdict(tree, [own], files, scratch, base_outs)
+    why = lost(verifier, files, outs, base_missing, scratch)
+    if kind != "clean" or why or outs != base_outs:
+        sys.exit("mutants: the unmutated copy counts as killed (%s): the "
+                 "judges are not reliable" % (what or why or "output changed"))
+    print("control (unmutated)                          not killed: %d missing "
+          "function(s) on the corpus" % sum(n for n, _ in base_missing))
     mutants = [m for m in MUTANTS if not only or m[0] in only]
     killed = 0
     for m in mutants:
@@ -429,6 +536,25 @@ def main():
                     continue
                 killed += 1
                 print("mutant %-38s killed   %s" % (name, what))
+                continue
+            # Second judge: functions lost. The mutant's own verifier only
+            # lists them as "missing", which is no failure, and it is the
+            # wrong judge of how many: built from the mutated tree, it
+            # shares the CFI reader (src/elf, src/dwarf records) with the
+            # converter, so a mutant there may hide FDEs from both and
+            # nothing looks missing (reader-rejects-signal-augmentation:
+            # its own verifier skips the signal frames as "unknown CIE
+            # augmentation", missing=0; VERIFIER finds them missing).
+            # VERIFIER (the unmutated build) reads the DWARF in the
+            # mutant's output (the input's, unchanged) as it read the
+            # unmutated output's, so the two counts differ only by what
+            # the mutant's .sframe lacks. For mutants outside the code
+            # the verifier links, both are the same program and count
+            # alike.
+            why = lost(verifier, files, outs, base_missing, scratch)
+            if why:
+                killed += 1
+                print("mutant %-38s killed   lost functions: %s" % (name, why))
             elif kind == "refused":
                 killed += 1
                 print("mutant %-38s killed   refused: %s" % (name, what))
