@@ -92,7 +92,7 @@ extern "C" {
 /* The release. MAJOR is also the ABI number, the soname's
  * (libeh2sframe.so.MAJOR). */
 #define EH2S_VERSION_MAJOR 1
-#define EH2S_VERSION_MINOR 0
+#define EH2S_VERSION_MINOR 1
 #define EH2S_VERSION_PATCH 0
 
 /* "1.0.0": the version of the library actually linked. */
@@ -262,6 +262,11 @@ typedef struct {
 	size_t unrelocated;  /* EH2S_SKIP_NO_RELOCATION */
 	size_t sframe_bytes; /* size of the .sframe section(s) */
 	size_t sframe_sections;
+	/* A relocatable object's SFrame V2 .sframe was rebuilt as V3 (GNU
+	 * ld 2.46.1 and later ignore V2 input; linked files keep V2, which
+	 * glibc reads). Added in 1.1: callers with an older struct size do
+	 * not get it. */
+	int v2_rebuilt;
 } eh2s_summary;
 
 EH2S_DEFINE_INIT_(eh2s_summary)

@@ -136,7 +136,8 @@ eh2s_status eh2s_convert(eh2s_file *f, const eh2s_convert_opts *opts,
 	eh2s_status st = api_convert_opts(opts, &oc, err);
 	if (st != EH2S_OK)
 		return st;
-	if (f->had_sframe && !o->force)
+	if (f->had_sframe && !o->force &&
+	    !(f->v2_object && o->sframe_version != 2))
 		return api_usage(err, EH2S_E_EXISTS,
 				 "file already has an .sframe section "
 				 "(force rebuilds it)");

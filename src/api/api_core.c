@@ -317,7 +317,11 @@ static eh2s_status open_common(eh2s_file *f, eh2s_file **out,
 		eh2s_close(f);
 		return api_fail(err, &d);
 	}
-	f->had_sframe = f->nsecs > 0;
+	size_t old;
+	conv_existing ex = conv_existing_sframe(f->in_view, 0, &old);
+	f->had_sframe = f->nsecs > 0 || ex == CONV_HAS_SEGMENT;
+	/* An object's V2 section is rebuilt by default (convert.h). */
+	f->v2_object = ex == CONV_HAS_V2_OBJECT;
 	*out = f;
 	return api_ok(err);
 }

@@ -37,6 +37,8 @@ struct eh2s_file {
 	/* The input's ELF parse from eh2s_open, until a conversion takes
 	 * it (then NULL: a later conversion parses the input again). */
 	elfp_file *in_view;
+	bool v2_object;       /* a relocatable object with SFrame V2: its
+	                       * .sframe is rebuilt unless V2 is asked for */
 	bool have_result;     /* summary and functions are valid */
 	eh2s_summary sum;     /* totals (by_reason NULL) */
 	size_t by_reason[EH2S_SKIP_COUNT]; /* [0] = converted */

@@ -199,9 +199,12 @@ eh2s_status eh2s_convert_file(const char *in, const char *out,
 		if ((o.copy_unchanged & EH2S_COPY_EXISTING) && !o.in_place &&
 		    (e = copy_unchanged(in, out, &d)) != 0)
 			return api_fail(err, &d);
+		/* A segment without a section cannot be rebuilt. */
 		return api_usage(err, EH2S_E_EXISTS,
-				 "file already has an .sframe section "
-				 "(force rebuilds it)");
+				 d.detail[0] ? "file already has SFrame: "
+					       "PT_GNU_SFRAME and no section headers"
+					     : "file already has an .sframe section "
+					       "(force rebuilds it)");
 	}
 	/* Nothing to convert: out may still be asked for (build rules). */
 	if ((e == E2S_ERR_NO_CFI || e == E2S_ERR_NO_FUNCS) &&
@@ -218,6 +221,7 @@ eh2s_status eh2s_convert_file(const char *in, const char *out,
 			size_t by_reason[EH2S_SKIP_COUNT];
 			api_summary_of(&r.tally, r.sframe_size, r.nsections,
 				       &s, by_reason);
+			s.v2_rebuilt = r.rebuilt_v2;
 			api_summary_out(sum, &s, by_reason, EH2S_SKIP_COUNT);
 		}
 		if (res && e == E2S_ERR_OK) {

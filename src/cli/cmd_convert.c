@@ -69,6 +69,9 @@ static void report(const char *file, const eh2s_summary *s,
 	fputc('\n', stderr);
 	if (o->verbose <= 0)
 		return;
+	if (s->v2_rebuilt)
+		fprintf(stderr, "%s:   its SFrame V2 .sframe rebuilt as V3 (GNU ld "
+			"2.46.1 and later ignore V2 input)\n", file);
 	if (s->sframe_sections) {
 		fprintf(stderr, "%s:   %zu .sframe section(s), %zu bytes; padding "
 			"%llu; program headers ", file, s->sframe_sections,
@@ -190,7 +193,10 @@ static int convert_one(const char *in, const cli_opts *o)
 	bool nothing = st == EH2S_E_NO_CFI || st == EH2S_E_NO_FUNCS;
 	/* Without --force, EXISTS means "nothing to do" (OUT is a copy). */
 	if (st == EH2S_E_EXISTS && !o->force) {
-		if (!o->quiet)
+		if (!o->quiet && strstr(err.message, "PT_GNU_SFRAME"))
+			fprintf(stderr, "%s: already has SFrame (PT_GNU_SFRAME, "
+				"no section headers); unchanged\n", in);
+		else if (!o->quiet)
 			fprintf(stderr, "%s: already has .sframe; unchanged "
 				"(--force rebuilds it)\n", in);
 	} else if (nothing && !o->require_sframe) {

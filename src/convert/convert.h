@@ -130,6 +130,19 @@ void conv_run_free(conv_run *r);
 
 /* ---- Conversion of ELF files (convert_file.c) ----------------------- */
 
+/* What a file's existing SFrame means for a conversion to version (0, 3
+ * or 2); *old: its SFrame section (or debug placeholder), 0 if none. */
+typedef enum {
+	CONV_NO_SFRAME = 0,
+	CONV_HAS_SFRAME,    /* kept unless forced */
+	CONV_HAS_V2_OBJECT, /* a relocatable object's V2 section: rebuilt as
+	                     * V3 (linkers since 2.46.1 ignore V2 input) */
+	CONV_HAS_SEGMENT,   /* PT_GNU_SFRAME with no SFrame section (no
+	                     * section headers): kept, even forced */
+} conv_existing;
+conv_existing conv_existing_sframe(const elfp_file *f, unsigned version,
+				   size_t *old);
+
 typedef struct {
 	bool force;       /* rebuild an existing .sframe */
 	bool debug_frame; /* read .debug_frame even when .eh_frame exists */
@@ -155,6 +168,7 @@ typedef struct {
 
 typedef struct {
 	size_t nfdes;      /* FDEs in the CFI section (tally.nfdes) */
+	bool rebuilt_v2;   /* an object's V2 .sframe was rebuilt as V3 */
 	conv_tally tally;  /* the run's outcomes */
 	elfp_fn *fns;      /* opts want_skipped / want_all, in FDE order */
 	size_t nfns;

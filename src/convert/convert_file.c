@@ -68,6 +68,49 @@ static long find_phdr(const elfp_file *f, uint32_t type)
 	return -1;
 }
 
+/* The SFrame version in the header of section i (0: unreadable). */
+static unsigned sframe_version_of(const elfp_file *f, size_t i)
+{
+	size_t size;
+	const uint8_t *img = elfp_image(f, &size);
+	const elfp_shdr *sh = elfp_section(f, i);
+	if (sh->type == SHT_NOBITS || sh->offset > size || size - sh->offset < 4 ||
+	    sh->size < 4)
+		return 0;
+	return img[sh->offset + 2]; /* after the 2-byte magic (spec 2.2) */
+}
+
+conv_existing conv_existing_sframe(const elfp_file *f, unsigned version,
+				   size_t *old)
+{
+	size_t n = elfp_shnum(f), k = 0;
+	*old = 0;
+	for (size_t i = 1; i < n; i++) {
+		sfr_sec_kind kind = elfp_sframe_kind(f, i);
+		/* A debug file's placeholder counts as having SFrame (its
+		 * data is in the stripped file); a real section wins. */
+		if ((kind == SFR_SEC_SFRAME && (!k || elfp_sframe_kind(f, k) !=
+						      SFR_SEC_SFRAME)) ||
+		    (kind == SFR_SEC_PLACEHOLDER && !k))
+			k = i;
+	}
+	if (!k) {
+		/* objcopy --strip-section-headers of a converted file: its
+		 * segment is all that is left. */
+		return find_phdr(f, PT_GNU_SFRAME) >= 0 ? CONV_HAS_SEGMENT
+							 : CONV_NO_SFRAME;
+	}
+	*old = k;
+	/* GNU ld 2.46.1 and later ignore SFrame V2 input (2.46.0 fails
+	 * the link): an object's V2 section is rebuilt as V3. A linked
+	 * file keeps its V2, which glibc's reader reads. */
+	if (elfp_is_rel(f) && version != SF_VERSION_2 &&
+	    elfp_sframe_kind(f, k) == SFR_SEC_SFRAME &&
+	    sframe_version_of(f, k) == SF_VERSION_2)
+		return CONV_HAS_V2_OBJECT;
+	return CONV_HAS_SFRAME;
+}
+
 /* Encoder options every section of this conversion shares. */
 static sfe_encode_opts base_opts(const elfp_opts *o)
 {
@@ -540,15 +583,27 @@ e2s_err elfp_convert_file(elfp_file *f, const elfp_opts *o,
 		kinds[i] = (uint8_t)elfp_sframe_kind(f, i);
 		if (kinds[i] == SFR_SEC_FOREIGN && !foreign)
 			foreign = i;
-		/* A debug file's placeholder counts as having SFrame (its
-		 * data is in the stripped file); a real section wins. */
-		if ((kinds[i] == SFR_SEC_SFRAME && kinds[old] != SFR_SEC_SFRAME) ||
-		    (kinds[i] == SFR_SEC_PLACEHOLDER && !old))
-			old = i;
 	}
-	if (old && !o->force) {
+	conv_existing ex = conv_existing_sframe(f, o->sframe_version, &old);
+	if (ex == CONV_HAS_SEGMENT) {
+		free(kinds);
+		/* Without section headers nothing says where the old section
+		 * is: a second one would be added beside it. */
+		return e2s_fail(d, E2S_ERR_EXISTS, NULL, 0,
+				o->force ? "PT_GNU_SFRAME and no section headers: "
+					   "cannot be rebuilt"
+					 : "PT_GNU_SFRAME and no section headers");
+	}
+	if (ex == CONV_HAS_SFRAME && !o->force) {
 		free(kinds);
 		return e2s_fail(d, E2S_ERR_EXISTS, NULL, 0, NULL);
+	}
+	/* The V2 section is replaced as --force replaces one. */
+	elfp_opts forced = *o;
+	res->rebuilt_v2 = ex == CONV_HAS_V2_OBJECT;
+	if (res->rebuilt_v2) {
+		forced.force = true;
+		o = &forced;
 	}
 	if (old) {
 		e = check_overlap(f, kinds, old, d);
