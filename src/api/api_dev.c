@@ -45,7 +45,8 @@ eh2s_status api_encode_sframe_file(const char *path, const api_encode_opts *o,
 	const cfi_table *t = cfi_file_table(f);
 	sfe_encode_opts eo = {.relocatable = cfi_file_is_rel(f),
 			      .section_vaddr = o->vaddr,
-			      .share_fres = o->share_fres != 0};
+			      .share_fres = o->share_fres,
+			      .share_runs = o->share_fres >= 2};
 	bw_init(&w, t->big_endian);
 	e = sfe_encode_ex(&set, &eo, &w, NULL, NULL, &st, &d);
 	if (!e && info) {

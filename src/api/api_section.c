@@ -135,7 +135,7 @@ eh2s_status eh2s_convert_section(const eh2s_cfi_input *cfi,
 
 	memset(&eo, 0, sizeof eo);
 	eo.section_vaddr = sframe_addr;
-	eo.share_fres = o->share_fres != 0;
+	eo.share_fres = o->share_fres; /* 0 default, < 0 never, > 0 always */
 	total.functions = t.nfdes;
 	total.converted = set.counts[SFE_SKIP_NONE];
 	for (int k = 0; k < SFE_SKIP_COUNT_; k++) {

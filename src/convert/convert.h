@@ -65,7 +65,7 @@ typedef struct {
 	bool in_place;    /* out_path names the input: keep its owner too */
 	bool want_skipped; /* fill elfp_result.fns with the skipped FDEs */
 	bool want_all;    /* ... with every FDE */
-	bool share_fres;  /* identical FRE runs stored once (sfe_encode_opts) */
+	int share_fres;   /* SFE_SHARE_*: identical FRE runs stored once (sfe_encode_opts) */
 	uint8_t sframe_version; /* 0 or 3: V3; 2: V2 */
 	const char *symbols_from; /* the file's separate debug file, or NULL:
 	                           * its symbols count for what the layout
