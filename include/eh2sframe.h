@@ -225,7 +225,7 @@ typedef struct {
 	                      * consumers (functions V2 cannot describe are
 	                      * skipped and counted) */
 	int share_fres;      /* functions with identical frame rows share
-	                      * one stored copy (13-40% smaller). 0 (default):
+	                      * one stored copy (10-40% smaller). 0 (default):
 	                      * on little-endian targets (x86-64, AArch64),
 	                      * not on big-endian ones (s390x), as libsframe
 	                      * 2.47 rejects shared rows it has to byte-swap;
