@@ -258,23 +258,24 @@ for inp in order:
                  st.get("verify", "").replace(",", " ")])
 table(head, rows)
 
-emit("With `--share-fres` (FDEs whose attribute and FRE bytes are identical "
-     "point at one stored copy; `sfh_num_fres` still counts every FDE's FREs). "
-     "Off by default: libsframe 2.47 rejects such sections when it has to "
-     "byte-swap them (s390x read on a little-endian host).")
+emit("Without sharing (`--no-share-fres`: every function's FREs stored; "
+     "the default shares identical attribute + FRE bytes on little-endian "
+     "targets, `sfh_num_fres` still counting every FDE's FREs, and keeps "
+     "big-endian ones unshared, as libsframe 2.47 rejects shared data it "
+     "has to byte-swap).")
 emit()
-head = ["input", ".sframe", "shared .sframe", "saved", "shared/(eh+hdr)",
-        "verify (shared)"]
+head = ["input", ".sframe", "unshared .sframe", "saved by sharing",
+        "unshared/(eh+hdr)", "verify (unshared)"]
 rows = []
 for inp in order:
     st = stats[inp]
-    if "shared_sframe_bytes" not in st:
+    if "unshared_sframe_bytes" not in st:
         continue
     eh, hdr = int(st["eh_bytes"]), int(st["hdr_bytes"])
-    sf, sh = int(st["out_sframe_bytes"]), int(st["shared_sframe_bytes"])
-    rows.append([name(inp), sf, sh, "%.1f%%" % (100.0 * (sf - sh) / max(sf, 1)),
-                 "%.3f" % (sh / (eh + hdr)),
-                 st.get("verify_shared", "").replace(",", " ")])
+    sf, un = int(st["out_sframe_bytes"]), int(st["unshared_sframe_bytes"])
+    rows.append([name(inp), sf, un, "%.1f%%" % (100.0 * (un - sf) / max(un, 1)),
+                 "%.3f" % (un / (eh + hdr)),
+                 st.get("verify_unshared", "").replace(",", " ")])
 table(head, rows)
 
 oracle = os.path.join(work, "oracle", "sizes.tsv")

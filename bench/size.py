@@ -11,8 +11,9 @@ into '%') for the caller to run; --baseline converts with another
 eh2sframe too (an older build) and records its output size. ELF headers
 are read here with struct, not with eh2sframe. Columns: path kind status
 layout orig conv sframe orig_blocks conv_blocks page base_conv
-(status: converted | nothing | failed; sizes in bytes, blocks in bytes
-of st_blocks; base_conv -1 without --baseline).
+base_sframe (status: converted | nothing | failed; sizes in bytes,
+blocks in bytes of st_blocks; base_conv and base_sframe, the baseline's
+output and .sframe bytes, -1 without --baseline).
 """
 import argparse
 import concurrent.futures as cf
@@ -109,7 +110,7 @@ def one(args, path):
     status, layout = convert(args.e2s, path, dst, args.verbose)
     st0 = os.stat(path)
     row = [path, kind, status, layout, st0.st_size, -1, 0, st0.st_blocks * 512,
-           -1, page, -1]
+           -1, page, -1, -1]
     if status != 'failed':
         st1 = os.stat(dst)
         row[5] = st1.st_size
@@ -120,6 +121,7 @@ def one(args, path):
         bstatus, _ = convert(args.baseline, path, bdst, False)
         if bstatus == 'converted':
             row[10] = os.stat(bdst).st_size
+            row[11] = elf_info(bdst)[2]
         if os.path.exists(bdst):
             os.unlink(bdst)
     return row
@@ -147,7 +149,7 @@ def main():
         rows = [r for r in ex.map(lambda f: one(args, f), files) if r]
     with open(args.tsv, 'w') as fh:
         fh.write('path\tkind\tstatus\tlayout\torig\tconv\tsframe\t'
-                 'orig_blocks\tconv_blocks\tpage\tbase_conv\n')
+                 'orig_blocks\tconv_blocks\tpage\tbase_conv\tbase_sframe\n')
         for r in rows:
             fh.write('\t'.join(str(x) for x in r) + '\n')
     failed = [r[0] for r in rows if r[2] == 'failed']

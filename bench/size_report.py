@@ -30,8 +30,9 @@ def load(paths):
             head = fh.readline().rstrip('\n').split('\t')
             for line in fh:
                 d = dict(zip(head, line.rstrip('\n').split('\t')))
+                d.setdefault('base_sframe', '-1')  # older tables
                 for k in ('orig', 'conv', 'sframe', 'orig_blocks',
-                          'conv_blocks', 'page', 'base_conv'):
+                          'conv_blocks', 'page', 'base_conv', 'base_sframe'):
                     d[k] = int(d[k])
                 rows.append(d)
     return rows
@@ -75,8 +76,13 @@ def main():
     head = ['kind', 'files', 'original MB', 'growth MB', '.sframe MB',
             'growth / .sframe', 'block growth / .sframe',
             'worst growth beyond .sframe', 'layouts']
+    # The baseline's growth against its own .sframe (another eh2sframe
+    # may write another .sframe: an older FRE layout), when known.
+    bsf = base and all(r['base_sframe'] >= 0 for r in conv)
     if base:
-        head[5:5] = ['baseline growth MB', 'baseline growth / .sframe']
+        head[5:5] = ['baseline growth MB'] + (
+            ['baseline .sframe MB', 'baseline growth / its .sframe'] if bsf
+            else ['baseline growth / .sframe'])
     emit('| ' + ' | '.join(head) + ' |')
     emit('|' + '---|' * len(head))
     groups = collections.OrderedDict((k, []) for k in KINDS)
@@ -99,7 +105,9 @@ def main():
                  ', '.join('%s %d' % kv for kv in sorted(lay.items()))]
         if base:
             bgr = sum(r['base_conv'] - r['orig'] for r in g)
-            cells[5:5] = [mb(bgr), '%.3f' % (bgr / sf if sf else 0)]
+            bs = sum(r['base_sframe'] for r in g) if bsf else sf
+            cells[5:5] = [mb(bgr)] + ([mb(bs)] if bsf else []) + [
+                '%.3f' % (bgr / bs if bs else 0)]
         emit('| ' + ' | '.join(cells) + ' |')
     emit('')
     if a.worst and conv:

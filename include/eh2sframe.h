@@ -224,9 +224,12 @@ typedef struct {
 	int sframe_version;  /* 0 (default) or 3: SFrame V3; 2: V2 for older
 	                      * consumers (functions V2 cannot describe are
 	                      * skipped and counted) */
-	int share_fres;      /* 1: functions with identical frame rows share
-	                      * one stored copy (smaller; libsframe 2.47 only
-	                      * reads it in the host's byte order) */
+	int share_fres;      /* functions with identical frame rows share
+	                      * one stored copy (10-40% smaller). 0 (default):
+	                      * on little-endian targets (x86-64, AArch64),
+	                      * not on big-endian ones (s390x), as libsframe
+	                      * 2.47 rejects shared rows it has to byte-swap;
+	                      * > 0: on every target; < 0: never */
 	int force;           /* rebuild an existing .sframe (linked files) */
 	int debug_frame;     /* read .debug_frame even if .eh_frame exists */
 	int report_all;      /* call on_function for converted ones too */
@@ -234,7 +237,8 @@ typedef struct {
 	void *cb_ctx;
 } eh2s_convert_opts;
 
-/* Defaults: V3, no sharing, no force, .eh_frame first, no callback. */
+/* Defaults: V3, sharing where every reader accepts it, no force,
+ * .eh_frame first, no callback. */
 EH2S_DEFINE_INIT_(eh2s_convert_opts)
 
 /* Build the converted image in memory. o may be NULL (defaults). EXISTS
@@ -583,7 +587,7 @@ typedef struct {
 	void *cb_ctx;
 } eh2s_section_opts;
 
-/* Defaults: V3, no sharing, no callback. */
+/* Defaults: V3, sharing where every reader accepts it, no callback. */
 EH2S_DEFINE_INIT_(eh2s_section_opts)
 
 /* Convert in->data into an .sframe section that will live at address

@@ -14,11 +14,14 @@
  *     header and the FRE sub-section, which ends at the section end;
  *   - every FDE: its function start (PC-relative field; in relocatable
  *     files the PC-relative relocation's symbol + addend) and size lie
- *     inside an executable section (linked files: an executable PT_LOAD);
- *     starts increase (per text section in relocatable files) and
- *     functions do not overlap; FRE type, PC type, FDE type and unused
+ *     inside an executable section (linked files: one executable
+ *     PT_LOAD, the same for every function: the text range a kernel
+ *     reader is given); starts strictly increasing (per text section in
+ *     relocatable files) and functions do not overlap; no more FREs than
+ *     the function has bytes; FRE type, PC type, FDE type and unused
  *     bits valid;
- *   - every FRE: start strictly increasing and inside the function; data
+ *   - every FRE: start strictly increasing and below the function size
+ *     (MASK FDEs: also below the repetition size); data
  *     word size valid; data word count allowed for the ABI and FDE type
  *     (default: AMD64 0-2, AArch64 0, 1 or 3, s390x 0-3; flexible: 2-6);
  *     mangled-RA bit only on AArch64;
@@ -198,7 +201,8 @@ static bool rel_start(elf_t *e, size_t idx, uint64_t off, uint32_t *shndx,
 }
 
 /* Linked files: is [a, a+size) inside an executable PT_LOAD? */
-static bool in_exec_load(const elf_t *e, uint64_t a, uint64_t size)
+/* The executable PT_LOAD holding [a, a + size), or -1. */
+static long exec_load(const elf_t *e, uint64_t a, uint64_t size)
 {
 	uint64_t phoff = rd(e, e->d + 32, 8);
 	size_t phnum = rd(e, e->d + 56, 2);
@@ -207,9 +211,9 @@ static bool in_exec_load(const elf_t *e, uint64_t a, uint64_t size)
 		uint64_t vaddr = rd(e, p + 16, 8), memsz = rd(e, p + 40, 8);
 		if (rd(e, p, 4) == PT_LOAD && (rd(e, p + 4, 4) & PF_X) &&
 		    a >= vaddr && a - vaddr <= memsz && size <= memsz - (a - vaddr))
-			return true;
+			return (long)i;
 	}
-	return false;
+	return -1;
 }
 
 typedef struct {
@@ -308,6 +312,7 @@ static void check_section(elf_t *e, size_t idx, size_t *nf, size_t *nr)
 	fde_t *f = calloc(nfdes ? nfdes : 1, sizeof *f);
 	span *used = calloc(nfdes ? nfdes : 1, sizeof *used);
 	uint64_t fres_total = 0;
+	long text_seg = -1;
 	if (!f || !used) {
 		free(f);
 		free(used);
@@ -337,15 +342,27 @@ static void check_section(elf_t *e, size_t idx, size_t *nf, size_t *nr)
 				    i, f[i].start, f[i].size, secname(e, f[i].shndx), t->sh_size);
 		} else {
 			f[i].start = sh->sh_addr + fo + (uint64_t)field;
-			if (!in_exec_load(e, f[i].start, f[i].size))
+			long seg = exec_load(e, f[i].start, f[i].size);
+			if (seg < 0)
 				bad(e, sn, fo, "FDE %" PRIu64 ": function [%#" PRIx64 ", +%" PRIu64
 				    ") not inside an executable segment", i, f[i].start, f[i].size);
+			/* A kernel reader knows one text range per .sframe
+			 * (the executable segment it was mapped with). */
+			else if (text_seg >= 0 && seg != text_seg)
+				bad(e, sn, fo, "FDE %" PRIu64 ": function at %#" PRIx64 " in executable segment %ld, "
+				    "the ones before in segment %ld (one text range per section)",
+				    i, f[i].start, seg, text_seg);
+			else
+				text_seg = seg;
 		}
-		/* Sorted: in index order the (section,) start never decreases. */
-		if (i > 0 && fde_cmp(&f[i - 1], &f[i]) > 0 &&
-		    (!e->rel || f[i - 1].shndx == f[i].shndx))
-			bad(e, sn, fo, "FDE %" PRIu64 ": start %#" PRIx64 " below the previous FDE's %#" PRIx64
-			    " (FDE_SORTED)", i, f[i].start, f[i - 1].start);
+		/* Sorted: in index order the (section,) start increases
+		 * strictly, as the latest kernel reader requires (two FDEs
+		 * for one start make its binary search ambiguous). */
+		if (i > 0 && (!e->rel || f[i - 1].shndx == f[i].shndx) &&
+		    (f[i].shndx < f[i - 1].shndx ||
+		     (f[i].shndx == f[i - 1].shndx && f[i].start <= f[i - 1].start)))
+			bad(e, sn, fo, "FDE %" PRIu64 ": start %#" PRIx64 " not above the previous FDE's %#" PRIx64
+			    " (FDE_SORTED; starts strictly increasing)", i, f[i].start, f[i - 1].start);
 
 		/* Attribute and FREs. */
 		if (f[i].fre_off + 5ull > frelen) {
@@ -366,6 +383,11 @@ static void check_section(elf_t *e, size_t idx, size_t *nf, size_t *nr)
 			bad(e, sn, ao + 3, "FDE %" PRIu64 ": info2 %#x (FDE type %u)", i, info2, fde_type);
 		if (pctype == 1 && rep == 0)
 			bad(e, sn, ao + 4, "FDE %" PRIu64 ": MASK PC type with repeat size 0", i);
+		/* Each FRE starts at a byte of its own: no more FREs than the
+		 * function has bytes (bounds a reader's work by the text). */
+		if (cnt > f[i].size)
+			bad(e, sn, ao, "FDE %" PRIu64 ": %u FREs for a function of %" PRIu64 " bytes",
+			    i, cnt, f[i].size);
 		if (e->errors != errs0)
 			continue;
 		unsigned asz = 1u << fre_type;
@@ -387,7 +409,10 @@ static void check_section(elf_t *e, size_t idx, size_t *nf, size_t *nr)
 			if (k > 0 && st <= prev)
 				bad(e, sn, ro, "FDE %" PRIu64 " FRE %u: start %#" PRIx64 " not above the previous %#" PRIx64,
 				    i, k, st, prev);
-			if (pctype == 0 && st >= f[i].size)
+			/* Below the function size whatever the PC type (MASK
+			 * starts too: the latest kernel reader checks every
+			 * FRE start against the size). */
+			if (st >= f[i].size)
 				bad(e, sn, ro, "FDE %" PRIu64 " FRE %u: start %#" PRIx64 " outside the function (%" PRIu64 " bytes)",
 				    i, k, st, f[i].size);
 			if (pctype == 1 && st >= rep)

@@ -146,7 +146,7 @@ eh2s_status eh2s_convert(eh2s_file *f, const eh2s_convert_opts *opts,
 			.debug_frame = o->debug_frame != 0,
 			.want_all = true};
 	eo.sframe_version = (uint8_t)o->sframe_version;
-	eo.share_fres = o->share_fres != 0;
+	eo.share_fres = o->share_fres; /* 0 default, < 0 never, > 0 always */
 	e = run_convert(f, &eo, &res, &img, &size, &d);
 	if (!e || e == E2S_ERR_NO_FUNCS) {
 		e2s_diag td = {0};

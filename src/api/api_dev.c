@@ -30,7 +30,8 @@ eh2s_status api_encode_sframe_file(const char *path, const api_encode_opts *o,
 			 .debug_frame = o->debug_frame != 0};
 	conv_opts co = {.sframe_version = (uint8_t)o->sframe_version,
 			.encode = true, .vaddr = o->vaddr,
-			.share_fres = o->share_fres != 0};
+			.share_fres = o->share_fres,
+			.share_runs = o->share_fres >= 2};
 	e2s_err e = conv_run_do(&in, &co, &run, &d);
 	if (!e && info) {
 		memset(info, 0, sizeof *info);

@@ -17,7 +17,7 @@
 typedef struct {
 	int debug_frame;
 	int sframe_version;  /* 0 or 3: V3; 2: V2 */
-	int share_fres;
+	int share_fres;      /* SFE_SHARE_*; 2: also share_runs */
 	uint64_t vaddr;
 } api_encode_opts;
 

@@ -112,7 +112,7 @@ eh2s_status eh2s_convert_section(const eh2s_cfi_input *cfi,
 	conv_input ci = {.sec = &sec, .abi = abi};
 	conv_opts co = {.sframe_version = (uint8_t)o->sframe_version,
 			.encode = true, .vaddr = sframe_addr,
-			.share_fres = o->share_fres != 0};
+			.share_fres = o->share_fres}; /* 0 default, < 0 never, > 0 always */
 	e2s_err e = conv_run_do(&ci, &co, &run, &d);
 	/* The totals and the functions also when nothing was convertible. */
 	if (run.t && o->on_function) {

@@ -188,7 +188,7 @@ eh2s_status eh2s_convert_file(const char *in, const char *out,
 			.debug_frame = c.debug_frame != 0,
 			.in_place = o.in_place != 0,
 			.want_skipped = c.on_function != NULL,
-			.share_fres = c.share_fres != 0,
+			.share_fres = c.share_fres,
 			.sframe_version = (uint8_t)c.sframe_version,
 			.symbols_from = o.symbols_from};
 	e = elfp_convert(in, out, &eo, &r, &d);

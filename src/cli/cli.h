@@ -27,7 +27,8 @@ typedef struct {
 	bool json;               /* --json */
 	/* Encoder choices: 0 = default (3); 2 = SFrame V2. */
 	int sframe_version;      /* --sframe-version N */
-	bool share_fres;         /* --share-fres */
+	int share_fres;          /* 0: the default (eh2s_convert_opts);
+	                          * 1: --share-fres; -1: --no-share-fres */
 	/* Separate debug files (cli_debug.c), with --in-place. */
 	const char **debug_roots; /* --debug-root DIR (repeatable) */
 	int ndebug_roots;

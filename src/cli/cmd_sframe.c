@@ -36,9 +36,12 @@ int cmd_dump_sframe(const cli_opts *o)
 }
 
 /* Hidden developer mode for tests (the convert command lives elsewhere):
- * EH2SFRAME_DEV_BUILD=OUT@VADDR[,share][,v2] eh2sframe --dump FILE writes
- * the .sframe bytes built from FILE's CFI, for a section placed at VADDR,
- * to OUT; ",share" sets share_fres, ",v2" sframe_version 2. */
+ * EH2SFRAME_DEV_BUILD=OUT@VADDR[,share|,subshare][,v2] eh2sframe --dump
+ * FILE writes the .sframe bytes built from FILE's CFI, for a section
+ * placed at VADDR, to OUT; without ",share" unshared whatever the
+ * default, ",share" shares identical FRE lists (on any byte order),
+ * ",subshare" also points into runs of earlier FRE data (share_runs),
+ * ",v2" sframe_version 2. */
 static int dev_build(const cli_opts *o, const char *spec)
 {
 	char out[4096];
@@ -51,7 +54,9 @@ static int dev_build(const cli_opts *o, const char *spec)
 	out[at - spec] = '\0';
 	api_encode_opts eo = {.debug_frame = o->debug_frame,
 			       .vaddr = strtoull(at + 1, NULL, 0),
-			       .share_fres = strstr(at, ",share") != NULL,
+			       /* 1 always, -1 never; 2 always with runs */
+			       .share_fres = strstr(at, ",subshare") ? 2
+					     : strstr(at, ",share") ? 1 : -1,
 			       .sframe_version = strstr(at, ",v2") ? 2 : 3};
 	api_encode_info info;
 	eh2s_error err;

@@ -47,7 +47,12 @@ static void usage(FILE *f)
 "                         older consumers; functions V2 cannot describe are\n"
 "                         skipped)\n"
 "      --share-fres       let functions with identical frame rows share\n"
-"                         one copy of them\n"
+"                         one copy of them on every target; by default\n"
+"                         only little-endian ones (x86-64, AArch64) share\n"
+"                         (libsframe 2.47 rejects shared rows it must\n"
+"                         byte-swap, as s390x files on x86-64 hosts)\n"
+"      --no-share-fres    store every function's frame rows (the layout\n"
+"                         before sharing; larger)\n"
 "      --require-sframe   fail when a file has nothing to convert (no CFI,\n"
 "                         an empty .eh_frame, every function skipped);\n"
 "                         by default such a file is left as it is (-o\n"
@@ -115,6 +120,7 @@ enum { MODE_CONVERT, MODE_DUMP, MODE_DUMP_CFI, MODE_VERIFY, MODE_STATS };
 enum {
 	OPT_DUMP = 256, OPT_DUMP_CFI, OPT_VERIFY, OPT_CFI_FROM, OPT_DEBUG_FRAME,
 	OPT_FILES_FROM, OPT_STATS, OPT_JSON, OPT_SFRAME_VERSION, OPT_SHARE_FRES,
+	OPT_NO_SHARE_FRES,
 	OPT_REQUIRE_SFRAME, OPT_DEBUG_ROOT, OPT_DEBUG_FILE,
 };
 
@@ -158,6 +164,7 @@ int main(int argc, char **argv)
 		{"json", no_argument, NULL, OPT_JSON},
 		{"sframe-version", required_argument, NULL, OPT_SFRAME_VERSION},
 		{"share-fres", no_argument, NULL, OPT_SHARE_FRES},
+		{"no-share-fres", no_argument, NULL, OPT_NO_SHARE_FRES},
 		{"require-sframe", no_argument, NULL, OPT_REQUIRE_SFRAME},
 		{"debug-root", required_argument, NULL, OPT_DEBUG_ROOT},
 		{"debug-file", required_argument, NULL, OPT_DEBUG_FILE},
@@ -205,7 +212,8 @@ int main(int argc, char **argv)
 				return usage_error("unsupported SFrame version '%s' "
 						   "(2 or 3)", optarg);
 			break;
-		case OPT_SHARE_FRES: o.share_fres = true; break;
+		case OPT_SHARE_FRES: o.share_fres = 1; break;
+		case OPT_NO_SHARE_FRES: o.share_fres = -1; break;
 		case OPT_REQUIRE_SFRAME: o.require_sframe = true; break;
 		case OPT_DEBUG_ROOT: roots[o.ndebug_roots++] = optarg; break;
 		case OPT_DEBUG_FILE: o.debug_file = optarg; break;

@@ -82,7 +82,8 @@ typedef struct {
 	bool encode;             /* also write the whole section (no
 	                          * relocations: linked layout) */
 	uint64_t vaddr;          /* encode: address of .sframe */
-	bool share_fres;         /* encode: sfe_encode_opts.share_fres */
+	int share_fres;          /* encode: sfe_encode_opts.share_fres */
+	bool share_runs;         /* encode: sfe_encode_opts.share_runs */
 } conv_opts;
 
 /* The outcomes of one run, counted here only. */
@@ -149,7 +150,7 @@ typedef struct {
 	bool in_place;    /* out_path names the input: keep its owner too */
 	bool want_skipped; /* fill elfp_result.fns with the skipped FDEs */
 	bool want_all;    /* ... with every FDE */
-	bool share_fres;  /* identical FRE runs stored once (sfe_encode_opts) */
+	int share_fres;   /* SFE_SHARE_*: identical FRE runs stored once (sfe_encode_opts) */
 	uint8_t sframe_version; /* 0 or 3: V3; 2: V2 */
 	const char *symbols_from; /* the file's separate debug file, or NULL:
 	                           * its symbols count for what the layout

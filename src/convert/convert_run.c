@@ -70,7 +70,8 @@ static e2s_err encode(const conv_opts *o, conv_run *r, e2s_diag *d)
 {
 	sfe_encode_opts eo = {.relocatable = r->t->relocatable,
 			      .section_vaddr = o->vaddr,
-			      .share_fres = o->share_fres};
+			      .share_fres = o->share_fres,
+			      .share_runs = o->share_runs};
 	bw_t w;
 	bw_init(&w, r->t->big_endian);
 	e2s_err e = sfe_encode_ex(&r->set, &eo, &w, NULL, NULL, &r->st, d);

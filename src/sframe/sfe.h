@@ -92,6 +92,14 @@ typedef struct {
 	                      * R_390_PC32) */
 } sfe_reloc;
 
+/* sfe_encode_opts.share_fres (and the public share_fres, which maps
+ * onto it unchanged): */
+#define SFE_SHARE_DEFAULT 0  /* little-endian targets share, big-endian
+                              * do not: libsframe 2.47 rejects shared FRE
+                              * data it has to byte-swap */
+#define SFE_SHARE_ALWAYS 1   /* any value > 0 */
+#define SFE_SHARE_NEVER (-1) /* any value < 0 */
+
 typedef struct {
 	bool relocatable;     /* function starts come from relocations */
 	uint64_t section_vaddr; /* linked files: final address of .sframe */
@@ -99,11 +107,19 @@ typedef struct {
 	size_t nonly;
 	/* FDEs whose attribute + FREs are byte-identical point at one stored
 	 * copy (the first, in index order). sfh_num_fres still counts the
-	 * FREs of every FDE (see sfe_encode.c for why). */
-	bool share_fres;
+	 * FREs of every FDE (see sfe_encode.c for why). SFE_SHARE_*: by
+	 * default (0) only where every reader accepts it. */
+	int share_fres;
+	/* With sharing: a function whose bytes equal a run anywhere in the
+	 * FRE data already laid out points into it (sfe_encode.c). */
+	bool share_runs;
 	/* 0: the set's version; else it must be the set's. */
 	uint8_t sframe_version;
 } sfe_encode_opts;
+
+/* Whether sfe_encode shares FRE data for this set with these options
+ * (o may be NULL: the defaults). */
+bool sfe_share_p(const sfe_set *s, const sfe_encode_opts *o);
 
 /* Bytes the FRE data takes with and without sharing (for statistics). */
 typedef struct {

@@ -5,9 +5,11 @@
  * converted (sfe_put_fres): the attribute (V3) and its FREs, each FRE
  * with the narrowest start-address type of its function and the
  * narrowest data-word width holding all its words. sfe_encode then only
- * lays out header, sorted FDE index and those bytes; with share_fres a
- * function whose bytes equal an earlier function's points at that copy.
- * Output depends only on the set and the options.
+ * lays out header, sorted FDE index and those bytes; with sharing a
+ * function whose bytes equal an earlier function's points at that copy
+ * (and with share_runs, one whose bytes equal any run of the data laid
+ * out before points into it). Output depends only on the set and the
+ * options.
  *
  * sfh_num_fres with sharing: it stays the sum of the FDEs' FRE counts
  * (FREs as referenced, not as stored): libsframe 2.47 checks exactly that
@@ -17,7 +19,11 @@
  * libsframe/objdump on the target's own byte order accept it (tested),
  * but a byte-swapping libsframe flips a shared block once per FDE and
  * also requires the per-FDE byte total to be <= sfh_fre_len, so it
- * rejects the section (SFRAME_ERR_BUF_INVAL). Hence off by default. */
+ * rejects the section (SFRAME_ERR_BUF_INVAL). Hence the default
+ * (SFE_SHARE_DEFAULT) shares on little-endian targets only: every
+ * SFrame consumer of an AMD64 or little-endian AArch64 file runs on a
+ * little-endian host or reads it with its own code, while s390x files
+ * are read byte-swapped by tools on x86-64 hosts. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -408,17 +414,109 @@ static slot_t *find_copy(const sfe_set *s, slot_t *tab, size_t cap,
 	return &tab[k];
 }
 
+bool sfe_share_p(const sfe_set *s, const sfe_encode_opts *o)
+{
+	if (!o || o->share_fres == SFE_SHARE_DEFAULT)
+		return !s->big_endian;
+	return o->share_fres > 0;
+}
+
+/* Runs inside the FRE data laid out so far (share_runs): every byte
+ * position of it, chained by the hash of the RUN_KEY bytes starting
+ * there, newest first. A function's bytes may equal the tail of one
+ * stored copy and the head of the next, or any run inside one: a reader
+ * takes the bytes from start_fre_off on, whatever wrote them. */
+#define RUN_KEY 4
+#define RUN_TRIES 64 /* candidates compared per function, newest first */
+typedef struct {
+	uint8_t *data;  /* the FRE sub-section so far */
+	size_t len, cap;
+	int32_t *head;  /* per hash bucket: newest position, -1 none */
+	int32_t *next;  /* per position: the older one in its bucket */
+	size_t nhead;
+} runs_t;
+
+static uint32_t run_hash(const uint8_t *p, size_t nhead)
+{
+	uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8 |
+		     (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+	return (v * 0x9e3779b1u) >> 7 & (uint32_t)(nhead - 1);
+}
+
+/* Append n bytes and index the positions whose key is now complete. */
+static bool runs_add(runs_t *r, const uint8_t *p, size_t n)
+{
+	if (r->len + n > r->cap)
+		return false; /* cap is the unshared total: never reached */
+	memcpy(r->data + r->len, p, n);
+	size_t from = r->len >= RUN_KEY - 1 ? r->len - (RUN_KEY - 1) : 0;
+	r->len += n;
+	for (size_t q = from; q + RUN_KEY <= r->len; q++) {
+		uint32_t h = run_hash(r->data + q, r->nhead);
+		r->next[q] = r->head[h];
+		r->head[h] = (int32_t)q;
+	}
+	return true;
+}
+
+/* Offset of a run equal to p[0..n) in the data so far, or -1. */
+static int64_t runs_find(const runs_t *r, const uint8_t *p, size_t n)
+{
+	if (n < RUN_KEY)
+		return -1;
+	int32_t q = r->head[run_hash(p, r->nhead)];
+	for (int k = 0; q >= 0 && k < RUN_TRIES; k++, q = r->next[q])
+		if ((size_t)q + n <= r->len && memcmp(r->data + q, p, n) == 0)
+			return q;
+	return -1;
+}
+
+static void runs_free(runs_t *r)
+{
+	free(r->data);
+	free(r->head);
+	free(r->next);
+	memset(r, 0, sizeof *r);
+}
+
+static bool runs_init(runs_t *r, const sfe_set *s, const sfe_encode_opts *o)
+{
+	size_t n = nselected(s, o), total = 0;
+	memset(r, 0, sizeof *r);
+	for (size_t i = 0; i < n; i++)
+		total += selected(s, o, i)->enc_len;
+	if (total > INT32_MAX)
+		return true; /* positions are int32_t: no run sharing */
+	r->nhead = 1024;
+	while (r->nhead < total)
+		r->nhead *= 2;
+	r->cap = total;
+	r->data = malloc(total ? total : 1);
+	r->head = malloc(r->nhead * sizeof *r->head);
+	r->next = malloc((total ? total : 1) * sizeof *r->next);
+	if (!r->data || !r->head || !r->next) {
+		runs_free(r);
+		return false;
+	}
+	memset(r->head, 0xff, r->nhead * sizeof *r->head);
+	return true;
+}
+
 /* Offsets of every selected function's FRE data in the FRE sub-section,
- * in index order; with share_fres, bytes equal to an earlier function's
- * point at that copy. */
+ * in index order; with sharing, bytes equal to an earlier function's
+ * point at that copy, and with share_runs, bytes equal to any run of
+ * the data laid out before point into it. */
 static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
 			  plan_t *p, e2s_diag *diag)
 {
 	size_t n = nselected(s, o), cap = 16;
-	bool v2 = s->version == SF_VERSION_2, share = o && o->share_fres;
+	bool v2 = s->version == SF_VERSION_2, share = sfe_share_p(s, o);
+	bool runs = share && o && o->share_runs;
 	slot_t *tab = NULL;
+	runs_t rs;
 	e2s_err e = E2S_ERR_OK;
 	memset(p, 0, sizeof *p);
+	memset(&rs, 0, sizeof rs);
 	p->off = malloc((n ? n : 1) * sizeof *p->off);
 	p->write = malloc(n ? n : 1);
 	if (share) {
@@ -426,10 +524,12 @@ static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
 			cap *= 2;
 		tab = calloc(cap, sizeof *tab);
 	}
-	if (!p->off || !p->write || (share && !tab)) {
+	if (!p->off || !p->write || (share && !tab) ||
+	    (runs && !runs_init(&rs, s, o))) {
 		free(tab);
 		return e2s_fail(diag, E2S_ERR_NOMEM, ".sframe", 0, NULL);
 	}
+	runs = runs && rs.data;
 	for (size_t i = 0; i < n; i++) {
 		const sfe_func *fn = selected(s, o, i);
 		if (p->fre_len > UINT32_MAX) {
@@ -453,12 +553,27 @@ static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
 				p->shared++;
 				continue;
 			}
+			int64_t at = runs ? runs_find(&rs, s->enc + fn->enc_off,
+						      fn->enc_len) : -1;
+			if (at >= 0) {
+				p->off[i] = (uint32_t)at;
+				p->write[i] = 0;
+				p->shared++;
+			}
 			*sl = (slot_t){h, fn->enc_off, p->off[i], fn->enc_len,
 				       key, true};
+			if (at >= 0)
+				continue;
+			if (runs && !runs_add(&rs, s->enc + fn->enc_off, fn->enc_len)) {
+				e = e2s_fail(diag, E2S_ERR_INTERNAL, ".sframe", 0,
+					     "FRE run index overflow");
+				break;
+			}
 		}
 		p->fre_len += fn->enc_len;
 	}
 	free(tab);
+	runs_free(&rs);
 	return e;
 }
 

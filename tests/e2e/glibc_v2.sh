@@ -151,12 +151,20 @@ build() {
 }
 
 declare -A tot
+sfsize() { echo $((16#$(readelf -SW "$1" | awk '$2 == ".sframe" { print $6 }'))); }
 # check LABEL FILE RUNNER...: convert FILE to V2, run glibc_check on it.
 check() {
   local lab=$1 f=$2 out sum k; shift 2
   [ -f "$f" ] || { echo "$lab: $f missing, not checked"; return; }
   if ! "$E2S" -q --sframe-version=2 "$f" -o "$tmp/$lab.v2" 2>"$tmp/$lab.err"; then
     fail "$lab: conversion: $(head -n 2 "$tmp/$lab.err")"; return
+  fi
+  # The default output shares identical frame-row lists (little-endian
+  # targets): counted against --no-share-fres, checked at the end.
+  if "$E2S" -q --sframe-version=2 --no-share-fres "$f" -o "$tmp/$lab.v2u" 2>/dev/null; then
+    tot[sframe]=$(( ${tot[sframe]:-0} + $(sfsize "$tmp/$lab.v2") ))
+    tot[unshared]=$(( ${tot[unshared]:-0} + $(sfsize "$tmp/$lab.v2u") ))
+    rm -f "$tmp/$lab.v2u"
   fi
   python3 "$T/dwarf_rows.py" "$tmp/$lab.v2" >"$tmp/$lab.rows" || { fail "$lab: dwarf_rows.py"; return; }
   out=$("$@" "$tmp/$lab.v2" "$tmp/$lab.rows" 2>&1)
@@ -204,4 +212,6 @@ echo "total: points=${tot[points]:-0} failed_lookups=${tot[failed_lookups]:-0}" 
      "walker_disagreements=${tot[walker_disagreements]:-0} outermost=${tot[outermost]:-0}" \
      "outermost_ended=${tot[outermost_ended]:-0} | glibc AArch64 limits: ra_in_lr=${tot[ra_in_lr]:-0}" \
      "mangled_ra_fres=${tot[mangled_ra_fres]:-0}"
+echo "default (shared) .sframe: ${tot[sframe]:-0} bytes; unshared (--no-share-fres): ${tot[unshared]:-0}"
+[ "${tot[sframe]:-0}" -lt "${tot[unshared]:-0}" ] || fail "the default output is not the shared layout"
 [ $fails -eq 0 ]

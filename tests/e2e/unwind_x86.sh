@@ -32,6 +32,12 @@ for l in libc.so.6 libstdc++.so.6 libgcc_s.so.1 libm.so.6; do
   [ -e "$src" ] || src=/lib/x86_64-linux-gnu/$l
   "$E" -q "$(readlink -f "$src")" -o "$B/syslib/$l" || fail "convert $l"
 done
+# They carry the default output: frame-row lists shared (x86-64 is
+# little-endian), which the walker reads like any other.
+sfsize() { echo $((16#$(readelf -SW "$1" | awk '$2 == ".sframe" { print $6 }'))); }
+"$E" -q --no-share-fres "$(readlink -f "$(g++ -print-file-name=libstdc++.so.6)")" -o "$B/unshared.so" &&
+  [ "$(sfsize "$B/syslib/libstdc++.so.6")" -lt "$(sfsize "$B/unshared.so")" ] ||
+  fail "libstdc++.so.6: the default output is not the shared layout"
 
 # variant NAME CC CXX CFLAGS...
 variant() {

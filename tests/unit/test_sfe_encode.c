@@ -607,17 +607,40 @@ static void share(void)
 	sfe_set set;
 	sfe_verdicts v;
 	CHECK_EQ(sfe_project(&s.t, 0, &set, &v, &d), E2S_ERR_OK);
-	sfe_encode_opts o = {.section_vaddr = 0x8000};
+	sfe_encode_opts o = {.section_vaddr = 0x8000, .share_fres = SFE_SHARE_NEVER};
 	sfe_encode_stats st;
-	bw_t plain, sh, again;
+	bw_t plain, sh, again, dflt;
 	bw_init(&plain, false);
 	bw_init(&sh, false);
 	bw_init(&again, false);
+	bw_init(&dflt, false);
 	CHECK_EQ(sfe_encode_ex(&set, &o, &plain, NULL, NULL, &st, &d), E2S_ERR_OK);
 	CHECK_EQ(plain.len, 28 + 3 * 16 + 33);
 	CHECK_EQ(st.fre_bytes, 33);
-	o.share_fres = true;
+	CHECK(!sfe_share_p(&set, &o));
+	o.share_fres = SFE_SHARE_ALWAYS;
 	CHECK_EQ(sfe_encoded_size(&set, &o), 28 + 3 * 16 + 22);
+	CHECK_EQ(sfe_encode_ex(&set, &o, &sh, NULL, NULL, &st, &d), E2S_ERR_OK);
+	/* The default shares on a little-endian target (and so does a NULL
+	 * opts), byte for byte as SFE_SHARE_ALWAYS; any value below 0 never
+	 * shares. */
+	o.share_fres = SFE_SHARE_DEFAULT;
+	CHECK(sfe_share_p(&set, &o) && sfe_share_p(&set, NULL));
+	CHECK_EQ(sfe_encode_ex(&set, &o, &dflt, NULL, NULL, &st, &d), E2S_ERR_OK);
+	CHECK(dflt.len == sh.len && memcmp(dflt.data, sh.data, sh.len) == 0);
+	o.share_fres = -7;
+	CHECK_EQ(sfe_encoded_size(&set, &o), 28 + 3 * 16 + 33);
+	/* Big-endian targets: unshared by default (a byte-swapping libsframe
+	 * rejects shared data), shared only when asked. The sizes need no
+	 * ABI id, so the set's byte order alone is flipped. */
+	set.big_endian = true;
+	o.share_fres = SFE_SHARE_DEFAULT;
+	CHECK(!sfe_share_p(&set, &o) && !sfe_share_p(&set, NULL));
+	CHECK_EQ(sfe_encoded_size(&set, &o), 28 + 3 * 16 + 33);
+	o.share_fres = SFE_SHARE_ALWAYS;
+	CHECK_EQ(sfe_encoded_size(&set, &o), 28 + 3 * 16 + 22);
+	set.big_endian = false;
+	sh.len = 0; /* again, for st */
 	CHECK_EQ(sfe_encode_ex(&set, &o, &sh, NULL, NULL, &st, &d), E2S_ERR_OK);
 	CHECK_EQ(sh.len, 28 + 3 * 16 + 22);
 	CHECK(st.fre_bytes == 22 && st.fre_bytes_unshared == 33 && st.shared_fdes == 1);
@@ -651,6 +674,53 @@ static void share(void)
 	bw_free(&plain);
 	bw_free(&sh);
 	bw_free(&again);
+	bw_free(&dflt);
+	sfe_set_free(&set);
+	sfe_verdicts_free(&v);
+}
+
+/* share_runs (V2, where the FRE data has no attribute): B's FREs are
+ * the first two of A's, so with share_runs B points at A's copy with a
+ * count of its own; without it (whole lists differ) both are stored. */
+static void share_runs(void)
+{
+	synth s;
+	cfi_row *r;
+	e2s_diag d;
+	synth_init(&s, CFI_ABI_AMD64, false);
+	synth_fde(&s, 0x1000, 0x10, 0);
+	r = synth_row(&s, 0x1000, 7, 8); r->ra = rule_off(-8);
+	r = synth_row(&s, 0x1001, 7, 16); r->ra = rule_off(-8);
+	r = synth_row(&s, 0x1004, 7, 16); r->ra = rule_off(-8); r->fp = rule_off(-16);
+	synth_fde(&s, 0x2000, 0x10, 0);
+	r = synth_row(&s, 0x2000, 7, 8); r->ra = rule_off(-8);
+	r = synth_row(&s, 0x2001, 7, 16); r->ra = rule_off(-8);
+	sfe_encode_opts o = {.section_vaddr = 0x8000, .sframe_version = 2,
+			     .share_fres = SFE_SHARE_ALWAYS};
+	sfe_set set;
+	sfe_verdicts v;
+	bw_t w;
+	bw_init(&w, false);
+	/* A: 00 03 08 | 01 03 10 | 04 05 10 f0 (10 bytes); B: the first 6 */
+	CHECK_EQ(sfe_build(&s.t, &o, &w, &set, &v, NULL, NULL, &d), E2S_ERR_OK);
+	CHECK_EQ(set.nfuncs, 2);
+	CHECK_EQ(rd32le(w.data + 16), 16); /* whole lists differ: both stored */
+	w.len = 0;
+	o.share_runs = true;
+	CHECK_EQ(sfe_encoded_size(&set, &o), 28 + 2 * 20 + 10);
+	CHECK_EQ(sfe_encode(&set, &o, &w, NULL, NULL, &d), E2S_ERR_OK);
+	CHECK_EQ(rd32le(w.data + 16), 10);
+	CHECK_EQ(rd32le(w.data + 28 + 20 + 8), 0); /* B's start_fre_off: A's */
+	CHECK_EQ(rd32le(w.data + 28 + 20 + 12), 2); /* with its own count */
+	sfr_section sec;
+	CHECK_EQ(sfr_decode(w.data, w.len, 0x8000, &sec, &d), E2S_ERR_OK);
+	CHECK(sec.nfdes == 2 && sec.fdes[1].nfres == 2 &&
+	      sec.fres[sec.fdes[1].fre_first + 1].start == 1);
+	sfr_free(&sec);
+	/* share_runs needs sharing: with SFE_SHARE_NEVER nothing moves */
+	o.share_fres = SFE_SHARE_NEVER;
+	CHECK_EQ(sfe_encoded_size(&set, &o), 28 + 2 * 20 + 16);
+	bw_free(&w);
 	sfe_set_free(&set);
 	sfe_verdicts_free(&v);
 }
@@ -763,7 +833,7 @@ static void v2_outermost(void)
 	bw_free(&w);
 	/* With share_fres (the first run is empty), and the outermost
 	 * function alone: no FRE bytes at all. */
-	o.share_fres = true;
+	o.share_fres = SFE_SHARE_ALWAYS;
 	bw_init(&w, false);
 	CHECK_EQ(sfe_encode(&set, &o, &w, NULL, NULL, &d), E2S_ERR_OK);
 	CHECK(bytes_eq(&w, want, sizeof want));
@@ -833,6 +903,7 @@ static void v2_s390x(void)
 int main(void)
 {
 	share();
+	share_runs();
 	v2_amd64();
 	v2_s390x();
 	v2_outermost();
