@@ -89,7 +89,7 @@ check: deps
 	@bash tests/run.sh $(UNIT_BINS)
 
 # The command with the projection's caches compiled out (-DEH2S_NO_CACHE,
-# src/convert/sfe_cache.h), in build/nocache/ apart from the normal build:
+# src/convert/conv_cache.h), in build/nocache/ apart from the normal build:
 # tests/e2e/cache_off.sh requires the same bytes from both.
 nocache:
 	@$(MAKE) --no-print-directory BUILD=build/nocache PROG=build/nocache/eh2sframe \

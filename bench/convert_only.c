@@ -1,6 +1,6 @@
 /* convert_only: the conversion without ELF writing, for the benchmark.
  *
- *   convert_only FILE               cfi_file_open_stream (mapping the file) with
+ *   convert_only FILE               elfr_cfi_open_stream (mapping the file) with
  *                                   the streaming projection as the tool
  *                                   runs it (repeated programs taken from
  *                                   the first, rows one by one), then
@@ -10,7 +10,7 @@
  *   convert_only -r SECONDS FILE    the same with rows (the DWARF rows
  *                                   of the file, counted apart, untimed),
  *                                   then repeat the in-memory part
- *                                   (sfe_project_view on an image read
+ *                                   (conv_project_view on an image read
  *                                   beforehand: parse + interpret +
  *                                   project in one pass, then encode) for
  *                                   at least SECONDS of CPU time and print
@@ -29,7 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "elf/cfi_file.h"
+#include "elf/elfr_cfi.h"
 #include "common/buf.h"
 #include "common/err.h"
 #include "convert/convert.h"
@@ -60,64 +60,64 @@ static int fail(const char *path, const char *what, const e2s_diag *d)
 static size_t count_rows(const char *path)
 {
 	e2s_diag d;
-	cfi_file *cf = NULL;
-	if (cfi_file_open(path, NULL, &cf, &d))
+	elfr_cfi *cf = NULL;
+	if (elfr_cfi_open(path, NULL, &cf, &d))
 		return 0;
-	size_t n = cfi_file_table(cf)->nrows;
-	cfi_file_close(cf);
+	size_t n = elfr_cfi_table(cf)->nrows;
+	elfr_cfi_close(cf);
 	return n;
 }
 
-/* One conversion. img == NULL: cfi_file_open(path) with the streaming
- * projection, else sfe_project_view on img. */
+/* One conversion. img == NULL: elfr_cfi_open(path) with the streaming
+ * projection, else conv_project_view on img. */
 static int convert(const char *path, const void *img, size_t size,
 		   run_stats *st)
 {
 	e2s_diag d;
-	cfi_file *cf = NULL;
+	elfr_cfi *cf = NULL;
 	sfe_set set;
-	sfe_verdicts v;
+	conv_verdicts v;
 	bw_t w;
 	e2s_err e;
 	int rc = 1;
-	sfe_stream *ss = NULL;
+	conv_stream *ss = NULL;
 
 	memset(&d, 0, sizeof d);
 	memset(&set, 0, sizeof set);
 	memset(&v, 0, sizeof v);
 	double t0 = cpu_now(), t1;
 	if (img) {
-		e = sfe_project_view(img, size, NULL, 0, &cf, &set, &v, &d);
+		e = conv_project_view(img, size, NULL, 0, &cf, &set, &v, &d);
 		if (e)
 			return fail(path, "open+project", &d);
 		t1 = cpu_now();
 	} else {
-		if (sfe_stream_new(&ss, 0)) {
+		if (conv_stream_new(&ss, 0)) {
 			fprintf(stderr, "convert_only: out of memory\n");
 			return 1;
 		}
-		/* As sfe_project_view, on the mapped file. */
-		cfi_load_opts lo = {false, false, sfe_stream_pre, sfe_stream_row};
-		e = cfi_file_open_stream(path, &lo, sfe_stream_fde, ss, &cf, &d);
+		/* As conv_project_view, on the mapped file. */
+		elfr_cfi_opts lo = {false, false, conv_stream_pre, conv_stream_row};
+		e = elfr_cfi_open_stream(path, &lo, conv_stream_fde, ss, &cf, &d);
 		if (e) {
-			sfe_stream_free(ss);
+			conv_stream_free(ss);
 			return fail(path, "open", &d);
 		}
 		t1 = cpu_now();
-		e = sfe_stream_finish(ss, cfi_file_table(cf), &set, &v, &d);
-		sfe_stream_free(ss);
+		e = conv_stream_finish(ss, elfr_cfi_table(cf), &set, &v, &d);
+		conv_stream_free(ss);
 		if (e) {
 			fail(path, "project", &d);
 			goto out;
 		}
 	}
-	const cfi_table *t = cfi_file_table(cf);
+	const cfi_table *t = elfr_cfi_table(cf);
 	double t2 = cpu_now();
 	/* As the converter does for a linked file: size, then encode for a
 	 * section placed after everything else. */
 	sfe_encode_opts eo;
 	memset(&eo, 0, sizeof eo);
-	eo.relocatable = cfi_file_is_rel(cf);
+	eo.relocatable = elfr_cfi_is_rel(cf);
 	eo.section_vaddr = 0x40000000;
 	size_t want = sfe_encoded_size(&set, &eo);
 	bw_init(&w, t->big_endian);
@@ -140,7 +140,7 @@ static int convert(const char *path, const void *img, size_t size,
 	st->nfuncs = set.nfuncs;
 	st->nfres = set.nfres;
 	st->sframe_size = w.len;
-	st->secname = cfi_file_section_name(cf);
+	st->secname = elfr_cfi_section_name(cf);
 	st->t_open = t1 - t0;
 	st->t_project = t2 - t1;
 	st->t_encode = t3 - t2;
@@ -148,8 +148,8 @@ static int convert(const char *path, const void *img, size_t size,
 	rc = 0;
 out:
 	sfe_set_free(&set);
-	sfe_verdicts_free(&v);
-	cfi_file_close(cf);
+	conv_verdicts_free(&v);
+	elfr_cfi_close(cf);
 	return rc;
 }
 

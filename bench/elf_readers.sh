@@ -33,9 +33,9 @@ $cc $WFLAGS -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
 
 # Relocatable objects: one with .eh_frame, one with a zlib-compressed
 # .debug_frame (the inflating path of both readers).
-$cc -std=c11 -D_GNU_SOURCE -O2 -g -Iinclude -Isrc -c -o "$work/rel-eh.o" src/convert/sfe_project.c
+$cc -std=c11 -D_GNU_SOURCE -O2 -g -Iinclude -Isrc -c -o "$work/rel-eh.o" src/convert/conv_project.c
 $cc -std=c11 -D_GNU_SOURCE -O2 -g -fno-asynchronous-unwind-tables -gz=zlib \
-  -Iinclude -Isrc -c -o "$work/rel-zdebug.o" src/convert/sfe_project.c
+  -Iinclude -Isrc -c -o "$work/rel-zdebug.o" src/convert/conv_project.c
 inputs=()
 for f in /usr/lib/x86_64-linux-gnu/libLLVM-14.so.1 /lib/x86_64-linux-gnu/libc.so.6 \
          /usr/bin/python3.11 /usr/bin/ls "$work/rel-eh.o" "$work/rel-zdebug.o"; do

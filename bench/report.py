@@ -68,7 +68,7 @@ def core_time(st):
 
 
 def cold_time(st):
-    """First conversion in the process: cfi_file_open_stream (file
+    """First conversion in the process: elfr_cfi_open_stream (file
     mapped, rows projected as they are produced) + encode, measured
     inside the process."""
     return float(st["t_open"]) + float(st["t_project"]) + \
@@ -121,10 +121,10 @@ emit("## CPU time (user+sys, ms, median) and throughput")
 emit()
 emit("`eh2sframe` = `eh2sframe IN -o OUT` (whole tool: maps the input, "
      "copies its unchanged bytes with copy_file_range like cp, writes the "
-     "new ones; no fsync for -o, --in-place syncs); `convert` = bench/convert_only (cfi_file_open_stream with "
+     "new ones; no fsync for -o, --in-place syncs); `convert` = bench/convert_only (elfr_cfi_open_stream with "
      "the streaming projection + sfe_encoded_size + sfe_encode, no ELF "
      "writing, one process); `core` = the in-memory part of the library "
-     "(sfe_project_view on an image already in memory: parse + interpret + "
+     "(conv_project_view on an image already in memory: parse + interpret + "
      "project in one pass, then size + encode; fastest of repeated "
      "iterations in one process, so no start-up or file read); `memcpy` = "
      "a copy of the whole file image, for scale only (the library no longer "

@@ -1,34 +1,34 @@
 /* Public API: conversion and its per-function results. The conversion
- * itself is elfp_convert_file's, run on the handle's bytes in memory. */
+ * itself is conv_file's, run on the handle's bytes in memory. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../elf/cfi_file.h"
+#include "../elf/elfr_cfi.h"
 #include "../elfpatch/elfpatch.h"
 #include "../convert/convert.h"
 #include "api_int.h"
 
 /* The public reasons are the converter's, every one of them, with the
- * same numbers and in the same order (src/sframe/sfe.h, SFE_SKIPS): a
+ * same numbers and in the same order (src/sframe/sfe.h, CONV_SKIPS): a
  * reason added there without its EH2S_SKIP_ name stops the build. */
 #define API_SAME_SKIP(name, text)                                        \
-	_Static_assert((int)EH2S_SKIP_##name == (int)SFE_SKIP_##name,    \
+	_Static_assert((int)EH2S_SKIP_##name == (int)CONV_SKIP_##name,    \
 		       "EH2S_SKIP_" #name " is SFE_SKIP_" #name);
-SFE_SKIPS(API_SAME_SKIP)
+CONV_SKIPS(API_SAME_SKIP)
 #undef API_SAME_SKIP
-_Static_assert((int)EH2S_SKIP_COUNT == (int)SFE_SKIP_COUNT_,
-	       "include/eh2sframe.h lists every reason of SFE_SKIPS");
-_Static_assert((int)EH2S_SKIP_NO_RELOCATION >= (int)SFE_SKIP_COUNT_,
+_Static_assert((int)EH2S_SKIP_COUNT == (int)CONV_SKIP_COUNT_,
+	       "include/eh2sframe.h lists every reason of CONV_SKIPS");
+_Static_assert((int)EH2S_SKIP_NO_RELOCATION >= (int)CONV_SKIP_COUNT_,
 	       "no-relocation stays apart from the converter's reasons");
 
 const char *eh2s_skip_name(int reason)
 {
 	if (reason == EH2S_SKIP_NO_RELOCATION)
 		return "no-relocation";
-	if (reason < 0 || reason >= SFE_SKIP_COUNT_)
+	if (reason < 0 || reason >= CONV_SKIP_COUNT_)
 		return "unknown";
-	return sfe_skip_name((sfe_skip)reason);
+	return conv_skip_name((conv_skip)reason);
 }
 
 size_t eh2s_skip_reason_count(void)
@@ -48,16 +48,16 @@ void api_free_result(eh2s_file *f)
 	memset(f->by_reason, 0, sizeof f->by_reason);
 }
 
-/* The per-FDE outcomes elfp_convert reported (res->fns, every FDE),
+/* The per-FDE outcomes conv_file_path reported (res->fns, every FDE),
  * as the API's list; the names move over. */
-static e2s_err take_functions(elfp_result *res, eh2s_function **out,
+static e2s_err take_functions(conv_result *res, eh2s_function **out,
 			      size_t *nout, e2s_diag *d)
 {
 	eh2s_function *fns = calloc(res->nfns ? res->nfns : 1, sizeof *fns);
 	if (!fns)
 		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
 	for (size_t i = 0; i < res->nfns; i++) {
-		elfp_fn *r = &res->fns[i];
+		conv_fn *r = &res->fns[i];
 		fns[i].size = sizeof fns[i];
 		fns[i].pc = r->pc;
 		fns[i].pc_range = r->size;
@@ -71,10 +71,10 @@ static e2s_err take_functions(elfp_result *res, eh2s_function **out,
 	return E2S_ERR_OK;
 }
 
-/* elfp_convert in memory: the handle's bytes in (borrowed; parsed by
+/* conv_file_path in memory: the handle's bytes in (borrowed; parsed by
  * eh2s_open, whose parse the first conversion takes), *img out. */
-static e2s_err run_convert(eh2s_file *f, const elfp_opts *eo,
-			   elfp_result *res, uint8_t **img, size_t *size,
+static e2s_err run_convert(eh2s_file *f, const conv_file_opts *eo,
+			   conv_result *res, uint8_t **img, size_t *size,
 			   e2s_diag *d)
 {
 	elfp_file *ef = f->in_view;
@@ -87,11 +87,11 @@ static e2s_err run_convert(eh2s_file *f, const elfp_opts *eo,
 		memset(res, 0, sizeof *res);
 		return e;
 	}
-	e = elfp_convert_file(ef, eo, res, d);
+	e = conv_file(ef, eo, res, d);
 	if (!e)
 		e = elfp_write_mem(ef, img, size, d);
 	if (!e) {
-		/* As elfp_convert does for files: no image reported as
+		/* As conv_file_path does for files: no image reported as
 		 * converted unless a linker could read it. */
 		elfp_check_opts co = {.debug_frame = eo->debug_frame,
 				      .nfdes = res->nfdes};
@@ -124,7 +124,7 @@ eh2s_status eh2s_convert(eh2s_file *f, const eh2s_convert_opts *opts,
 	const eh2s_convert_opts *o = &oc;
 	eh2s_function *fns = NULL;
 	size_t nfns = 0;
-	elfp_result res;
+	conv_result res;
 	e2s_diag d = {0};
 	uint8_t *img = NULL;
 	size_t size = 0;
@@ -142,7 +142,7 @@ eh2s_status eh2s_convert(eh2s_file *f, const eh2s_convert_opts *opts,
 				 "file already has an .sframe section "
 				 "(force rebuilds it)");
 
-	elfp_opts eo = {.force = o->force != 0,
+	conv_file_opts eo = {.force = o->force != 0,
 			.debug_frame = o->debug_frame != 0,
 			.want_all = true};
 	eo.sframe_version = (uint8_t)o->sframe_version;
@@ -160,7 +160,7 @@ eh2s_status eh2s_convert(eh2s_file *f, const eh2s_convert_opts *opts,
 			free((char *)fns[i].name);
 		free(fns);
 		free(img);
-		elfp_result_free(&res);
+		conv_result_free(&res);
 		return api_fail(err, &d);
 	}
 	api_free_result(f);
@@ -169,7 +169,7 @@ eh2s_status eh2s_convert(eh2s_file *f, const eh2s_convert_opts *opts,
 	f->have_result = true;
 	api_summary_of(&res.tally, res.sframe_size, res.nsections, &f->sum,
 		       f->by_reason);
-	elfp_result_free(&res);
+	conv_result_free(&res);
 	if (o->on_function)
 		for (size_t i = 0; i < nfns; i++)
 			if (o->report_all || fns[i].reason != EH2S_SKIP_NONE)
@@ -245,7 +245,7 @@ void api_summary_of(const conv_tally *n, size_t sframe_bytes,
 	sum->sframe_bytes = sframe_bytes;
 	sum->sframe_sections = nsections;
 	/* The public [0] counts what is in .sframe. */
-	api_by_reason(by_reason, EH2S_SKIP_COUNT, n->outcome, SFE_SKIP_COUNT_);
+	api_by_reason(by_reason, EH2S_SKIP_COUNT, n->outcome, CONV_SKIP_COUNT_);
 	by_reason[0] = n->converted;
 }
 

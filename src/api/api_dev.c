@@ -36,7 +36,7 @@ eh2s_status api_encode_sframe_file(const char *path, const api_encode_opts *o,
 	if (!e && info) {
 		memset(info, 0, sizeof *info);
 		info->functions = run.set.nfuncs;
-		for (int k = 0; k < SFE_SKIP_COUNT_; k++)
+		for (int k = 0; k < CONV_SKIP_COUNT_; k++)
 			info->outcome[k] = run.tally.outcome[k];
 		info->bytes = run.sframe_size;
 		info->fre_bytes = run.st.fre_bytes;

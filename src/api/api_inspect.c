@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../elf/cfi_file.h"
+#include "../elf/elfr_cfi.h"
 #include "../elfpatch/elfpatch.h"
 #include "../convert/convert.h"
 #include "../verify/vf.h"
@@ -13,7 +13,7 @@ e2s_err api_decode(const eh2s_file *f, sfr_section *s, e2s_diag *d)
 {
 	size_t size;
 	const uint8_t *img = api_cur(f, &size);
-	sfr_elf el;
+	elfr_sframe el;
 	e2s_err e;
 
 	memset(s, 0, sizeof *s);
@@ -23,20 +23,20 @@ e2s_err api_decode(const eh2s_file *f, sfr_section *s, e2s_diag *d)
 		return sfr_decode(img + f->secs[0].off, f->secs[0].size,
 				  f->secs[0].addr, s, d);
 	/* Relocatable: the start fields need .rela.sframe, which
-	 * sfr_elf_read_mem resolves from the image itself. */
-	e = sfr_elf_read_mem(img, size, &el, d);
+	 * elfr_sframe_read_mem resolves from the image itself. */
+	e = elfr_sframe_read_mem(img, size, &el, d);
 	if (e)
 		return e;
-	e = sfr_elf_decode(&el, s, d);
-	sfr_elf_free(&el);
+	e = elfr_sframe_decode(&el, s, d);
+	elfr_sframe_free(&el);
 	return e;
 }
 
 eh2s_status eh2s_verify(const eh2s_file *f, eh2s_verify_result *out,
 			eh2s_error *err)
 {
-	cfi_load_opts lo;
-	cfi_file *cf = NULL;
+	elfr_cfi_opts lo;
+	elfr_cfi *cf = NULL;
 	sfr_section s;
 	e2s_diag d = {0};
 	size_t size;
@@ -59,15 +59,15 @@ eh2s_status eh2s_verify(const eh2s_file *f, eh2s_verify_result *out,
 	/* Records only (the verifier walks the programs itself); the image
 	 * is borrowed. */
 	lo.records_only = true;
-	if (cfi_file_open_view(img, size, &lo, NULL, NULL, &cf, &d)) {
+	if (elfr_cfi_open_view(img, size, &lo, NULL, NULL, &cf, &d)) {
 		st = api_fail(err, &d);
 	} else {
-		api_verify_in v = {.sec = cfi_file_section(cf),
-				   .t = cfi_file_table(cf), .s = &s};
+		api_verify_in v = {.sec = elfr_cfi_section(cf),
+				   .t = elfr_cfi_table(cf), .s = &s};
 		st = api_verify_run(&v, out, err);
 	}
 	if (cf)
-		cfi_file_close(cf);
+		elfr_cfi_close(cf);
 	sfr_free(&s);
 	return st;
 }

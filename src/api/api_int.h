@@ -11,7 +11,7 @@
 
 #include "../common/err.h"
 #include "../convert/convert.h"
-#include "../elf/sfr_file.h"
+#include "../elf/elfr_sframe.h"
 #include "../verify/vf.h"
 #include "eh2sframe.h"
 
@@ -72,7 +72,7 @@ typedef struct {
 	const cfi_section *sec;
 	const cfi_table *t;
 	const sfr_section *s;
-	const cfi_file *names;
+	const elfr_cfi *names;
 	eh2s_verify_cb on_issue;
 	void *cb_ctx;
 	bool report_missing, report_skipped;
@@ -106,7 +106,7 @@ eh2s_status api_struct_check(const void *p, size_t min, const char *what,
  * caller's *p, as many bytes as its size says; p->size is kept. */
 void api_struct_out(void *p, const void *ours, size_t ours_size);
 
-/* Per-reason counts (counts[0..n), index sfe_skip) into the caller's
+/* Per-reason counts (counts[0..n), index conv_skip) into the caller's
  * by_reason array of len entries (either may be NULL/0). */
 void api_by_reason(size_t *by_reason, size_t len, const size_t *counts,
 		   size_t n);
@@ -147,7 +147,7 @@ e2s_err api_write_file(const char *path, const void *data, size_t size,
 e2s_err api_scan(eh2s_file *f, const elfp_file *ef, e2s_diag *d);
 
 /* Decode the current image's .sframe from memory: linked files from
- * the section bytes, ET_REL through sfr_elf_read_mem (it resolves the
+ * the section bytes, ET_REL through elfr_sframe_read_mem (it resolves the
  * relocations). */
 e2s_err api_decode(const eh2s_file *f, sfr_section *s, e2s_diag *d);
 

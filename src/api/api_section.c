@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../elf/cfi_file.h"
+#include "../elf/elfr_cfi.h"
 #include "../convert/convert.h"
 #include "../verify/vf.h"
 #include "../sframe/sfr_spec.h"
@@ -118,7 +118,7 @@ eh2s_status eh2s_convert_section(const eh2s_cfi_input *cfi,
 	if (run.t && o->on_function) {
 		for (size_t i = 0; i < run.t->nfdes; i++) {
 			int reason = (int)conv_fde_outcome(&run, i);
-			if (reason == SFE_SKIP_NONE && !o->report_all)
+			if (reason == CONV_SKIP_NONE && !o->report_all)
 				continue;
 			eh2s_function fn = {.size = sizeof fn,
 					    .pc = run.t->fdes[i].pc_begin,

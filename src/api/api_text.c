@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../elf/cfi_file.h"
+#include "../elf/elfr_cfi.h"
 #include "../common/buf.h"
 #include "../elfpatch/elfpatch.h"
 #include "../convert/convert.h"
-#include "../elf/sfr_file.h"
+#include "../elf/elfr_sframe.h"
 #include "../verify/vf.h"
 #include "api_int.h"
 
@@ -19,16 +19,16 @@ eh2s_status eh2s_dump_cfi_file(const char *path, int debug_frame, FILE *out,
 			       eh2s_message_cb on_bad_fde, void *cb_ctx,
 			       eh2s_error *err)
 {
-	cfi_load_opts lo = {.prefer_debug_frame = debug_frame != 0};
-	cfi_file *f = NULL;
+	elfr_cfi_opts lo = {.prefer_debug_frame = debug_frame != 0};
+	elfr_cfi *f = NULL;
 	e2s_diag d = {0};
 	char msg[320];
 
 	if (!path || !out)
 		return api_usage(err, EH2S_E_USAGE, "NULL argument");
-	if (cfi_file_open(path, &lo, &f, &d) != E2S_ERR_OK)
+	if (elfr_cfi_open(path, &lo, &f, &d) != E2S_ERR_OK)
 		return api_fail(err, &d);
-	const cfi_table *t = cfi_file_table(f);
+	const cfi_table *t = elfr_cfi_table(f);
 	cfi_dump_file(out, path, t);
 	for (size_t i = 0; on_bad_fde && i < t->nfdes; i++) {
 		if (t->fdes[i].status == E2S_ERR_OK)
@@ -37,16 +37,16 @@ eh2s_status eh2s_dump_cfi_file(const char *path, int debug_frame, FILE *out,
 		e2s_diag_format(&d, msg, sizeof msg);
 		on_bad_fde(cb_ctx, msg);
 	}
-	cfi_file_close(f);
+	elfr_cfi_close(f);
 	return api_ok(err);
 }
 
 /* path's .sframe, read and decoded (el and s to free on EH2S_OK). */
-static eh2s_status read_sframe(const char *path, sfr_elf *el, sfr_section *s,
+static eh2s_status read_sframe(const char *path, elfr_sframe *el, sfr_section *s,
 			       eh2s_error *err)
 {
 	e2s_diag d = {0};
-	if (sfr_elf_read(path, el, &d) != E2S_ERR_OK) {
+	if (elfr_sframe_read(path, el, &d) != E2S_ERR_OK) {
 		/* A file without the section is not a malformed one. */
 		if (d.code == E2S_ERR_BAD_SFRAME && !d.section &&
 		    strcmp(d.detail, "no .sframe section") == 0)
@@ -54,8 +54,8 @@ static eh2s_status read_sframe(const char *path, sfr_elf *el, sfr_section *s,
 					 "no .sframe section");
 		return api_fail(err, &d);
 	}
-	if (sfr_elf_decode(el, s, &d) != E2S_ERR_OK) {
-		sfr_elf_free(el);
+	if (elfr_sframe_decode(el, s, &d) != E2S_ERR_OK) {
+		elfr_sframe_free(el);
 		return api_fail(err, &d);
 	}
 	return EH2S_OK;
@@ -66,7 +66,7 @@ static eh2s_status read_sframe(const char *path, sfr_elf *el, sfr_section *s,
 eh2s_status eh2s_dump_sframe_file(const char *path, const char *heading,
 				  FILE *out, eh2s_error *err)
 {
-	sfr_elf el;
+	elfr_sframe el;
 	sfr_section s;
 	eh2s_status st;
 
@@ -78,7 +78,7 @@ eh2s_status eh2s_dump_sframe_file(const char *path, const char *heading,
 		fprintf(out, "%s\n", heading);
 	sfr_dump(out, &s);
 	sfr_free(&s);
-	sfr_elf_free(&el);
+	elfr_sframe_free(&el);
 	return api_ok(err);
 }
 
@@ -89,10 +89,10 @@ eh2s_status eh2s_verify_file(const char *path, const eh2s_verify_opts *opts,
 {
 	eh2s_verify_opts oc;
 	const eh2s_verify_opts *o = &oc;
-	sfr_elf el;
+	elfr_sframe el;
 	sfr_section s;
 	e2s_diag d = {0};
-	cfi_file *f = NULL;
+	elfr_cfi *f = NULL;
 	eh2s_status st;
 
 	if (!path)
@@ -109,15 +109,15 @@ eh2s_status eh2s_verify_file(const char *path, const eh2s_verify_opts *opts,
 	if ((st = read_sframe(path, &el, &s, err)) != EH2S_OK)
 		return st;
 	/* Records only: the verifier runs the CFI programs itself. */
-	cfi_load_opts lo = {.prefer_debug_frame = o->debug_frame != 0,
+	elfr_cfi_opts lo = {.prefer_debug_frame = o->debug_frame != 0,
 			    .records_only = true};
-	if (cfi_file_open(cfi_path, &lo, &f, &d) != E2S_ERR_OK) {
+	if (elfr_cfi_open(cfi_path, &lo, &f, &d) != E2S_ERR_OK) {
 		api_verify_out(out, NULL, 0, cfi_path);
 		st = api_fail(err, &d);
 		goto done;
 	}
-	api_verify_in v = {.sec = cfi_file_section(f),
-			   .t = cfi_file_table(f), .s = &s, .names = f,
+	api_verify_in v = {.sec = elfr_cfi_section(f),
+			   .t = elfr_cfi_table(f), .s = &s, .names = f,
 			   .on_issue = o->on_issue, .cb_ctx = o->cb_ctx,
 			   .report_missing = o->report_missing != 0,
 			   .report_skipped = o->report_skipped != 0,
@@ -125,15 +125,15 @@ eh2s_status eh2s_verify_file(const char *path, const eh2s_verify_opts *opts,
 	st = api_verify_run(&v, out, err);
 done:
 	if (f)
-		cfi_file_close(f);
+		elfr_cfi_close(f);
 	sfr_free(&s);
-	sfr_elf_free(&el);
+	elfr_sframe_free(&el);
 	return st;
 }
 
 /* ---- Conversion by path ---------------------------------------------- */
 
-static void fill_result(const elfp_result *r, eh2s_file_result *res)
+static void fill_result(const conv_result *r, eh2s_file_result *res)
 {
 	memset(res, 0, sizeof *res);
 	res->size = sizeof *res;
@@ -164,7 +164,7 @@ eh2s_status eh2s_convert_file(const char *in, const char *out,
 {
 	eh2s_file_opts o;
 	eh2s_convert_opts c;
-	elfp_result r;
+	conv_result r;
 	e2s_diag d = {0};
 	e2s_err e;
 	eh2s_status st;
@@ -184,18 +184,18 @@ eh2s_status eh2s_convert_file(const char *in, const char *out,
 			    res, API_END(eh2s_file_result, layout_note),
 			    "eh2s_file_result", err)) != EH2S_OK)
 		return st;
-	elfp_opts eo = {.force = c.force != 0,
+	conv_file_opts eo = {.force = c.force != 0,
 			.debug_frame = c.debug_frame != 0,
 			.in_place = o.in_place != 0,
 			.want_skipped = c.on_function != NULL,
 			.share_fres = c.share_fres,
 			.sframe_version = (uint8_t)c.sframe_version,
 			.symbols_from = o.symbols_from};
-	e = elfp_convert(in, out, &eo, &r, &d);
+	e = conv_file_path(in, out, &eo, &r, &d);
 	/* Without force, EXISTS carries no detail; with it, the detail says
 	 * why force was refused. */
 	if (e == E2S_ERR_EXISTS && !c.force) {
-		elfp_result_free(&r);
+		conv_result_free(&r);
 		if ((o.copy_unchanged & EH2S_COPY_EXISTING) && !o.in_place &&
 		    (e = copy_unchanged(in, out, &d)) != 0)
 			return api_fail(err, &d);
@@ -211,7 +211,7 @@ eh2s_status eh2s_convert_file(const char *in, const char *out,
 	    (o.copy_unchanged & EH2S_COPY_NOTHING) && !o.in_place) {
 		e2s_diag cd = {0};
 		if (copy_unchanged(in, out, &cd) != 0) {
-			elfp_result_free(&r);
+			conv_result_free(&r);
 			return api_fail(err, &cd);
 		}
 	}
@@ -237,6 +237,6 @@ eh2s_status eh2s_convert_file(const char *in, const char *out,
 			c.on_function(c.cb_ctx, &fn);
 		}
 	}
-	elfp_result_free(&r);
+	conv_result_free(&r);
 	return e ? api_fail(err, &d) : api_ok(err);
 }

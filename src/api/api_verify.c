@@ -27,7 +27,7 @@ static void forward_issue(void *ctx, const vf_issue *is)
 		pub.shndx = is->shndx;
 		/* The symbol table is read on the first lookup only. */
 		if (is->kind != VF_EXTRA && is->fde < v->t->nfdes)
-			pub.name = cfi_file_func_name(v->names,
+			pub.name = elfr_cfi_func_name(v->names,
 						      &v->t->fdes[is->fde]);
 	}
 	v->on_issue(v->cb_ctx, &pub);

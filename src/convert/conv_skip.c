@@ -4,19 +4,19 @@
 
 #include "conv_skip.h"
 
-const char *sfe_skip_name(sfe_skip s)
+const char *conv_skip_name(conv_skip s)
 {
 	static const char *const names[] = {
-#define SFE_X(name, text) text,
-		SFE_SKIPS(SFE_X)
-#undef SFE_X
+#define CONV_X(name, text) text,
+		CONV_SKIPS(CONV_X)
+#undef CONV_X
 	};
-	if ((unsigned)s >= SFE_SKIP_COUNT_)
+	if ((unsigned)s >= CONV_SKIP_COUNT_)
 		return "?";
 	return names[s];
 }
 
-void sfe_verdicts_free(sfe_verdicts *v)
+void conv_verdicts_free(conv_verdicts *v)
 {
 	free(v->fde_skip);
 	memset(v, 0, sizeof *v);

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 /* Why a function was not converted. The first entry means "converted". */
-#define SFE_SKIPS(X)                                                    \
+#define CONV_SKIPS(X)                                                    \
 	X(NONE, "converted")                                            \
 	X(BAD_CFI, "bad-cfi")               /* FDE/CIE status not OK */  \
 	X(EMPTY, "empty-range")             /* pc_range 0 */             \
@@ -32,21 +32,21 @@
 	                                       * 32-bit record (Free Pascal) */
 
 typedef enum {
-#define SFE_X(name, text) SFE_SKIP_##name,
-	SFE_SKIPS(SFE_X)
-#undef SFE_X
-	SFE_SKIP_COUNT_
-} sfe_skip;
+#define CONV_X(name, text) CONV_SKIP_##name,
+	CONV_SKIPS(CONV_X)
+#undef CONV_X
+	CONV_SKIP_COUNT_
+} conv_skip;
 
-const char *sfe_skip_name(sfe_skip s);
+const char *conv_skip_name(conv_skip s);
 
 /* Each FDE's verdict as the projection decided it. */
 typedef struct {
-	uint8_t *fde_skip;   /* per cfi_table FDE: sfe_skip */
+	uint8_t *fde_skip;   /* per cfi_table FDE: conv_skip */
 	size_t nfdes;
-	size_t counts[SFE_SKIP_COUNT_]; /* FDEs per outcome (NONE = converted) */
-} sfe_verdicts;
+	size_t counts[CONV_SKIP_COUNT_]; /* FDEs per outcome (NONE = converted) */
+} conv_verdicts;
 
-void sfe_verdicts_free(sfe_verdicts *v);
+void conv_verdicts_free(conv_verdicts *v);
 
 #endif

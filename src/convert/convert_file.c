@@ -9,7 +9,7 @@
 #include "../sframe/sframe_fmt.h"
 #include "convert.h"
 
-void elfp_result_free(elfp_result *r)
+void conv_result_free(conv_result *r)
 {
 	if (!r)
 		return;
@@ -21,8 +21,8 @@ void elfp_result_free(elfp_result *r)
 }
 
 /* The run's outcomes into res, with the FDEs o asks for. */
-static e2s_err collect(const conv_run *run, const elfp_opts *o,
-		       elfp_result *res, e2s_diag *d)
+static e2s_err collect(const conv_run *run, const conv_file_opts *o,
+		       conv_result *res, e2s_diag *d)
 {
 	const cfi_table *t = run->t;
 	res->nfdes = run->tally.nfdes;
@@ -31,7 +31,7 @@ static e2s_err collect(const conv_run *run, const elfp_opts *o,
 		return E2S_ERR_OK;
 	size_t n = 0;
 	for (size_t i = 0; i < t->nfdes; i++)
-		if (o->want_all || conv_fde_outcome(run, i) != SFE_SKIP_NONE)
+		if (o->want_all || conv_fde_outcome(run, i) != CONV_SKIP_NONE)
 			n++;
 	if (!n)
 		return E2S_ERR_OK;
@@ -39,12 +39,12 @@ static e2s_err collect(const conv_run *run, const elfp_opts *o,
 	if (!res->fns)
 		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
 	for (size_t i = 0; i < t->nfdes; i++) {
-		sfe_skip why = conv_fde_outcome(run, i);
-		if (!o->want_all && why == SFE_SKIP_NONE)
+		conv_skip why = conv_fde_outcome(run, i);
+		if (!o->want_all && why == CONV_SKIP_NONE)
 			continue;
 		const cfi_fde *fde = &t->fdes[i];
-		elfp_fn *s = &res->fns[res->nfns++];
-		const char *name = cfi_file_func_name(run->cf, fde);
+		conv_fn *s = &res->fns[res->nfns++];
+		const char *name = elfr_cfi_func_name(run->cf, fde);
 		if (name && !(s->name = strdup(name)))
 			return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
 		s->pc = fde->pc_begin;
@@ -112,7 +112,7 @@ conv_existing conv_existing_sframe(const elfp_file *f, unsigned version,
 }
 
 /* Encoder options every section of this conversion shares. */
-static sfe_encode_opts base_opts(const elfp_opts *o)
+static sfe_encode_opts base_opts(const conv_file_opts *o)
 {
 	sfe_encode_opts eo = {.share_fres = o->share_fres,
 			      .sframe_version = o->sframe_version};
@@ -149,8 +149,8 @@ static e2s_err name_taken(const elfp_file *f, size_t foreign, e2s_diag *d)
 }
 
 static e2s_err convert_linked(elfp_file *f, size_t old, size_t foreign,
-			      const sfe_set *set, const elfp_opts *o,
-			      elfp_result *res, e2s_diag *d)
+			      const sfe_set *set, const conv_file_opts *o,
+			      conv_result *res, e2s_diag *d)
 {
 	sfe_encode_opts eo = base_opts(o);
 	size_t size = sfe_encoded_size(set, &eo), idx = old;
@@ -282,8 +282,8 @@ static e2s_err drop_unused(elfp_file *f, size_t shnum, const uint8_t *kinds,
 }
 
 static e2s_err convert_rel(elfp_file *f, const uint8_t *kinds, size_t foreign,
-			   const sfe_set *set, const elfp_opts *o,
-			   elfp_result *res, e2s_diag *d)
+			   const sfe_set *set, const conv_file_opts *o,
+			   conv_result *res, e2s_diag *d)
 {
 	size_t shnum = elfp_shnum(f), symtab = elfp_symtab(f), nparts = 0;
 	size_t *group_of = NULL, *olds = NULL, nolds = 0;
@@ -564,8 +564,8 @@ static e2s_err empty_cfi(const elfp_file *f, e2s_diag *d)
 	return E2S_ERR_NO_CFI;
 }
 
-e2s_err elfp_convert_file(elfp_file *f, const elfp_opts *o,
-			  elfp_result *res, e2s_diag *d)
+e2s_err conv_file(elfp_file *f, const conv_file_opts *o,
+			  conv_result *res, e2s_diag *d)
 {
 	conv_run run;
 	size_t size, old = 0, foreign = 0, n = elfp_shnum(f);
@@ -599,7 +599,7 @@ e2s_err elfp_convert_file(elfp_file *f, const elfp_opts *o,
 		return e2s_fail(d, E2S_ERR_EXISTS, NULL, 0, NULL);
 	}
 	/* The V2 section is replaced as --force replaces one. */
-	elfp_opts forced = *o;
+	conv_file_opts forced = *o;
 	res->rebuilt_v2 = ex == CONV_HAS_V2_OBJECT;
 	if (res->rebuilt_v2) {
 		forced.force = true;
@@ -688,8 +688,8 @@ static e2s_err check_tmp(const char *tmp, void *ctx, e2s_diag *d)
 	return check_file(tmp, c->f, c->co, d);
 }
 
-e2s_err elfp_convert(const char *in_path, const char *out_path,
-		     const elfp_opts *o, elfp_result *res, e2s_diag *d)
+e2s_err conv_file_path(const char *in_path, const char *out_path,
+		     const conv_file_opts *o, conv_result *res, e2s_diag *d)
 {
 	elfp_file *f = NULL;
 	e2s_err e;
@@ -697,7 +697,7 @@ e2s_err elfp_convert(const char *in_path, const char *out_path,
 	memset(res, 0, sizeof *res);
 	e = elfp_open(in_path, &f, d);
 	if (!e)
-		e = elfp_convert_file(f, o, res, d);
+		e = conv_file(f, o, res, d);
 	if (!e) {
 		elfp_check_opts co = {.debug_frame = o->debug_frame,
 				      .nfdes = res->nfdes};

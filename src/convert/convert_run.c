@@ -9,27 +9,27 @@
 #include "convert.h"
 
 /* A bare section: the stream takes the rows as the parser makes them
- * (none kept), as sfe_project_view does for ELF images. */
+ * (none kept), as conv_project_view does for ELF images. */
 static e2s_err project_section(const conv_input *in, unsigned version,
 			       conv_run *r, e2s_diag *d)
 {
-	sfe_stream *ps = NULL;
-	if (sfe_stream_new(&ps, version))
+	conv_stream *ps = NULL;
+	if (conv_stream_new(&ps, version))
 		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
-	cfi_sink sink = {sfe_stream_pre, sfe_stream_row, sfe_stream_fde, ps};
+	cfi_sink sink = {conv_stream_pre, conv_stream_row, conv_stream_fde, ps};
 	e2s_err e = cfi_parse_sink(in->sec, in->abi, &sink, &r->table, d);
 	if (!e)
-		e = sfe_stream_finish(ps, &r->table, &r->set, &r->v, d);
-	sfe_stream_free(ps);
+		e = conv_stream_finish(ps, &r->table, &r->set, &r->v, d);
+	conv_stream_free(ps);
 	return e;
 }
 
-sfe_skip conv_fde_outcome(const conv_run *r, size_t i)
+conv_skip conv_fde_outcome(const conv_run *r, size_t i)
 {
-	/* The stream saw every FDE (sfe_stream_finish checks it); one it
+	/* The stream saw every FDE (conv_stream_finish checks it); one it
 	 * did not would be bad CFI. */
-	uint8_t why = i < r->v.nfdes ? r->v.fde_skip[i] : SFE_SKIP_BAD_CFI;
-	return why < SFE_SKIP_COUNT_ ? (sfe_skip)why : SFE_SKIP_BAD_CFI;
+	uint8_t why = i < r->v.nfdes ? r->v.fde_skip[i] : CONV_SKIP_BAD_CFI;
+	return why < CONV_SKIP_COUNT_ ? (conv_skip)why : CONV_SKIP_BAD_CFI;
 }
 
 /* The outcomes, per FDE: the projection's verdict, and for ET_REL
@@ -51,10 +51,10 @@ static e2s_err tally(conv_run *r, e2s_diag *d)
 				r->unrel[s->funcs[k].src_fde] = 1;
 	}
 	for (size_t i = 0; i < t->nfdes; i++) {
-		sfe_skip why = conv_fde_outcome(r, i);
+		conv_skip why = conv_fde_outcome(r, i);
 		n->outcome[why]++;
 		n->code_bytes += t->fdes[i].pc_range;
-		if (why != SFE_SKIP_NONE)
+		if (why != CONV_SKIP_NONE)
 			n->skipped++;
 		else if (r->unrel && r->unrel[i])
 			n->unrelocated++;
@@ -95,12 +95,12 @@ e2s_err conv_run_do(const conv_input *in, const conv_opts *o, conv_run *r,
 
 	memset(r, 0, sizeof *r);
 	if (in->img) {
-		cfi_load_opts lo = {.prefer_debug_frame = in->debug_frame};
+		elfr_cfi_opts lo = {.prefer_debug_frame = in->debug_frame};
 		/* The CFI handle borrows the image. */
-		e = sfe_project_view(in->img, in->size, &lo, version, &r->cf,
+		e = conv_project_view(in->img, in->size, &lo, version, &r->cf,
 				     &r->set, &r->v, d);
 		if (!e)
-			r->t = cfi_file_table(r->cf);
+			r->t = elfr_cfi_table(r->cf);
 	} else {
 		e = project_section(in, version, r, d);
 		if (!e)
@@ -117,7 +117,7 @@ e2s_err conv_run_do(const conv_input *in, const conv_opts *o, conv_run *r,
 
 void conv_run_drop_cfi(conv_run *r)
 {
-	cfi_file_close(r->cf);
+	elfr_cfi_close(r->cf);
 	cfi_table_free(&r->table);
 	r->cf = NULL;
 	r->t = NULL;
@@ -127,7 +127,7 @@ void conv_run_free(conv_run *r)
 {
 	conv_run_drop_cfi(r);
 	sfe_set_free(&r->set);
-	sfe_verdicts_free(&r->v);
+	conv_verdicts_free(&r->v);
 	free(r->unrel);
 	free(r->sframe);
 	memset(r, 0, sizeof *r);

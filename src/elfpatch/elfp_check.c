@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../elf/cfi_file.h"
+#include "../elf/elfr_cfi.h"
 #include "elfp_internal.h"
 
 #define RELA_SIZE 24 /* Elf64_Rela */
@@ -160,7 +160,7 @@ static bool same_section(const elfp_file *in, const elfp_file *out, size_t i)
 	       memcmp(pa + a->offset, pb + b->offset, (size_t)a->size) == 0;
 }
 
-/* What the CFI loader (cfi_elf.c) reads of a relocatable file, beyond
+/* What the CFI loader (elfr_cfi.c) reads of a relocatable file, beyond
  * the section names: the .eh_frame and .debug_frame sections, the
  * relocation sections applying to them, the symbol tables those link to
  * and the extended section indexes. True when all of it is as in the
@@ -231,20 +231,20 @@ static e2s_err check_cfi(const elfp_file *in, const elfp_file *out,
 	const uint8_t *img = elfp_image(out, &size);
 	if (cfi_unchanged(in, out))
 		return E2S_ERR_OK;
-	cfi_load_opts lo = {.prefer_debug_frame = o->debug_frame,
+	elfr_cfi_opts lo = {.prefer_debug_frame = o->debug_frame,
 			    .records_only = true};
-	cfi_file *cf = NULL;
+	elfr_cfi *cf = NULL;
 	e2s_diag sub = {0};
 	char msg[sizeof sub.detail];
-	e2s_err e = cfi_file_open_view(img, size, &lo, NULL, NULL, &cf, &sub);
+	e2s_err e = elfr_cfi_open_view(img, size, &lo, NULL, NULL, &cf, &sub);
 	if (e == E2S_ERR_NOMEM)
 		return e2s_fail(d, e, NULL, 0, NULL);
 	if (e) {
 		e2s_diag_format(&sub, msg, sizeof msg);
 		return bad(d, "its CFI does not load: %s", msg);
 	}
-	size_t n = cfi_file_table(cf)->nfdes;
-	cfi_file_close(cf);
+	size_t n = elfr_cfi_table(cf)->nfdes;
+	elfr_cfi_close(cf);
 	if (n != o->nfdes)
 		return bad(d, "its CFI has %zu FDEs, the input's %zu", n, o->nfdes);
 	return E2S_ERR_OK;

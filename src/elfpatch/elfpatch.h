@@ -220,12 +220,12 @@ void elfp_place_segment(const elfp_seg_in *in, elfp_seg_out *out);
 /* ---- Output check (elfp_check.c) ------------------------------------ */
 
 typedef struct {
-	bool debug_frame; /* the conversion read .debug_frame (elfp_opts) */
-	size_t nfdes;     /* FDEs it read (elfp_result.nfdes) */
+	bool debug_frame; /* the conversion read .debug_frame (conv_file_opts) */
+	size_t nfdes;     /* FDEs it read (conv_result.nfdes) */
 } elfp_check_opts;
 
 /* Read back out (size bytes), the output written from f after
- * elfp_convert_file, the way a linker would, before the conversion
+ * conv_file, the way a linker would, before the conversion
  * reports success: it parses; every input section the conversion does
  * not own (elfp_check.c) kept its header, address and bytes; every
  * relocation section that changed links to a symbol table holding each

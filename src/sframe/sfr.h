@@ -50,7 +50,7 @@ typedef struct {
 	uint8_t auxhdr_len;
 	uint32_t nfdes, nfres, fre_len, fdeoff, freoff;
 	uint32_t fde_first;   /* into sfr_section.fdes */
-	uint32_t part;        /* which input part (sfr_elf) holds it */
+	uint32_t part;        /* which input part (elfr_sframe) holds it */
 } sfr_block;
 
 typedef struct {

@@ -20,8 +20,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../elf/cfi_file.h"
-#include "../elf/sfr_file.h"
+#include "../elf/elfr_cfi.h"
+#include "../elf/elfr_sframe.h"
 
 typedef struct {
 	size_t functions; /* DWARF FDEs */

@@ -8,9 +8,9 @@
 #ifndef E2S_VF_INT_H
 #define E2S_VF_INT_H
 
-#include "../elf/cfi_file.h"
+#include "../elf/elfr_cfi.h"
 #include "../common/mem.h"
-#include "../elf/sfr_file.h"
+#include "../elf/elfr_sframe.h"
 #include "vf.h"
 #include "vf_val.h"
 

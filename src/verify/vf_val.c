@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../elf/cfi_file.h"
+#include "../elf/elfr_cfi.h"
 #include "vf_val.h"
 
 vf_val vf_const(int64_t c)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The caches proven (issue #32): the projection's caches (programs seen
-# before, first rows, CFA-only rows: src/convert/sfe_cache.h) give what
+# before, first rows, CFA-only rows: src/convert/conv_cache.h) give what
 # the rules alone give. The command built with -DEH2S_NO_CACHE (`make
 # nocache`: build/nocache/eh2sframe) and the normal one convert a fixed
 # set, and for every file and mode the two must agree on the exit

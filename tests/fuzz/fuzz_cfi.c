@@ -8,7 +8,7 @@
  * writes decodes, every FRE's rules are recoverable, verification finds
  * no mismatching and no extra function (the independent verifier, from
  * the section's records), and the streaming projection
- * (cfi_parse_stream + sfe_stream_*) encodes to the same bytes, with its
+ * (cfi_parse_stream + conv_stream_*) encodes to the same bytes, with its
  * caches on and off alike (the same bytes and the same outcome per FDE:
  * issue #32). */
 #include <stdint.h>
@@ -16,9 +16,9 @@
 #include <string.h>
 
 #include "fuzz_check.h"
-#include "elf/cfi_file.h"
+#include "elf/elfr_cfi.h"
 #include "convert/convert.h"
-#include "elf/sfr_file.h"
+#include "elf/elfr_sframe.h"
 #include "verify/vf.h"
 #include "sframe/sfr_spec.h"
 
@@ -82,26 +82,26 @@ static void check_encoding(const cfi_section *sec, cfi_abi abi,
 }
 
 /* The streaming projection (rows one by one and never kept), its
- * caches on or off (sfe_stream_caches): the set, its verdicts and its
+ * caches on or off (conv_stream_caches): the set, its verdicts and its
  * encoding (*e: the encoder's result, or E2S_ERR_NO_FUNCS; w: its bytes
  * when OK). false if the stream could not be made (out of memory). */
 static bool stream_encode(const cfi_section *sec, cfi_abi abi,
 			  const sfe_encode_opts *o, bool caches, sfe_set *set,
-			  sfe_verdicts *v, bw_t *w, e2s_err *e)
+			  conv_verdicts *v, bw_t *w, e2s_err *e)
 {
-	sfe_stream *st;
+	conv_stream *st;
 	cfi_table t;
 	e2s_diag d;
-	if (sfe_stream_new(&st, o->sframe_version) != E2S_ERR_OK)
+	if (conv_stream_new(&st, o->sframe_version) != E2S_ERR_OK)
 		return false;
-	sfe_stream_caches(st, caches);
+	conv_stream_caches(st, caches);
 	/* Rows one by one as the interpreter makes them, with the look
-	 * before each program (sfe_stream_pre): with the caches on, FDEs
+	 * before each program (conv_stream_pre): with the caches on, FDEs
 	 * repeating an earlier program take its outcome. */
-	cfi_sink k = {sfe_stream_pre, sfe_stream_row, sfe_stream_fde, st};
+	cfi_sink k = {conv_stream_pre, conv_stream_row, conv_stream_fde, st};
 	if (cfi_parse_sink(sec, abi, &k, &t, &d) != E2S_ERR_OK)
 		FUZZ_FAIL_DIAG("streaming parse fails where cfi_parse passed", &d);
-	if (sfe_stream_finish(st, &t, set, v, &d) != E2S_ERR_OK)
+	if (conv_stream_finish(st, &t, set, v, &d) != E2S_ERR_OK)
 		FUZZ_FAIL_DIAG("streaming projection fails", &d);
 	if (v->nfdes != t.nfdes)
 		FUZZ_FAIL("streaming projection: an outcome per FDE");
@@ -109,11 +109,11 @@ static bool stream_encode(const cfi_section *sec, cfi_abi abi,
 	*e = set->nfuncs ? sfe_encode(set, o, w, NULL, NULL, &d)
 			 : E2S_ERR_NO_FUNCS;
 	cfi_table_free(&t);
-	sfe_stream_free(st);
+	conv_stream_free(st);
 	return true;
 }
 
-static bool same_verdicts(const sfe_verdicts *a, const sfe_verdicts *b)
+static bool same_verdicts(const conv_verdicts *a, const conv_verdicts *b)
 {
 	return a->nfdes == b->nfdes &&
 	       memcmp(a->counts, b->counts, sizeof a->counts) == 0 &&
@@ -122,16 +122,16 @@ static bool same_verdicts(const sfe_verdicts *a, const sfe_verdicts *b)
 
 /* The streaming projection with its caches (repeated programs taken
  * from the first, first rows from the CIE's, CFA-only rows from the row
- * before) must give the same bytes and verdicts as sfe_project on the
+ * before) must give the same bytes and verdicts as conv_project on the
  * full table (the rules alone), and the same as itself with the caches
  * off: the same bytes, the same outcome (skip reason) for every FDE,
  * the same counts. */
 static void check_stream(const cfi_section *sec, cfi_abi abi,
 			 const sfe_encode_opts *o, const bw_t *batch,
-			 const sfe_verdicts *bv)
+			 const conv_verdicts *bv)
 {
 	sfe_set on, off;
-	sfe_verdicts von, voff;
+	conv_verdicts von, voff;
 	bw_t w_on, w_off;
 	e2s_err e_on, e_off;
 	if (!stream_encode(sec, abi, o, true, &on, &von, &w_on, &e_on))
@@ -145,7 +145,7 @@ static void check_stream(const cfi_section *sec, cfi_abi abi,
 	if (!stream_encode(sec, abi, o, false, &off, &voff, &w_off, &e_off)) {
 		bw_free(&w_on);
 		sfe_set_free(&on);
-		sfe_verdicts_free(&von);
+		conv_verdicts_free(&von);
 		return;
 	}
 	if (e_on != e_off || w_on.len != w_off.len ||
@@ -158,8 +158,8 @@ static void check_stream(const cfi_section *sec, cfi_abi abi,
 	bw_free(&w_off);
 	sfe_set_free(&on);
 	sfe_set_free(&off);
-	sfe_verdicts_free(&von);
-	sfe_verdicts_free(&voff);
+	conv_verdicts_free(&von);
+	conv_verdicts_free(&voff);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -204,12 +204,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 	}
 	sfe_set set;
-	sfe_verdicts v;
+	conv_verdicts v;
 	sfe_encode_opts o = {.section_vaddr = SF_VADDR,
 			     .share_fres = (sel >> 6) & 1,
 			     .sframe_version = (sel & 0x80) ? 2 : 3};
 	if (abi != CFI_ABI_UNKNOWN &&
-	    sfe_project(&t, o.sframe_version, &set, &v, &d) == E2S_ERR_OK) {
+	    conv_project(&t, o.sframe_version, &set, &v, &d) == E2S_ERR_OK) {
 		bw_t w;
 		bool ok = false;
 		bw_init(&w, sec.big_endian);
@@ -224,7 +224,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_stream(&sec, abi, &o, ok ? &w : NULL, &v);
 		bw_free(&w);
 		sfe_set_free(&set);
-		sfe_verdicts_free(&v);
+		conv_verdicts_free(&v);
 	}
 	cfi_table_free(&t);
 	return 0;

@@ -30,7 +30,7 @@
 	} while (0)
 
 /* vf_verify checks a MASK FDE at every PC (vf_check.c, gather): the
- * projection allows 1 MiB per FDE (SFE_MAX_MASK_SIZE) and any number of
+ * projection allows 1 MiB per FDE (CONV_MAX_MASK_SIZE) and any number of
  * FDEs, some 16 us a PC in a fuzzing build. Real PLTs are a few KiB, so
  * the targets verify only sections whose MASK FDEs stay below this. */
 #define FUZZ_MAX_MASK_BYTES (1u << 16)

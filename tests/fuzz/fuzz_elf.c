@@ -4,8 +4,8 @@
  * want_skipped, bit 3 share_fres, bit 4 SFrame V2); the rest is the input
  * file. The library has no
  * buffer-to-buffer conversion, so the input goes to a per-process
- * directory on tmpfs and elfp_convert writes the output next to it. The
- * in-memory front ends (elfp_open_mem, cfi_file_open_mem) are also run on
+ * directory on tmpfs and conv_file_path writes the output next to it. The
+ * in-memory front ends (elfp_open_mem, elfr_cfi_open_mem) are also run on
  * the bytes directly.
  *
  * Oracles (a failure traps): a converted output opens again for editing
@@ -19,11 +19,11 @@
 #include <unistd.h>
 
 #include "fuzz_check.h"
-#include "elf/cfi_file.h"
+#include "elf/elfr_cfi.h"
 #include "convert/convert.h"
 #include "elfpatch/elfpatch.h"
 #include "verify/vf.h"
-#include "elf/sfr_file.h"
+#include "elf/elfr_sframe.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -73,7 +73,7 @@ static bool write_file(const char *path, const uint8_t *p, size_t n)
 static void in_memory(const uint8_t *data, size_t size, bool debug_frame)
 {
 	elfp_file *ef = NULL;
-	cfi_file *cf = NULL;
+	elfr_cfi *cf = NULL;
 	e2s_diag d;
 	if (elfp_open_mem(data, size, &ef, &d) == E2S_ERR_OK && ef) {
 		size_t n = elfp_shnum(ef);
@@ -89,33 +89,33 @@ static void in_memory(const uint8_t *data, size_t size, bool debug_frame)
 		(void)elfp_symtab(ef);
 		elfp_close(ef);
 	}
-	cfi_load_opts lo = {.prefer_debug_frame = debug_frame};
-	if (cfi_file_open_mem(data, size, &lo, &cf, &d) == E2S_ERR_OK && cf) {
-		const cfi_table *t = cfi_file_table(cf);
+	elfr_cfi_opts lo = {.prefer_debug_frame = debug_frame};
+	if (elfr_cfi_open_mem(data, size, &lo, &cf, &d) == E2S_ERR_OK && cf) {
+		const cfi_table *t = elfr_cfi_table(cf);
 		for (size_t i = 0; i < t->nfdes && i < 4096; i++) {
-			const char *name = cfi_file_func_name(cf, &t->fdes[i]);
+			const char *name = elfr_cfi_func_name(cf, &t->fdes[i]);
 			if (name && env.null)
 				fprintf(env.null, "%s", name);
 		}
-		(void)cfi_file_section_name(cf);
+		(void)elfr_cfi_section_name(cf);
 		if (env.null)
 			cfi_dump(env.null, t);
-		cfi_file_close(cf);
+		elfr_cfi_close(cf);
 	}
 }
 
-static void check_output(const elfp_opts *o, const elfp_result *res)
+static void check_output(const conv_file_opts *o, const conv_result *res)
 {
 	elfp_file *ef = NULL;
-	cfi_file *cf = NULL;
+	elfr_cfi *cf = NULL;
 	e2s_diag d;
 	if (elfp_open(env.out, &ef, &d) != E2S_ERR_OK)
 		FUZZ_FAIL_DIAG("we wrote what we cannot read back", &d);
-	cfi_load_opts lo = {.prefer_debug_frame = o->debug_frame,
+	elfr_cfi_opts lo = {.prefer_debug_frame = o->debug_frame,
 			    .records_only = true};
-	if (cfi_file_open(env.out, &lo, &cf, &d) != E2S_ERR_OK)
+	if (elfr_cfi_open(env.out, &lo, &cf, &d) != E2S_ERR_OK)
 		FUZZ_FAIL_DIAG("the output lost its CFI", &d);
-	const cfi_table *t = cfi_file_table(cf);
+	const cfi_table *t = elfr_cfi_table(cf);
 	if (t->nfdes != res->nfdes)
 		FUZZ_FAIL("FDE count changed");
 	/* --force rebuilds the section the file had, under its name, and
@@ -135,7 +135,7 @@ static void check_output(const elfp_opts *o, const elfp_result *res)
 		FUZZ_FAIL_DIAG("our encoder wrote what our reader rejects", &d);
 	if (!elfp_is_rel(ef) && fuzz_mask_small(&s)) {
 		vf_counts c;
-		if (vf_verify(cfi_file_section(cf), t, &s, NULL, NULL, &c, &d) ==
+		if (vf_verify(elfr_cfi_section(cf), t, &s, NULL, NULL, &c, &d) ==
 			    E2S_ERR_OK &&
 		    (c.mismatch || c.extra))
 			FUZZ_FAIL("the verifier disagrees with what was encoded");
@@ -148,15 +148,15 @@ static void check_output(const elfp_opts *o, const elfp_result *res)
 	for (size_t i = 1; i < elfp_shnum(ef); i++)
 		if (elfp_sframe_kind(ef, i) == SFR_SEC_SFRAME)
 			nsf++;
-	sfr_elf se;
-	if (sfr_elf_read(env.out, &se, &d) == E2S_ERR_OK) {
-		if (sfr_elf_decode(&se, &s, &d) == E2S_ERR_OK)
+	elfr_sframe se;
+	if (elfr_sframe_read(env.out, &se, &d) == E2S_ERR_OK) {
+		if (elfr_sframe_decode(&se, &s, &d) == E2S_ERR_OK)
 			sfr_free(&s);
 		else if (nsf == res->nsections)
-			FUZZ_FAIL_DIAG("sfr_elf view of our .sframe does not decode", &d);
-		sfr_elf_free(&se);
+			FUZZ_FAIL_DIAG("elfr_sframe view of our .sframe does not decode", &d);
+		elfr_sframe_free(&se);
 	}
-	cfi_file_close(cf);
+	elfr_cfi_close(cf);
 	elfp_close(ef);
 }
 
@@ -165,7 +165,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1 || !setup())
 		return 0;
 	uint8_t sel = data[0];
-	elfp_opts o = {.force = sel & 1, .debug_frame = (sel >> 1) & 1,
+	conv_file_opts o = {.force = sel & 1, .debug_frame = (sel >> 1) & 1,
 		       .want_skipped = (sel >> 2) & 1,
 		       .share_fres = (sel >> 3) & 1,
 		       .sframe_version = (sel & 0x10) ? 2 : 3};
@@ -175,10 +175,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!write_file(env.in, data, size))
 		return 0;
 	unlink(env.out);
-	elfp_result res;
+	conv_result res;
 	e2s_diag d;
-	if (elfp_convert(env.in, env.out, &o, &res, &d) == E2S_ERR_OK)
+	if (conv_file_path(env.in, env.out, &o, &res, &d) == E2S_ERR_OK)
 		check_output(&o, &res);
-	elfp_result_free(&res);
+	conv_result_free(&res);
 	return 0;
 }

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "fuzz_check.h"
-#include "elf/sfr_file.h"
+#include "elf/elfr_sframe.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

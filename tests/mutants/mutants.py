@@ -44,17 +44,17 @@ import sys
 # (name, file, old text, new text), or (name, [(file, old, new), ...]) for
 # one bug in several places: each a bug a real converter could have.
 MUTANTS = [
-    ("accept-any-sp-rule", "src/convert/sfe_rules.c",
+    ("accept-any-sp-rule", "src/convert/conv_rules.c",
      "\tint64_t want = a->sp_val_off;\n",
      "\tint64_t want = a->sp_val_off;\n"
-     "\tif (r) return SFE_SKIP_NONE;\n"),
+     "\tif (r) return CONV_SKIP_NONE;\n"),
     ("sp-provenance-ignores-cfa-change", "src/dwarf/cfi_interp.c",
      "\t\tbool same = grp_same(&x->grp, &x->cur.cfa);\n",
      "\t\tbool same = grp_same(&x->grp, &x->cur.cfa) || true;\n"),
-    ("ignore-cie-return-column", "src/convert/sfe_project.c",
+    ("ignore-cie-return-column", "src/convert/conv_project.c",
      "\t\tc->retcol = c->t->cies[fde->cie].ra_reg;\n",
      "\t\tc->retcol = c->abi->ra;\n"),
-    ("drop-mangled-ra-bit", "src/convert/sfe_rules.c",
+    ("drop-mangled-ra-bit", "src/convert/conv_rules.c",
      "\t\tp->mangled = row->ra_mangled;\n",
      "\t\tp->mangled = 0;\n"),
     ("fold-negate-ra-state-with-pc", "src/dwarf/cfi_interp.c",
@@ -66,20 +66,20 @@ MUTANTS = [
     # An RA at CFA+0 in a default FDE's RA word, which reads as "RA not
     # saved" (one shared line for the ABIs with an RA word: AArch64 and
     # s390x were two mutants before the ABI tables).
-    ("ra-word-zero", "src/convert/sfe_rules.c",
+    ("ra-word-zero", "src/convert/conv_rules.c",
      "\t    (p->ra.kind == PL_STACK && p->ra.off == SF_FRE_RA_OFFSET_INVALID)) {\n",
      "\t    0) {\n"),
-    ("pc-relative-cfa-accepted", "src/convert/sfe_rules.c",
-     "\tif (pc_reg(a, p->cfa_reg))\n\t\treturn SFE_SKIP_PC_RELATIVE;\n",
+    ("pc-relative-cfa-accepted", "src/convert/conv_rules.c",
+     "\tif (pc_reg(a, p->cfa_reg))\n\t\treturn CONV_SKIP_PC_RELATIVE;\n",
      ""),
-    ("fre-start-off-by-one", "src/convert/sfe_int.h",
+    ("fre-start-off-by-one", "src/convert/conv_int.h",
      "\treturn (uint32_t)(rs - f->pc);\n",
      "\treturn (uint32_t)(rs - f->pc) + (rs > f->pc);\n"),
     # Rows passed on only where a column changed, and the projection
-    # redoing only what changed (cfi_row.same; sfe_cache.h sfe_cfa_only,
-    # sfe_rules.c sfe_rule_cfa_only_ok) or what an FDE of the same CIE
-    # gave for its initial rules (sfe_cache.c sfe_first_row), or an FDE
-    # with the same program (sfe_memo_*).
+    # redoing only what changed (cfi_row.same; conv_cache.h conv_cfa_only,
+    # conv_rules.c conv_rule_cfa_only_ok) or what an FDE of the same CIE
+    # gave for its initial rules (conv_cache.c conv_first_row), or an FDE
+    # with the same program (conv_memo_*).
     ("row-change-misses-def-cfa-register", "src/dwarf/cfi_interp.c",
      "\t\treturn E2S_ERR_BAD_REGISTER;\n\tx->chg |= CFI_COL_CFA;\n\tif (x->cur.cfa.kind == CFI_CFA_REG_OFF)\n",
      "\t\treturn E2S_ERR_BAD_REGISTER;\n\tif (x->cur.cfa.kind == CFI_CFA_REG_OFF)\n"),
@@ -89,31 +89,31 @@ MUTANTS = [
     ("row-change-misses-fp-save", "src/dwarf/cfi_interp.c",
      "\tx->chg |= cn == COL_SP ? CFI_COL_SP : CFI_COL_FP;\n",
      "\tx->chg |= cn == COL_SP ? CFI_COL_SP : 0;\n"),
-    ("shortcut-ignores-cfa-register", "src/convert/sfe_cache.h",
+    ("shortcut-ignores-cfa-register", "src/convert/conv_cache.h",
      "\t       r->cfa.kind == CFI_CFA_REG_OFF && r->cfa.reg == f->prev_cfa_reg;\n",
      "\t       r->cfa.kind == CFI_CFA_REG_OFF;\n"),
-    ("first-row-kept-whatever-its-rules", "src/convert/sfe_project.c",
+    ("first-row-kept-whatever-its-rules", "src/convert/conv_project.c",
      "\tif (f->nrows == 0 && r->same == CFI_COL_ALL && f->active && !f->plt &&\n",
      "\tif (f->nrows == 0 && f->active && !f->plt &&\n"),
-    ("shortcut-ignores-cfa-valued-fp", "src/convert/sfe_rules.c",
+    ("shortcut-ignores-cfa-valued-fp", "src/convert/conv_rules.c",
      "\t    r->fp.kind == CFI_RULE_VAL_OFFSET)\n\t\treturn false;\n",
      "\t    0)\n\t\treturn false;\n"),
-    ("shortcut-ignores-sp-same-value", "src/convert/sfe_rules.c",
+    ("shortcut-ignores-sp-same-value", "src/convert/conv_rules.c",
      "\tcase CFI_RULE_OFFSET:\n\t\treturn true;\n",
      "\tcase CFI_RULE_OFFSET:\n\tcase CFI_RULE_SAME:\n\t\treturn true;\n"),
-    ("memo-ignores-program-reach", "src/convert/sfe_cache.c",
+    ("memo-ignores-program-reach", "src/convert/conv_cache.c",
      "\t      (m->pc_range > m->reach && fde->pc_range > m->reach)))\n",
      "\t      fde->pc_range >= m->reach))\n"),
     # FREs built as the rows come: a row whose CFA offset alone changed
     # reuses the FRE before it; the first row that needs a flexible FDE
     # rebuilds those built for a default one.
-    ("shifted-fre-cfa-word-in-default-slot", "src/convert/sfe_cache.h",
+    ("shifted-fre-cfa-word-in-default-slot", "src/convert/conv_cache.h",
      "\tunsigned k = f->flex ? 1 : 0;\n",
      "\tunsigned k = 0;\n"),
-    ("flex-row-keeps-default-fres", "src/convert/sfe_project.c",
-     "\tif (f->flex != flex && !sfe_rebuild_fres(c))\n",
-     "\tif (f->flex != flex && 0 && !sfe_rebuild_fres(c))\n"),
-    ("unfit-data-word-dropped", "src/convert/sfe_fres.c",
+    ("flex-row-keeps-default-fres", "src/convert/conv_project.c",
+     "\tif (f->flex != flex && !conv_rebuild_fres(c))\n",
+     "\tif (f->flex != flex && 0 && !conv_rebuild_fres(c))\n"),
+    ("unfit-data-word-dropped", "src/convert/conv_fres.c",
      "\tif (f->word_skip)\n\t\treturn f->word_skip;\n",
      ""),
     # The short forms the decoder reads inline (cfi_int.h cfi_dec_short)
@@ -130,22 +130,22 @@ MUTANTS = [
     ("offset-rule-sign", "src/dwarf/cfi_interp.c",
      "\t\t\t\tfactor(in->b, cie->data_align));\n\tswitch (in->op) {\n",
      "\t\t\t\tfactor(in->b, -cie->data_align));\n\tswitch (in->op) {\n"),
-    ("flex-fp-without-ra-padding", "src/convert/sfe_rules.c",
+    ("flex-fp-without-ra-padding", "src/convert/conv_rules.c",
      "\t\tf->dw[f->ndw++] = 0; /* RA padding word */\n",
      "\t\t; /* RA padding word */\n"),
-    # The CFA word helper (sfe_rules.h sfe_cfa_word: one rule, scaled by
+    # The CFA word helper (conv_rules.h conv_cfa_word: one rule, scaled by
     # the ABI table's cfa_adjust and cfa_align: s390x).
-    ("s390x-cfa-scaling-no-remainder-check", "src/convert/sfe_rules.h",
-     "\t\tif (v % a->cfa_align)\n\t\t\treturn SFE_SKIP_CFA_ALIGN;\n",
+    ("s390x-cfa-scaling-no-remainder-check", "src/convert/conv_rules.h",
+     "\t\tif (v % a->cfa_align)\n\t\t\treturn CONV_SKIP_CFA_ALIGN;\n",
      ""),
-    ("s390x-cfa-not-scaled", "src/convert/sfe_rules.h",
+    ("s390x-cfa-not-scaled", "src/convert/conv_rules.h",
      "\t\toff = v / a->cfa_align;\n",
      "\t\toff = off + 0 * v;\n"),
     # A default FDE's FP word (one line for every ABI since the tables;
     # it was AMD64's switch case).
-    ("fp-offset-sign", "src/convert/sfe_rules.c",
-     "\tif (p->fp.kind == PL_STACK)\n\t\treturn push_w(f, p->fp.off);\n\treturn SFE_SKIP_NONE;\n}\n",
-     "\tif (p->fp.kind == PL_STACK)\n\t\treturn push_w(f, -p->fp.off);\n\treturn SFE_SKIP_NONE;\n}\n"),
+    ("fp-offset-sign", "src/convert/conv_rules.c",
+     "\tif (p->fp.kind == PL_STACK)\n\t\treturn push_w(f, p->fp.off);\n\treturn CONV_SKIP_NONE;\n}\n",
+     "\tif (p->fp.kind == PL_STACK)\n\t\treturn push_w(f, -p->fp.off);\n\treturn CONV_SKIP_NONE;\n}\n"),
     ("cfa-base-bit-inverted", "src/sframe/sfe_encode.c",
      "\treturn SF_FRE_INFO(flex || f->base_fp, f->ndw, SF_FRE_DATAWORD_1B,\n",
      "\treturn SF_FRE_INFO(flex || !f->base_fp, f->ndw, SF_FRE_DATAWORD_1B,\n"),
@@ -165,29 +165,29 @@ MUTANTS = [
     ("drop-pauth-key-b", "src/sframe/sfe_encode.c",
      "\treturn (uint8_t)SF_FUNC_INFO(!v2 && fn->signal, fn->pauth_b, fn->pc_type, ft);\n",
      "\treturn (uint8_t)SF_FUNC_INFO(!v2 && fn->signal, 0, fn->pc_type, ft);\n"),
-    ("outermost-gets-a-cfa-word", "src/convert/sfe_rules.c",
-     "\tif (p->ra_undef)\n\t\treturn SFE_SKIP_NONE; /* 0 data words, info byte 0 */\n",
+    ("outermost-gets-a-cfa-word", "src/convert/conv_rules.c",
+     "\tif (p->ra_undef)\n\t\treturn CONV_SKIP_NONE; /* 0 data words, info byte 0 */\n",
      ""),
-    ("plt-threshold-off-by-one", "src/convert/sfe_fres.c",
+    ("plt-threshold-off-by-one", "src/convert/conv_fres.c",
      "\t\tfr[kept].start = k ? f->plt_k : 0;\n",
      "\t\tfr[kept].start = k ? f->plt_k + 1 : 0;\n"),
-    ("plt-block-size", "src/convert/sfe_fres.c",
+    ("plt-block-size", "src/convert/conv_fres.c",
      "\tfn->rep_size = (uint8_t)block;\n",
      "\tfn->rep_size = (uint8_t)(2 * block);\n"),
     ("fde-start-off-by-one", "src/sframe/sfe_encode.c",
      "\t\tuint64_t pcrel = fn->start - (o->section_vaddr + field);\n",
      "\t\tuint64_t pcrel = fn->start + 1 - (o->section_vaddr + field);\n"),
-    ("flex-ra-register-dropped", "src/convert/sfe_rules.c",
+    ("flex-ra-register-dropped", "src/convert/conv_rules.c",
      "\tcase PL_REG: ctrl = SF_FLEX_CTRL(l->reg, 0, 1); break;\n",
      "\tcase PL_REG: ctrl = SF_FLEX_CTRL(l->reg, 1, 1); break;\n"),
-    ("val-offset-ignores-cfa-offset", "src/convert/sfe_rules.c",
+    ("val-offset-ignores-cfa-offset", "src/convert/conv_rules.c",
      "\treturn reg_loc(a, own, p->cfa_reg, p->cfa_off + l->off, false, l);\n",
      "\treturn reg_loc(a, own, p->cfa_reg, l->off, false, l);\n"),
     # The FRE writer the projection calls once per function.
     ("start-width-from-first-fre", "src/sframe/sfe_encode.c",
      "\tuint32_t max = fn->fre_count ? fres[fn->fre_count - 1].start : 0;\n",
      "\tuint32_t max = fn->fre_count ? fres[0].start : 0;\n"),
-    ("merge-ignores-data-words", "src/convert/sfe_int.h",
+    ("merge-ignores-data-words", "src/convert/conv_int.h",
      "\tfor (unsigned i = 0; i < sizeof a->dw / sizeof a->dw[0]; i++)\n",
      "\tfor (unsigned i = 0; i < 1; i++)\n"),
     ("attribute-drops-fde-type", "src/sframe/sfe_encode.c",
@@ -289,22 +289,22 @@ MUTANTS = [
     ("abi-aarch64-no-ra-sign", "src/abi/abi_aarch64.c",
      "\t.ra_sign = 34,\n",
      "\t.ra_sign = ABI_NO_REG,\n"),
-    # The caches (sfe_cache.c, sfe_cache.h): each must give what the
+    # The caches (conv_cache.c, conv_cache.h): each must give what the
     # rules would.
     ("memo-ignores-cie", [
-        ("src/convert/sfe_cache.c",
+        ("src/convert/conv_cache.c",
          "\tuint64_t h = (uint64_t)fde->cie << 40 ^ n, w;\n",
          "\tuint64_t h = n, w;\n"),
-        ("src/convert/sfe_cache.c",
+        ("src/convert/conv_cache.c",
          " || m->insn_len != fde->insn_len || m->cie != fde->cie)\n",
          " || m->insn_len != fde->insn_len)\n")]),
-    ("first-row-ignores-cie", "src/convert/sfe_cache.c",
+    ("first-row-ignores-cie", "src/convert/conv_cache.c",
      "\tuint32_t ci = c->t->fdes[f->fde].cie;\n",
      "\tuint32_t ci = 0;\n"),
-    ("shortcut-ignores-changed-columns", "src/convert/sfe_cache.h",
+    ("shortcut-ignores-changed-columns", "src/convert/conv_cache.h",
      "\t       (same | CFI_COL_CFA) == CFI_COL_ALL &&\n",
      "\t       ((same | CFI_COL_CFA) == CFI_COL_ALL || 1) &&\n"),
-    ("shortcut-fre-replaces-previous", "src/convert/sfe_cache.h",
+    ("shortcut-fre-replaces-previous", "src/convert/conv_cache.h",
      "\tif (last->start != start) {\n",
      "\tif (0) {\n"),
     # Bugs that only skip functions: the output holds no wrong FRE, the
@@ -330,15 +330,15 @@ MUTANTS = [
     # from its smallest size (functions with offsets beyond +-127 skipped
     # instead of written with wider words).
     ("claim-adjacent-fdes-overlap", [
-        ("src/convert/sfe_claim.c",
+        ("src/convert/conv_claim.c",
          "key[k].shndx == key[j].shndx && key[k].start < reach; k++)\n",
          "key[k].shndx == key[j].shndx && key[k].start <= reach; k++)\n"),
-        ("src/convert/sfe_claim.c",
+        ("src/convert/conv_claim.c",
          "\tif (pred != CL_NIL && v[pred].shndx == shndx && v[pred].end > start)\n",
          "\tif (pred != CL_NIL && v[pred].shndx == shndx && v[pred].end >= start)\n")]),
-    ("data-word-limit-int8", "src/convert/sfe_rules.c",
-     "\tif (!fits_i32(v))\n\t\treturn SFE_SKIP_OFFSET_RANGE;\n",
-     "\tif (!fits_i32(v) || v < -128 || v > 127)\n\t\treturn SFE_SKIP_OFFSET_RANGE;\n"),
+    ("data-word-limit-int8", "src/convert/conv_rules.c",
+     "\tif (!fits_i32(v))\n\t\treturn CONV_SKIP_OFFSET_RANGE;\n",
+     "\tif (!fits_i32(v) || v < -128 || v > 127)\n\t\treturn CONV_SKIP_OFFSET_RANGE;\n"),
     # The CFI reader, shared by the converter and its verifier: a reader
     # that does not know the 'S' augmentation drops signal frames for
     # both, so the mutant's verifier sees nothing missing; VERIFIER does.
@@ -347,8 +347,8 @@ MUTANTS = [
      "\t\tcase 'S': *err_off = cie->sec_off; return E2S_ERR_BAD_AUGMENTATION;\n"),
     # Not seeded: bugs --verify cannot see on this corpus, as the output
     # stays right: AMD64 ra_form ABI_RA_WORD (FP saves go flexible); in
-    # the caches, sfe_memo_take dropping fde_type (the shared FRE data
-    # carries it) and sfe_memo_put keeping DW_CFA_set_loc programs (no
+    # the caches, conv_memo_take dropping fde_type (the shared FRE data
+    # carries it) and conv_memo_put keeping DW_CFA_set_loc programs (no
     # such input).
 ]
 

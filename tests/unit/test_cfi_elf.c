@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elf/cfi_file.h"
+#include "elf/elfr_cfi.h"
 #include "t.h"
 #include "t_elf.h"
 
@@ -84,18 +84,18 @@ static void build_rel(bw_t *elf, bool be, uint16_t machine, uint32_t rtype)
 static void test_rel(bool be, uint16_t machine, uint32_t rtype, cfi_abi abi)
 {
 	bw_t elf;
-	cfi_file *f = NULL;
+	elfr_cfi *f = NULL;
 	e2s_diag d;
 	build_rel(&elf, be, machine, rtype);
-	CHECK_EQ(cfi_file_open_mem(elf.data, elf.len, NULL, &f, &d),
+	CHECK_EQ(elfr_cfi_open_mem(elf.data, elf.len, NULL, &f, &d),
 		 E2S_ERR_OK);
 	bw_free(&elf); /* the handle keeps its own copy */
 	if (!f)
 		return;
-	const cfi_table *t = cfi_file_table(f);
-	CHECK(cfi_file_is_rel(f));
-	CHECK_EQ(cfi_file_machine(f), machine);
-	CHECK_STR(cfi_file_section_name(f), ".eh_frame");
+	const cfi_table *t = elfr_cfi_table(f);
+	CHECK(elfr_cfi_is_rel(f));
+	CHECK_EQ(elfr_cfi_machine(f), machine);
+	CHECK_STR(elfr_cfi_section_name(f), ".eh_frame");
 	CHECK_EQ(t->abi, abi);
 	CHECK_EQ(t->big_endian, be);
 	CHECK_EQ(t->nfdes, 1);
@@ -109,7 +109,7 @@ static void test_rel(bool be, uint16_t machine, uint32_t rtype, cfi_abi abi)
 		CHECK_EQ(fde->reloc.shndx, 1);
 		CHECK_EQ(fde->reloc.type, rtype);
 		CHECK_EQ(fde->row_count, 2);
-		CHECK_STR(cfi_file_func_name(f, fde), "foo");
+		CHECK_STR(elfr_cfi_func_name(f, fde), "foo");
 		const cfi_row *r = &t->rows[fde->row_first];
 		CHECK_EQ(r[1].start, 0x41);
 		CHECK_EQ(r[1].cfa.off, 16);
@@ -122,19 +122,19 @@ static void test_rel(bool be, uint16_t machine, uint32_t rtype, cfi_abi abi)
 	fclose(out);
 	CHECK(strstr(buf, " pc=40..70 sec=1\n") != NULL);
 	free(buf);
-	cfi_file_close(f);
+	elfr_cfi_close(f);
 }
 
 static void test_errors(void)
 {
-	cfi_file *f = (cfi_file *)&f;
+	elfr_cfi *f = (elfr_cfi *)&f;
 	e2s_diag d;
-	CHECK_EQ(cfi_file_open_mem("hello, world", 12, NULL, &f, &d),
+	CHECK_EQ(elfr_cfi_open_mem("hello, world", 12, NULL, &f, &d),
 		 E2S_ERR_NOT_ELF);
 	CHECK(f == NULL);
-	CHECK_EQ(cfi_file_open_mem("\x7f" "ELF", 4, NULL, &f, &d),
+	CHECK_EQ(elfr_cfi_open_mem("\x7f" "ELF", 4, NULL, &f, &d),
 		 E2S_ERR_NOT_ELF);
-	CHECK_EQ(cfi_file_open("/nonexistent/eh2sframe-test", NULL, &f, &d),
+	CHECK_EQ(elfr_cfi_open("/nonexistent/eh2sframe-test", NULL, &f, &d),
 		 E2S_ERR_IO);
 	CHECK(d.detail[0] != '\0');
 
@@ -144,13 +144,13 @@ static void test_errors(void)
 			 text, sizeof text, 0, 0, 0, 0, 0}};
 	bw_t elf;
 	build_elf(&elf, false, EM_X86_64, ET_REL, secs, 1);
-	CHECK_EQ(cfi_file_open_mem(elf.data, elf.len, NULL, &f, &d),
+	CHECK_EQ(elfr_cfi_open_mem(elf.data, elf.len, NULL, &f, &d),
 		 E2S_ERR_NO_CFI);
 	/* Section data past the end of the file. */
 	bw_t bad;
 	build_rel(&bad, false, EM_X86_64, R_X86_64_PC32);
 	bad.len -= 64 * 7 + 0x80; /* cut into the section data */
-	e2s_err e = cfi_file_open_mem(bad.data, bad.len, NULL, &f, &d);
+	e2s_err e = elfr_cfi_open_mem(bad.data, bad.len, NULL, &f, &d);
 	CHECK(e != E2S_ERR_OK);
 	CHECK(f == NULL);
 	bw_free(&bad);
@@ -163,17 +163,17 @@ static void test_errors(void)
  * rsp+16) and _start (RA undefined). */
 static void test_self(void)
 {
-	cfi_file *f;
+	elfr_cfi *f;
 	e2s_diag d;
 #if !defined(__x86_64__)
 	puts("test_cfi_elf: not x86-64, real-file checks skipped");
 	return;
 #endif
-	CHECK_EQ(cfi_file_open("/proc/self/exe", NULL, &f, &d), E2S_ERR_OK);
+	CHECK_EQ(elfr_cfi_open("/proc/self/exe", NULL, &f, &d), E2S_ERR_OK);
 	if (!f)
 		return;
-	const cfi_table *t = cfi_file_table(f);
-	CHECK(!cfi_file_is_rel(f));
+	const cfi_table *t = elfr_cfi_table(f);
+	CHECK(!elfr_cfi_is_rel(f));
 	CHECK_EQ(t->abi, CFI_ABI_AMD64);
 	CHECK(t->nfdes > 10);
 	CHECK_EQ(t->nbad_fdes, 0);
@@ -199,7 +199,7 @@ static void test_self(void)
 		CHECK_EQ(r[0].start, fde->pc_begin);
 		CHECK_EQ(r[fde->row_count - 1].end,
 			 fde->pc_begin + fde->pc_range);
-		const char *name = cfi_file_func_name(f, fde);
+		const char *name = elfr_cfi_func_name(f, fde);
 		if (name && strcmp(name, "main") == 0)
 			mains++;
 		if (has_expr) {
@@ -222,7 +222,7 @@ static void test_self(void)
 	CHECK(plt <= 1);
 	CHECK(undef_ra <= 1);
 	CHECK_EQ(mains, 1);
-	cfi_file_close(f);
+	elfr_cfi_close(f);
 }
 
 int main(void)

@@ -2,7 +2,7 @@
  * from DWARF 5 section 7.7.1; the PLT bytes as readelf -wf shows them in
  * /usr/bin/ls: DW_OP_breg7 8; DW_OP_breg16 0; DW_OP_lit15; DW_OP_and;
  * DW_OP_lit11; DW_OP_ge; DW_OP_lit3; DW_OP_shl; DW_OP_plus). */
-#include "elf/cfi_file.h"
+#include "elf/elfr_cfi.h"
 #include "t.h"
 
 static cfi_expr classify(const uint8_t *b, size_t n)

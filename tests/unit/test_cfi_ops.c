@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elf/cfi_file.h"
+#include "elf/elfr_cfi.h"
 #include "common/buf.h"
 #include "dwarf/cfi_int.h"
 #include "t.h"

@@ -7,7 +7,7 @@
 
 #include <elf.h>
 
-#include "elf/cfi_file.h"
+#include "elf/elfr_cfi.h"
 #include "common/buf.h"
 #include "t.h"
 

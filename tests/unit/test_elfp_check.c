@@ -24,14 +24,14 @@ static void put32(unsigned char *p, uint32_t v)
 /* A converted image of in (--force: the object has gas's .sframe). */
 static unsigned char *convert(elfp_file *f, size_t *n, elfp_check_opts *co)
 {
-	elfp_opts o = {.force = true};
-	elfp_result res;
+	conv_file_opts o = {.force = true};
+	conv_result res;
 	e2s_diag d;
 	uint8_t *b = NULL;
-	CHECK_EQ(elfp_convert_file(f, &o, &res, &d), E2S_ERR_OK);
+	CHECK_EQ(conv_file(f, &o, &res, &d), E2S_ERR_OK);
 	co->debug_frame = false;
 	co->nfdes = res.nfdes;
-	elfp_result_free(&res);
+	conv_result_free(&res);
 	CHECK_EQ(elfp_write_mem(f, &b, n, &d), E2S_ERR_OK);
 	return b;
 }

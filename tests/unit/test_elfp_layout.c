@@ -578,8 +578,8 @@ static void test_tail(const char *in)
 		size_t n = n0 + (appended ? sizeof sig : 0);
 		unsigned char *img = malloc(n), *b = NULL;
 		elfp_file *f = NULL;
-		elfp_opts o = {0};
-		elfp_result r;
+		conv_file_opts o = {0};
+		conv_result r;
 		size_t n1 = 0;
 		if (!img)
 			break;
@@ -587,7 +587,7 @@ static void test_tail(const char *in)
 		if (appended)
 			memcpy(img + n0, sig, sizeof sig);
 		CHECK_EQ(elfp_open_mem(img, n, &f, &d), E2S_ERR_OK);
-		CHECK_EQ(elfp_convert_file(f, &o, &r, &d), E2S_ERR_OK);
+		CHECK_EQ(conv_file(f, &o, &r, &d), E2S_ERR_OK);
 		CHECK_EQ(elfp_write_mem(f, &b, &n1, &d), E2S_ERR_OK);
 		uint64_t shoff;
 		memcpy(&shoff, a + 40, 8);
@@ -602,7 +602,7 @@ static void test_tail(const char *in)
 			CHECK(r.layout.kept < shoff);
 			CHECK(n1 < n0 + r.sframe_size + r.layout.moved + 200);
 		}
-		elfp_result_free(&r);
+		conv_result_free(&r);
 		elfp_close(f);
 		free(img);
 		free(b);

@@ -200,15 +200,15 @@ static void test_converted(const char *in)
 	size_t n0 = 0, n1 = 0;
 	unsigned char *a = slurp(in, &n0), hd[4];
 	elfp_file *f = NULL, *g = NULL;
-	elfp_opts o = {0};
-	elfp_result res;
+	conv_file_opts o = {0};
+	conv_result res;
 	e2s_diag d;
 	CHECK(a != NULL);
 	CHECK_EQ(elfp_open(in, &f, &d), E2S_ERR_OK);
 	if (!a || !f)
 		return;
-	CHECK_EQ(elfp_convert_file(f, &o, &res, &d), E2S_ERR_OK);
-	elfp_result_free(&res);
+	CHECK_EQ(conv_file(f, &o, &res, &d), E2S_ERR_OK);
+	conv_result_free(&res);
 	unsigned char *b = out_via(f, SINK_MEM, &n1);
 	CHECK(b != NULL);
 	if (!b)
@@ -243,8 +243,8 @@ static void test_converted(const char *in)
 	/* From a borrowed buffer, the same conversion. */
 	CHECK_EQ(elfp_open_view(a, n0, &g, &d), E2S_ERR_OK);
 	if (g) {
-		CHECK_EQ(elfp_convert_file(g, &o, &res, &d), E2S_ERR_OK);
-		elfp_result_free(&res);
+		CHECK_EQ(conv_file(g, &o, &res, &d), E2S_ERR_OK);
+		conv_result_free(&res);
 		check_sinks(g, b, n1, "converted view");
 	}
 	elfp_close(g);

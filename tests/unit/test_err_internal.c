@@ -119,9 +119,9 @@ static void test_encoder(void)
 {
 	size_t size = 0;
 	unsigned char *img = slurp(input, &size);
-	cfi_file *cf = NULL;
+	elfr_cfi *cf = NULL;
 	sfe_set set;
-	sfe_verdicts v;
+	conv_verdicts v;
 	e2s_diag d;
 	bw_t w;
 
@@ -129,7 +129,7 @@ static void test_encoder(void)
 	if (!img)
 		return;
 	memset(&d, 0, sizeof d);
-	CHECK_EQ(sfe_project_view(img, size, NULL, 3, &cf, &set, &v, &d),
+	CHECK_EQ(conv_project_view(img, size, NULL, 3, &cf, &set, &v, &d),
 		 E2S_ERR_OK);
 	CHECK(set.nfuncs >= 2);
 	bw_init(&w, set.big_endian);
@@ -174,8 +174,8 @@ static void test_encoder(void)
 	CHECK(w.len == 0); /* nothing written by a refused call */
 	bw_free(&w);
 	sfe_set_free(&set);
-	sfe_verdicts_free(&v);
-	cfi_file_close(cf);
+	conv_verdicts_free(&v);
+	elfr_cfi_close(cf);
 	free(img);
 }
 
@@ -183,9 +183,9 @@ static void test_encoder(void)
  * was handed: the parser and the projection disagree. */
 static void test_stream_count(void)
 {
-	sfe_stream *st;
+	conv_stream *st;
 	sfe_set set;
-	sfe_verdicts v;
+	conv_verdicts v;
 	e2s_diag d = {0};
 	cfi_fde fdes[2];
 	cfi_table t;
@@ -194,9 +194,9 @@ static void test_stream_count(void)
 	t.abi = CFI_ABI_AMD64;
 	t.fdes = fdes;
 	t.nfdes = 2;
-	CHECK_EQ(sfe_stream_new(&st, 3), E2S_ERR_OK);
-	check_internal(sfe_stream_finish(st, &t, &set, &v, &d), &d, "stream saw 0 of 2 FDEs");
-	sfe_stream_free(st);
+	CHECK_EQ(conv_stream_new(&st, 3), E2S_ERR_OK);
+	check_internal(conv_stream_finish(st, &t, &set, &v, &d), &d, "stream saw 0 of 2 FDEs");
+	conv_stream_free(st);
 }
 
 int main(void)

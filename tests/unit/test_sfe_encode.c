@@ -8,12 +8,12 @@
 #include "t.h"
 
 static int build(synth *s, uint64_t vaddr, bw_t *w, sfe_set *set,
-		 sfe_verdicts *v)
+		 conv_verdicts *v)
 {
 	sfe_encode_opts o = {.section_vaddr = vaddr};
 	e2s_diag d;
 	bw_init(w, s->t.big_endian);
-	return sfe_build(&s->t, &o, w, set, v, NULL, NULL, &d);
+	return conv_build(&s->t, &o, w, set, v, NULL, NULL, &d);
 }
 
 static int bytes_eq(const bw_t *w, const uint8_t *want, size_t n)
@@ -38,7 +38,7 @@ static void amd64_frame(void)
 	synth s;
 	bw_t w;
 	sfe_set set;
-	sfe_verdicts v;
+	conv_verdicts v;
 	synth_init(&s, CFI_ABI_AMD64, false);
 	synth_fde(&s, 0x401000, 7, 0);
 	cfi_row *r;
@@ -64,10 +64,10 @@ static void amd64_frame(void)
 		0x06, 0x05, 0x08, 0xf0,
 	};
 	CHECK(bytes_eq(&w, want, sizeof want));
-	CHECK_EQ(v.counts[SFE_SKIP_NONE], 1);
+	CHECK_EQ(v.counts[CONV_SKIP_NONE], 1);
 	CHECK_EQ(sfe_encoded_size(&set, NULL), sizeof want);
 	sfe_set_free(&set);
-	sfe_verdicts_free(&v);
+	conv_verdicts_free(&v);
 	bw_free(&w);
 }
 
@@ -80,7 +80,7 @@ static void amd64_flex(void)
 	synth s;
 	bw_t w;
 	sfe_set set;
-	sfe_verdicts v;
+	conv_verdicts v;
 	synth_init(&s, CFI_ABI_AMD64, false);
 	synth_fde(&s, 0x1000, 0x20, 0);
 	cfi_row *r;
@@ -113,7 +113,7 @@ static void amd64_flex(void)
 	CHECK(w.len == 28 + 16 + sizeof want);
 	CHECK(w.len >= 44 && memcmp(w.data + 44, want, sizeof want) == 0);
 	sfe_set_free(&set);
-	sfe_verdicts_free(&v);
+	conv_verdicts_free(&v);
 	bw_free(&w);
 }
 
@@ -125,7 +125,7 @@ static void s390x_be(void)
 	synth s;
 	bw_t w;
 	sfe_set set;
-	sfe_verdicts v;
+	conv_verdicts v;
 	synth_init(&s, CFI_ABI_S390X, true);
 	synth_fde(&s, 0x100, 0x18, 0);
 	cfi_row *r;
@@ -164,7 +164,7 @@ static void s390x_be(void)
 	CHECK(memcmp(w.data + 28 + 32 + sizeof f0, f1, sizeof f1) == 0);
 	CHECK_EQ(w.len, 28 + 32 + sizeof f0 + sizeof f1);
 	sfe_set_free(&set);
-	sfe_verdicts_free(&v);
+	conv_verdicts_free(&v);
 	bw_free(&w);
 }
 
@@ -175,7 +175,7 @@ static void aarch64_pauth(void)
 	synth s;
 	bw_t w;
 	sfe_set set;
-	sfe_verdicts v;
+	conv_verdicts v;
 	synth_init(&s, CFI_ABI_AARCH64, false);
 	synth_fde(&s, 0x400, 0x1c, 1);
 	cfi_row *r;
@@ -195,7 +195,7 @@ static void aarch64_pauth(void)
 	CHECK_EQ(w.len, 28 + 16 + sizeof f);
 	CHECK(memcmp(w.data + 44, f, sizeof f) == 0);
 	sfe_set_free(&set);
-	sfe_verdicts_free(&v);
+	conv_verdicts_free(&v);
 	bw_free(&w);
 }
 
@@ -221,7 +221,7 @@ static void aarch64_flex(void)
 	synth s;
 	bw_t w;
 	sfe_set set;
-	sfe_verdicts v;
+	conv_verdicts v;
 	cfi_row *r;
 	synth_init(&s, CFI_ABI_AARCH64, false);
 	synth_fde(&s, 0x500, 0x10, 0);
@@ -252,9 +252,9 @@ static void aarch64_flex(void)
 	r = synth_row(&s, 0xc00, 31, 0); r->fp = rule_kind(CFI_RULE_UNDEFINED, 0);
 	CHECK_EQ(build(&s, 0x0, &w, &set, &v), E2S_ERR_OK);
 	CHECK_EQ(set.nfuncs, 6);
-	CHECK_EQ(v.counts[SFE_SKIP_NONE], 6);
-	CHECK_EQ(v.fde_skip[6], SFE_SKIP_RA_RULE);
-	CHECK_EQ(v.fde_skip[7], SFE_SKIP_FP_RULE);
+	CHECK_EQ(v.counts[CONV_SKIP_NONE], 6);
+	CHECK_EQ(v.fde_skip[6], CONV_SKIP_RA_RULE);
+	CHECK_EQ(v.fde_skip[7], CONV_SKIP_FP_RULE);
 	for (int k = 0; k < 6; k++)
 		CHECK_EQ(set.funcs[k].fde_type, k == 5 ? SF_FDE_TYPE_DEFAULT : SF_FDE_TYPE_FLEX);
 	static const uint8_t f[] = {
@@ -289,19 +289,19 @@ static void aarch64_flex(void)
 	CHECK(ru.mangled);
 	sfr_free(&sec);
 	sfe_set_free(&set);
-	sfe_verdicts_free(&v);
+	conv_verdicts_free(&v);
 	bw_free(&w);
 
 	sfe_encode_opts o = {.sframe_version = 2};
 	bw_init(&w, false);
-	CHECK_EQ(sfe_build(&s.t, &o, &w, &set, &v, NULL, NULL, &d), E2S_ERR_OK);
+	CHECK_EQ(conv_build(&s.t, &o, &w, &set, &v, NULL, NULL, &d), E2S_ERR_OK);
 	CHECK_EQ(set.nfuncs, 1);
-	CHECK_EQ(v.counts[SFE_SKIP_V2], 5);
-	CHECK_EQ(v.counts[SFE_SKIP_RA_RULE], 1);
-	CHECK_EQ(v.counts[SFE_SKIP_FP_RULE], 1);
+	CHECK_EQ(v.counts[CONV_SKIP_V2], 5);
+	CHECK_EQ(v.counts[CONV_SKIP_RA_RULE], 1);
+	CHECK_EQ(v.counts[CONV_SKIP_FP_RULE], 1);
 	CHECK_EQ(set.funcs[0].start, 0xa00);
 	sfe_set_free(&set);
-	sfe_verdicts_free(&v);
+	conv_verdicts_free(&v);
 	bw_free(&w);
 }
 
@@ -313,7 +313,7 @@ static void widths(void)
 	synth s;
 	bw_t w;
 	sfe_set set;
-	sfe_verdicts v;
+	conv_verdicts v;
 	synth_init(&s, CFI_ABI_AMD64, false);
 	cfi_row *r;
 	synth_fde(&s, 0x10000, 0x200, 0);
@@ -334,7 +334,7 @@ static void widths(void)
 	CHECK_EQ(w.len, 28 + 32 + sizeof f);
 	CHECK(memcmp(w.data + 60, f, sizeof f) == 0);
 	sfe_set_free(&set);
-	sfe_verdicts_free(&v);
+	conv_verdicts_free(&v);
 	bw_free(&w);
 }
 
@@ -346,7 +346,7 @@ static void plt_and_outermost(void)
 	synth s;
 	bw_t w;
 	sfe_set set;
-	sfe_verdicts v;
+	conv_verdicts v;
 	synth_init(&s, CFI_ABI_AMD64, false);
 	cfi_row *r;
 	synth_fde(&s, 0x1000, 0x30, 0);
@@ -373,7 +373,7 @@ static void plt_and_outermost(void)
 	CHECK_EQ(w.data[28 + 8], 16);
 	CHECK_EQ(w.data[44 + 8], 32);
 	sfe_set_free(&set);
-	sfe_verdicts_free(&v);
+	conv_verdicts_free(&v);
 	bw_free(&w);
 }
 
@@ -387,7 +387,7 @@ static void sp_in_register(void)
 	synth s;
 	bw_t w;
 	sfe_set set;
-	sfe_verdicts v;
+	conv_verdicts v;
 	synth_init(&s, CFI_ABI_S390X, true);
 	synth_fde(&s, 0x1000, 0x20, 0);
 	synth_row(&s, 0x1000, 15, 160);
@@ -396,9 +396,9 @@ static void sp_in_register(void)
 	r->sp.prov = CFI_PROV_KNOWN;
 	r->sp.prov_k = 160;
 	CHECK_EQ(build(&s, 0x0, &w, &set, &v), E2S_ERR_OK);
-	CHECK_EQ(v.counts[SFE_SKIP_NONE], 1);
+	CHECK_EQ(v.counts[CONV_SKIP_NONE], 1);
 	sfe_set_free(&set);
-	sfe_verdicts_free(&v);
+	conv_verdicts_free(&v);
 	bw_free(&w);
 	for (int k = 0; k < 2; k++) {
 		synth_init(&s, CFI_ABI_S390X, true);
@@ -409,9 +409,9 @@ static void sp_in_register(void)
 		r->sp.prov = k ? CFI_PROV_KNOWN : CFI_PROV_NONE;
 		r->sp.prov_k = 320;
 		CHECK_EQ(build(&s, 0x0, &w, &set, &v), E2S_ERR_NO_FUNCS);
-		CHECK_EQ(v.counts[SFE_SKIP_SP_RULE], 1);
+		CHECK_EQ(v.counts[CONV_SKIP_SP_RULE], 1);
 		sfe_set_free(&set);
-		sfe_verdicts_free(&v);
+		conv_verdicts_free(&v);
 		bw_free(&w);
 	}
 
@@ -424,10 +424,10 @@ static void sp_in_register(void)
 	r = synth_row(&s, 0x2000, 7, 8);
 	r->ra = rule_off(-8);
 	build(&s, 0x0, &w, &set, &v);
-	CHECK_EQ(v.counts[SFE_SKIP_SP_RULE], 1);
-	CHECK_EQ(v.counts[SFE_SKIP_NONE], 1);
+	CHECK_EQ(v.counts[CONV_SKIP_SP_RULE], 1);
+	CHECK_EQ(v.counts[CONV_SKIP_NONE], 1);
 	sfe_set_free(&set);
-	sfe_verdicts_free(&v);
+	conv_verdicts_free(&v);
 	bw_free(&w);
 }
 
@@ -438,7 +438,7 @@ static void plt_short_stub(void)
 	synth s;
 	bw_t w;
 	sfe_set set;
-	sfe_verdicts v;
+	conv_verdicts v;
 	synth_init(&s, CFI_ABI_AMD64, false);
 	synth_fde(&s, 0x2000, 3, 0);
 	cfi_row *r = synth_row(&s, 0x2000, 0, 0);
@@ -453,7 +453,7 @@ static void plt_short_stub(void)
 	CHECK_EQ(set.funcs[0].pc_type, SF_FDE_PCTYPE_MASK);
 	CHECK_EQ(set.funcs[0].fre_count, 1);
 	sfe_set_free(&set);
-	sfe_verdicts_free(&v);
+	conv_verdicts_free(&v);
 	bw_free(&w);
 }
 
@@ -463,7 +463,7 @@ static void policy(void)
 	synth s;
 	bw_t w;
 	sfe_set set;
-	sfe_verdicts v;
+	conv_verdicts v;
 	synth_init(&s, CFI_ABI_AMD64, false);
 	cfi_row *r;
 	synth_fde(&s, 0x3000, 0x10, 0);
@@ -485,11 +485,11 @@ static void policy(void)
 	r->cfa.expr.off = -8;
 	synth_fde(&s, 0x5000, 0, 0);
 	CHECK_EQ(build(&s, 0x0, &w, &set, &v), E2S_ERR_OK);
-	CHECK_EQ(v.counts[SFE_SKIP_NONE], 3);
-	CHECK_EQ(v.counts[SFE_SKIP_DUPLICATE], 1);
-	CHECK_EQ(v.counts[SFE_SKIP_RA_RULE], 1);
-	CHECK_EQ(v.counts[SFE_SKIP_EMPTY], 1);
-	CHECK_EQ(v.fde_skip[2], SFE_SKIP_DUPLICATE);
+	CHECK_EQ(v.counts[CONV_SKIP_NONE], 3);
+	CHECK_EQ(v.counts[CONV_SKIP_DUPLICATE], 1);
+	CHECK_EQ(v.counts[CONV_SKIP_RA_RULE], 1);
+	CHECK_EQ(v.counts[CONV_SKIP_EMPTY], 1);
+	CHECK_EQ(v.fde_skip[2], CONV_SKIP_DUPLICATE);
 	CHECK_EQ(set.nfuncs, 3);
 	CHECK(set.funcs[0].start == 0x1000 && set.funcs[1].start == 0x2000 &&
 	      set.funcs[2].start == 0x3000);
@@ -500,11 +500,11 @@ static void policy(void)
 	/* determinism: the same input gives the same bytes */
 	bw_t w2;
 	sfe_set set2;
-	sfe_verdicts v2;
+	conv_verdicts v2;
 	CHECK_EQ(build(&s, 0x0, &w2, &set2, &v2), E2S_ERR_OK);
 	CHECK(w.len == w2.len && memcmp(w.data, w2.data, w.len) == 0);
 	sfe_set_free(&set2);
-	sfe_verdicts_free(&v2);
+	conv_verdicts_free(&v2);
 	bw_free(&w2);
 	/* subset encoding and the empty case */
 	sfe_encode_opts o = {.only = (const uint32_t[]){2}, .nonly = 1};
@@ -532,7 +532,7 @@ static void policy(void)
 	free(rl);
 	bw_free(&w3);
 	sfe_set_free(&set);
-	sfe_verdicts_free(&v);
+	conv_verdicts_free(&v);
 	bw_free(&w);
 }
 
@@ -566,9 +566,9 @@ static void split(void)
 	t.rows = rows;
 	t.nrows = n;
 	sfe_set set;
-	sfe_verdicts v;
+	conv_verdicts v;
 	e2s_diag d;
-	CHECK_EQ(sfe_project(&t, 0, &set, &v, &d), E2S_ERR_OK);
+	CHECK_EQ(conv_project(&t, 0, &set, &v, &d), E2S_ERR_OK);
 	CHECK_EQ(set.nfuncs, 2);
 	CHECK_EQ(set.funcs[0].fre_count, 65535);
 	CHECK_EQ(set.funcs[1].fre_count, n - 65535);
@@ -578,11 +578,11 @@ static void split(void)
 	 * the 5-byte attribute) has start byte 0. */
 	CHECK_EQ(set.enc[set.funcs[1].enc_off + 5], 0);
 	sfe_set_free(&set);
-	sfe_verdicts_free(&v);
+	conv_verdicts_free(&v);
 	free(rows);
 }
 
-#include "elf/sfr_file.h"
+#include "elf/elfr_sframe.h"
 
 static uint32_t rd32le(const uint8_t *p)
 {
@@ -605,8 +605,8 @@ static void share(void)
 		r->ra = rule_off(-8);
 	}
 	sfe_set set;
-	sfe_verdicts v;
-	CHECK_EQ(sfe_project(&s.t, 0, &set, &v, &d), E2S_ERR_OK);
+	conv_verdicts v;
+	CHECK_EQ(conv_project(&s.t, 0, &set, &v, &d), E2S_ERR_OK);
 	sfe_encode_opts o = {.section_vaddr = 0x8000, .share_fres = SFE_SHARE_NEVER};
 	sfe_encode_stats st;
 	bw_t plain, sh, again, dflt;
@@ -676,7 +676,7 @@ static void share(void)
 	bw_free(&again);
 	bw_free(&dflt);
 	sfe_set_free(&set);
-	sfe_verdicts_free(&v);
+	conv_verdicts_free(&v);
 }
 
 /* share_runs (V2, where the FRE data has no attribute): B's FREs are
@@ -698,11 +698,11 @@ static void share_runs(void)
 	sfe_encode_opts o = {.section_vaddr = 0x8000, .sframe_version = 2,
 			     .share_fres = SFE_SHARE_ALWAYS};
 	sfe_set set;
-	sfe_verdicts v;
+	conv_verdicts v;
 	bw_t w;
 	bw_init(&w, false);
 	/* A: 00 03 08 | 01 03 10 | 04 05 10 f0 (10 bytes); B: the first 6 */
-	CHECK_EQ(sfe_build(&s.t, &o, &w, &set, &v, NULL, NULL, &d), E2S_ERR_OK);
+	CHECK_EQ(conv_build(&s.t, &o, &w, &set, &v, NULL, NULL, &d), E2S_ERR_OK);
 	CHECK_EQ(set.nfuncs, 2);
 	CHECK_EQ(rd32le(w.data + 16), 16); /* whole lists differ: both stored */
 	w.len = 0;
@@ -722,7 +722,7 @@ static void share_runs(void)
 	CHECK_EQ(sfe_encoded_size(&set, &o), 28 + 2 * 20 + 16);
 	bw_free(&w);
 	sfe_set_free(&set);
-	sfe_verdicts_free(&v);
+	conv_verdicts_free(&v);
 }
 
 /* SFrame V2 (20-byte FDEs, no attribute in the FRE sub-section): a plain
@@ -743,16 +743,16 @@ static void v2_amd64(void)
 	r = synth_row(&s, 0x3000, 7, 8); r->ra = rule_off(-8);
 	sfe_encode_opts o = {.section_vaddr = 0x8000, .sframe_version = 2};
 	sfe_set set;
-	sfe_verdicts v;
+	conv_verdicts v;
 	bw_t w;
 	bw_init(&w, false);
-	CHECK_EQ(sfe_build(&s.t, &o, &w, &set, &v, NULL, NULL, &d), E2S_ERR_OK);
+	CHECK_EQ(conv_build(&s.t, &o, &w, &set, &v, NULL, NULL, &d), E2S_ERR_OK);
 	CHECK_EQ(set.nfuncs, 1);
-	CHECK_EQ(v.counts[SFE_SKIP_V2], 2);
-	CHECK_EQ(v.counts[SFE_SKIP_NONE], 1);
-	CHECK_EQ(v.fde_skip[1], SFE_SKIP_V2);
-	CHECK_EQ(v.fde_skip[2], SFE_SKIP_V2);
-	CHECK_STR(sfe_skip_name(SFE_SKIP_V2), "not-in-sframe-v2");
+	CHECK_EQ(v.counts[CONV_SKIP_V2], 2);
+	CHECK_EQ(v.counts[CONV_SKIP_NONE], 1);
+	CHECK_EQ(v.fde_skip[1], CONV_SKIP_V2);
+	CHECK_EQ(v.fde_skip[2], CONV_SKIP_V2);
+	CHECK_STR(conv_skip_name(CONV_SKIP_V2), "not-in-sframe-v2");
 	/* start = 0x1000 - (0x8000 + 28) = -0x701c */
 	static const uint8_t want[] = {
 		0xe2, 0xde, 2, 0x05, 3, 0, 0xf8, 0, /* magic, V2, SORTED|PCREL, AMD64 */
@@ -773,15 +773,15 @@ static void v2_amd64(void)
 	sfe_set raw;
 	bw_t w2;
 	bw_init(&w2, false);
-	sfe_verdicts rawv;
-	CHECK_EQ(sfe_project(&s.t, 3, &raw, &rawv, &d), E2S_ERR_OK);
+	conv_verdicts rawv;
+	CHECK_EQ(conv_project(&s.t, 3, &raw, &rawv, &d), E2S_ERR_OK);
 	CHECK_EQ(sfe_encode(&raw, &o, &w2, NULL, NULL, &d), E2S_ERR_INTERNAL);
 	sfe_set_free(&raw);
-	sfe_verdicts_free(&rawv);
+	conv_verdicts_free(&rawv);
 	bw_free(&w2);
 	bw_free(&w);
 	sfe_set_free(&set);
-	sfe_verdicts_free(&v);
+	conv_verdicts_free(&v);
 }
 
 /* V2 outermost frames (RA undefined) have no FRE, since glibc's V2 walker
@@ -809,12 +809,12 @@ static void v2_outermost(void)
 	r = synth_row(&s, 0x4008, 7, 8); r->ra = rule_off(-8);
 	sfe_encode_opts o = {.section_vaddr = 0x8000, .sframe_version = 2};
 	sfe_set set;
-	sfe_verdicts v;
+	conv_verdicts v;
 	bw_t w;
 	bw_init(&w, false);
-	CHECK_EQ(sfe_build(&s.t, &o, &w, &set, &v, NULL, NULL, &d), E2S_ERR_OK);
-	CHECK_EQ(v.counts[SFE_SKIP_NONE], 3);
-	CHECK_EQ(v.fde_skip[3], SFE_SKIP_V2);
+	CHECK_EQ(conv_build(&s.t, &o, &w, &set, &v, NULL, NULL, &d), E2S_ERR_OK);
+	CHECK_EQ(v.counts[CONV_SKIP_NONE], 3);
+	CHECK_EQ(v.fde_skip[3], CONV_SKIP_V2);
 	/* starts: 0x1000 - 0x801c, 0x2000 - 0x8030, 0x3000 - 0x8044 */
 	static const uint8_t want[] = {
 		0xe2, 0xde, 2, 0x05, 3, 0, 0xf8, 0,
@@ -847,17 +847,17 @@ static void v2_outermost(void)
 	bw_free(&w);
 	o = (sfe_encode_opts){.section_vaddr = 0x8000};
 	sfe_set_free(&set);
-	sfe_verdicts_free(&v);
+	conv_verdicts_free(&v);
 	/* V3: the outermost rows stay FREs with 0 data words */
 	bw_init(&w, false);
-	CHECK_EQ(sfe_build(&s.t, &o, &w, &set, &v, NULL, NULL, &d), E2S_ERR_OK);
+	CHECK_EQ(conv_build(&s.t, &o, &w, &set, &v, NULL, NULL, &d), E2S_ERR_OK);
 	CHECK_EQ(set.nfuncs, 4);
 	sfr_section sec;
 	CHECK_EQ(sfr_decode(w.data, w.len, 0x8000, &sec, &d), E2S_ERR_OK);
 	CHECK(sec.nfdes == 4 && sec.fdes[0].nfres == 1 && sec.fres[sec.fdes[0].fre_first].ndw == 0);
 	sfr_free(&sec);
 	sfe_set_free(&set);
-	sfe_verdicts_free(&v);
+	conv_verdicts_free(&v);
 	bw_free(&w);
 }
 
@@ -876,11 +876,11 @@ static void v2_s390x(void)
 	r->ra = rule_kind(CFI_RULE_REGISTER, 17);
 	sfe_encode_opts o = {.section_vaddr = 0x1000, .sframe_version = 2};
 	sfe_set set;
-	sfe_verdicts v;
+	conv_verdicts v;
 	bw_t w;
 	bw_init(&w, true);
-	CHECK_EQ(sfe_build(&s.t, &o, &w, &set, &v, NULL, NULL, &d), E2S_ERR_OK);
-	CHECK_EQ(v.counts[SFE_SKIP_NONE], 1);
+	CHECK_EQ(conv_build(&s.t, &o, &w, &set, &v, NULL, NULL, &d), E2S_ERR_OK);
+	CHECK_EQ(v.counts[CONV_SKIP_NONE], 1);
 	CHECK_EQ(w.len, 28 + 20 + 3 + 5);
 	/* FRE 1: start 4, info sp-based count 3 1-byte = 0x07,
 	 * CFA (160-160)/8 = 0, RA 17<<1|1 = 0x23, FP 16<<1|1 = 0x21 */
@@ -897,7 +897,7 @@ static void v2_s390x(void)
 	sfr_free(&sec);
 	bw_free(&w);
 	sfe_set_free(&set);
-	sfe_verdicts_free(&v);
+	conv_verdicts_free(&v);
 }
 
 int main(void)

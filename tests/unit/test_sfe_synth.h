@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elf/cfi_file.h"
+#include "elf/elfr_cfi.h"
 
 typedef struct {
 	cfi_table t;

@@ -4,7 +4,7 @@
  * own tests, from CFI bytes: test_vf.c.) */
 #include "test_sfe_synth.h"
 #include "convert/convert.h"
-#include "elf/sfr_file.h"
+#include "elf/elfr_sframe.h"
 #include "sframe/sfr_spec.h"
 #include "sframe/sframe_fmt.h"
 #include "t.h"
@@ -15,7 +15,7 @@ static void encode(synth *s, uint64_t vaddr, bw_t *w)
 	sfe_encode_opts o = {.section_vaddr = vaddr};
 	e2s_diag d;
 	bw_init(w, s->t.big_endian);
-	CHECK_EQ(sfe_build(&s->t, &o, w, NULL, NULL, NULL, NULL, &d), E2S_ERR_OK);
+	CHECK_EQ(conv_build(&s->t, &o, w, NULL, NULL, NULL, NULL, &d), E2S_ERR_OK);
 }
 
 static bool rules_at(const sfr_section *sec, uint64_t pc, sfr_rules *ru)
@@ -317,7 +317,7 @@ static void relocatable(void)
 	r = synth_row(&s, 0x10, 7, 8); r->ra = rule_off(-8);
 	sfe_encode_opts o = {.relocatable = true};
 	bw_init(&w, false);
-	CHECK_EQ(sfe_build(&s.t, &o, &w, &set, NULL, &rl, &nrl, &d), E2S_ERR_OK);
+	CHECK_EQ(conv_build(&s.t, &o, &w, &set, NULL, &rl, &nrl, &d), E2S_ERR_OK);
 	CHECK_EQ(nrl, 3);
 	sfr_relfield rf[3];
 	for (size_t i = 0; i < nrl && i < 3; i++) {
@@ -354,12 +354,12 @@ static void relocatable(void)
 	bw_free(&w);
 }
 
-/* sfr_elf_read_mem finds what sfr_elf_read finds, from the bytes alone:
+/* elfr_sframe_read_mem finds what elfr_sframe_read finds, from the bytes alone:
  * a relocatable object (start fields from .rela.sframe), a linked
  * little-endian and a big-endian file. TMPDIR names no directory, so a
  * temporary file could not be made. Cut and foreign images fail cleanly
  * with the path version's codes. */
-static void same_elf(const sfr_elf *a, const sfr_elf *b)
+static void same_elf(const elfr_sframe *a, const elfr_sframe *b)
 {
 	CHECK_EQ(a->size, b->size);
 	CHECK(a->size == b->size && memcmp(a->data, b->data, a->size) == 0);
@@ -382,7 +382,7 @@ static void elf_mem(void)
 					    "tests/data/gas/s390x_plt.dso"};
 	const char *old = getenv("TMPDIR");
 	char *saved = old ? strdup(old) : NULL;
-	sfr_elf a, b;
+	elfr_sframe a, b;
 	sfr_section sec;
 	e2s_diag d;
 
@@ -393,22 +393,22 @@ static void elf_mem(void)
 		CHECK(img != NULL);
 		if (!img)
 			continue;
-		CHECK_EQ(sfr_elf_read(files[i], &a, &d), E2S_ERR_OK);
-		CHECK_EQ(sfr_elf_read_mem(img, n, &b, &d), E2S_ERR_OK);
+		CHECK_EQ(elfr_sframe_read(files[i], &a, &d), E2S_ERR_OK);
+		CHECK_EQ(elfr_sframe_read_mem(img, n, &b, &d), E2S_ERR_OK);
 		same_elf(&a, &b);
 		CHECK_EQ(b.relocatable, i == 0);
 		CHECK(b.nparts > 0);
 		CHECK(i != 0 || b.nfields > 0);
 		/* The result keeps no pointer into the image. */
 		memset(img, 0xa5, n);
-		CHECK_EQ(sfr_elf_decode(&b, &sec, &d), E2S_ERR_OK);
+		CHECK_EQ(elfr_sframe_decode(&b, &sec, &d), E2S_ERR_OK);
 		CHECK(sec.nfdes > 0);
 		sfr_free(&sec);
-		sfr_elf_free(&a);
-		sfr_elf_free(&b);
+		elfr_sframe_free(&a);
+		elfr_sframe_free(&b);
 		/* Cut inside the section headers (at the end of these files):
 		 * an error, never a read past the image (ASan). */
-		CHECK(sfr_elf_read_mem(img, n - 8, &b, &d) != E2S_ERR_OK);
+		CHECK(elfr_sframe_read_mem(img, n - 8, &b, &d) != E2S_ERR_OK);
 		free(img);
 	}
 	if (saved)
@@ -419,19 +419,19 @@ static void elf_mem(void)
 
 	static const char text[] = "#!/bin/sh\n";
 	memset(&d, 0, sizeof d);
-	CHECK_EQ(sfr_elf_read_mem(text, sizeof text, &a, &d), E2S_ERR_NOT_ELF);
-	CHECK_EQ(sfr_elf_read_mem(NULL, 0, &a, &d), E2S_ERR_NOT_ELF);
+	CHECK_EQ(elfr_sframe_read_mem(text, sizeof text, &a, &d), E2S_ERR_NOT_ELF);
+	CHECK_EQ(elfr_sframe_read_mem(NULL, 0, &a, &d), E2S_ERR_NOT_ELF);
 	CHECK(a.data == NULL && a.nparts == 0);
 	/* The path version: its own open error, else the image's. */
-	CHECK_EQ(sfr_elf_read("/nonexistent/file", &a, &d), E2S_ERR_IO);
+	CHECK_EQ(elfr_sframe_read("/nonexistent/file", &a, &d), E2S_ERR_IO);
 	CHECK_STR(d.detail, "cannot open");
-	CHECK_EQ(sfr_elf_read("/tmp", &a, &d), E2S_ERR_NOT_ELF);
-	CHECK_EQ(sfr_elf_read("/dev/null", &a, &d), E2S_ERR_NOT_ELF);
+	CHECK_EQ(elfr_sframe_read("/tmp", &a, &d), E2S_ERR_NOT_ELF);
+	CHECK_EQ(elfr_sframe_read("/dev/null", &a, &d), E2S_ERR_NOT_ELF);
 	/* An ELF file without SFrame: the same message both ways. */
 	size_t n = 0;
 	unsigned char *img = slurp("/bin/true", &n);
 	if (img) {
-		CHECK_EQ(sfr_elf_read_mem(img, n, &a, &d), E2S_ERR_BAD_SFRAME);
+		CHECK_EQ(elfr_sframe_read_mem(img, n, &a, &d), E2S_ERR_BAD_SFRAME);
 		CHECK_STR(d.detail, "no .sframe section");
 		free(img);
 	}

@@ -4,9 +4,9 @@
  * .eh_frame bytes: against our encoder's output, a flipped byte, and
  * hand-built sections as another producer might write them. Expected
  * values are written from the DWARF and spec meaning. */
-#include "elf/cfi_file.h"
+#include "elf/elfr_cfi.h"
 #include "convert/convert.h"
-#include "elf/sfr_file.h"
+#include "elf/elfr_sframe.h"
 #include "sframe/sframe_fmt.h"
 #include "sframe/sfr_spec.h"
 #include "t.h"
@@ -128,16 +128,16 @@ static void fix_section(cfi_fix *f, cfi_abi abi)
 	CHECK_EQ(cfi_parse_records(&f->sec, abi, &f->rec, &d), E2S_ERR_OK);
 }
 
-/* Our encoder's section for the fixture (full parse + sfe_build). */
+/* Our encoder's section for the fixture (full parse + conv_build). */
 static void encode(cfi_fix *f, cfi_abi abi, bw_t *w, sfe_set *set,
-		   sfe_verdicts *v)
+		   conv_verdicts *v)
 {
 	cfi_table t;
 	e2s_diag d;
 	CHECK_EQ(cfi_parse(&f->sec, abi, &t, &d), E2S_ERR_OK);
 	sfe_encode_opts o = {.section_vaddr = SF_VADDR};
 	bw_init(w, f->cfi.be);
-	CHECK_EQ(sfe_build(&t, &o, w, set, v, NULL, NULL, &d), E2S_ERR_OK);
+	CHECK_EQ(conv_build(&t, &o, w, set, v, NULL, NULL, &d), E2S_ERR_OK);
 	cfi_table_free(&t);
 }
 
@@ -202,13 +202,13 @@ static void amd64_whole(void)
 	cfi_fix f;
 	bw_t w;
 	sfe_set set;
-	sfe_verdicts v;
+	conv_verdicts v;
 	vf_counts c;
 	seen s;
 	amd64_fixture(&f);
 	encode(&f, CFI_ABI_AMD64, &w, &set, &v);
 	CHECK_EQ(set.nfuncs, 2); /* setcontext skipped */
-	CHECK_EQ(v.counts[SFE_SKIP_SP_RULE], 1);
+	CHECK_EQ(v.counts[CONV_SKIP_SP_RULE], 1);
 	CHECK_EQ(verify(&f, w.data, w.len, &c, &s), E2S_ERR_OK);
 	CHECK(c.functions == 3 && c.match == 2 && c.skipped == 1 &&
 	      c.mismatch == 0 && c.missing == 0 && c.extra == 0);
@@ -233,7 +233,7 @@ static void amd64_whole(void)
 	sfr_free(&sec);
 	bw_free(&w);
 	sfe_set_free(&set);
-	sfe_verdicts_free(&v);
+	conv_verdicts_free(&v);
 	cfi_table_free(&f.rec);
 }
 
@@ -451,11 +451,11 @@ static void aarch64_sign(void)
 	 * are skipped with their reasons; the verifier agrees */
 	bw_t out;
 	sfe_set set;
-	sfe_verdicts v;
+	conv_verdicts v;
 	encode(&f, CFI_ABI_AARCH64, &out, &set, &v);
 	CHECK_EQ(set.nfuncs, 2);
-	CHECK_EQ(v.counts[SFE_SKIP_RA_SIGN_PC], 1);
-	CHECK_EQ(v.counts[SFE_SKIP_RA_SIGN_STATE], 1);
+	CHECK_EQ(v.counts[CONV_SKIP_RA_SIGN_PC], 1);
+	CHECK_EQ(v.counts[CONV_SKIP_RA_SIGN_STATE], 1);
 	vf_counts c;
 	seen s;
 	CHECK_EQ(verify(&f, out.data, out.len, &c, &s), E2S_ERR_OK);
@@ -472,7 +472,7 @@ static void aarch64_sign(void)
 	CHECK(strstr(s.last, "signed (key A) in DWARF, unsigned in SFrame") != NULL);
 	bw_free(&out);
 	sfe_set_free(&set);
-	sfe_verdicts_free(&v);
+	conv_verdicts_free(&v);
 	vf_walk_free(&w);
 	cfi_table_free(&f.rec);
 }
@@ -507,7 +507,7 @@ static void aarch64_flex(void)
 	fix_section(&f, CFI_ABI_AARCH64);
 	bw_t out;
 	sfe_set set;
-	sfe_verdicts v;
+	conv_verdicts v;
 	vf_counts c;
 	seen s;
 	encode(&f, CFI_ABI_AARCH64, &out, &set, &v);
@@ -537,21 +537,21 @@ static void aarch64_flex(void)
 	}
 	bw_free(&out);
 	sfe_set_free(&set);
-	sfe_verdicts_free(&v);
+	conv_verdicts_free(&v);
 
 	cfi_table t;
 	CHECK_EQ(cfi_parse(&f.sec, CFI_ABI_AARCH64, &t, &d), E2S_ERR_OK);
 	sfe_encode_opts o = {.section_vaddr = SF_VADDR, .sframe_version = 2};
 	bw_init(&out, false);
-	CHECK_EQ(sfe_build(&t, &o, &out, &set, &v, NULL, NULL, &d), E2S_ERR_OK);
+	CHECK_EQ(conv_build(&t, &o, &out, &set, &v, NULL, NULL, &d), E2S_ERR_OK);
 	CHECK_EQ(set.nfuncs, 1);
-	CHECK_EQ(v.counts[SFE_SKIP_V2], 2);
+	CHECK_EQ(v.counts[CONV_SKIP_V2], 2);
 	CHECK_EQ(verify(&f, out.data, out.len, &c, &s), E2S_ERR_OK);
 	CHECK(c.match == 1 && c.skipped == 2 && c.mismatch == 0 && c.missing == 0);
 	cfi_table_free(&t);
 	bw_free(&out);
 	sfe_set_free(&set);
-	sfe_verdicts_free(&v);
+	conv_verdicts_free(&v);
 	cfi_table_free(&f.rec);
 }
 
@@ -693,10 +693,10 @@ static void outermost(void)
 	for (unsigned v = 2; v <= 3; v++) {
 		sfe_encode_opts o = {.section_vaddr = SF_VADDR, .sframe_version = (uint8_t)v};
 		sfe_set set;
-		sfe_verdicts vd;
+		conv_verdicts vd;
 		bw_t w;
 		bw_init(&w, false);
-		CHECK_EQ(sfe_build(&t, &o, &w, &set, &vd, NULL, NULL, &d), E2S_ERR_OK);
+		CHECK_EQ(conv_build(&t, &o, &w, &set, &vd, NULL, NULL, &d), E2S_ERR_OK);
 		CHECK_EQ(set.funcs[0].fre_count, v == 2 ? 0u : 1u);
 		CHECK_EQ(verify(&f, w.data, w.len, &c, &s), E2S_ERR_OK);
 		CHECK(c.match == 2 && c.mismatch == 0 && c.missing == 0 && c.extra == 0);
@@ -713,7 +713,7 @@ static void outermost(void)
 		}
 		bw_free(&w);
 		sfe_set_free(&set);
-		sfe_verdicts_free(&vd);
+		conv_verdicts_free(&vd);
 	}
 	cfi_table_free(&t);
 	cfi_table_free(&f.rec);

@@ -15,8 +15,8 @@ int main(int argc, char **argv)
 					    "seg-tied", "seg"};
 	int kind = -1;
 	elfp_file *f = NULL;
-	elfp_opts o = {0};
-	elfp_result r;
+	conv_file_opts o = {0};
+	conv_result r;
 	e2s_diag d = {0};
 	char msg[256];
 
@@ -30,7 +30,7 @@ int main(int argc, char **argv)
 	e2s_err e = elfp_open(argv[2], &f, &d);
 	if (!e) {
 		elfp_force_kind(f, kind);
-		e = elfp_convert_file(f, &o, &r, &d);
+		e = conv_file(f, &o, &r, &d);
 	}
 	if (!e)
 		e = elfp_write_atomic(argv[3], argv[2], false, f, &d);
@@ -41,6 +41,6 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("%s\n", names[r.layout.kind]);
-	elfp_result_free(&r);
+	conv_result_free(&r);
 	return 0;
 }

@@ -14,7 +14,7 @@
 #include "../common/mem.h"
 #include "../common/reader.h"
 #include "elf_file.h"
-#include "cfi_file.h"
+#include "elfr_cfi.h"
 
 typedef struct {
 	uint64_t value;
@@ -23,14 +23,14 @@ typedef struct {
 	const char *name;
 } sym_ent;
 
-struct cfi_file {
+struct elfr_cfi {
 	elfr_file *elf;
 	uint8_t *inflated;   /* a compressed section's bytes, or NULL */
 	bool is_rel;
 	const char *secname;
 	cfi_section sec;
 	cfi_rela *relas;
-	/* Symbols for cfi_file_func_name, loaded on its first call (a
+	/* Symbols for elfr_cfi_func_name, loaded on its first call (a
 	 * conversion that names no function never pays for them). */
 	size_t symsec;
 	bool syms_loaded;
@@ -42,7 +42,7 @@ struct cfi_file {
 /* DW_EH_PE_indirect: read a pointer from the file image at vaddr. */
 static bool read_mem(void *ctx, uint64_t vaddr, unsigned size, uint64_t *out)
 {
-	const cfi_file *f = ctx;
+	const elfr_cfi *f = ctx;
 	const uint8_t *p = elfr_at_addr(f->elf, vaddr, size, NULL);
 	if (!p)
 		return false;
@@ -53,7 +53,7 @@ static bool read_mem(void *ctx, uint64_t vaddr, unsigned size, uint64_t *out)
 /* Stripped section headers: find .eh_frame through .eh_frame_hdr's
  * eh_frame_ptr. Its size is unknown, so the section runs to the end of
  * the PT_LOAD holding it and the zero terminator ends the walk. */
-static e2s_err eh_frame_from_hdr(cfi_file *f, const elfr_phdr *ph,
+static e2s_err eh_frame_from_hdr(elfr_cfi *f, const elfr_phdr *ph,
 				 e2s_diag *diag)
 {
 	cfi_section hs;
@@ -91,8 +91,8 @@ static e2s_err eh_frame_from_hdr(cfi_file *f, const elfr_phdr *ph,
 }
 
 /* Take a section's bytes: straight from the file, or inflated
- * (compressed .debug_frame; the copy lives until cfi_file_close). */
-static e2s_err section_bytes(cfi_file *f, size_t i, const char *name,
+ * (compressed .debug_frame; the copy lives until elfr_cfi_close). */
+static e2s_err section_bytes(elfr_cfi *f, size_t i, const char *name,
 			     e2s_diag *diag)
 {
 	const elfr_shdr *sh = &f->elf->sh[i];
@@ -122,7 +122,7 @@ static int cmp_rela(const void *a, const void *b)
 }
 
 /* ET_REL: the relocations whose target is the CFI section. */
-static e2s_err load_relocs(cfi_file *f, size_t cfi_ndx, e2s_diag *diag)
+static e2s_err load_relocs(elfr_cfi *f, size_t cfi_ndx, e2s_diag *diag)
 {
 	const elfr_file *ef = f->elf;
 	e2s_vec v = {0, 0};
@@ -179,8 +179,8 @@ static int cmp_sym(const void *a, const void *b)
 	return (int)y->func - (int)x->func; /* FUNC first */
 }
 
-/* Symbols for cfi_file_func_name: .symtab, else .dynsym. */
-static e2s_err load_symbols(cfi_file *f)
+/* Symbols for elfr_cfi_func_name: .symtab, else .dynsym. */
+static e2s_err load_symbols(elfr_cfi *f)
 {
 	elfr_symtab st;
 	if (!f->symsec)
@@ -214,7 +214,7 @@ static e2s_err load_symbols(cfi_file *f)
 }
 
 /* Find the CFI section and everything around it. */
-static e2s_err locate(cfi_file *f, const cfi_load_opts *opts,
+static e2s_err locate(elfr_cfi *f, const elfr_cfi_opts *opts,
 		      e2s_diag *diag)
 {
 	const elfr_file *ef = f->elf;
@@ -283,15 +283,15 @@ static e2s_err locate(cfi_file *f, const cfi_load_opts *opts,
 }
 
 /* Takes ownership of elf. */
-static e2s_err open_elf(elfr_file *elf, const cfi_load_opts *opts,
-			cfi_fde_fn on_fde, void *ctx, cfi_file **out,
+static e2s_err open_elf(elfr_file *elf, const elfr_cfi_opts *opts,
+			cfi_fde_fn on_fde, void *ctx, elfr_cfi **out,
 			e2s_diag *diag)
 {
-	static const cfi_load_opts defaults = {false, false, NULL, NULL};
+	static const elfr_cfi_opts defaults = {false, false, NULL, NULL};
 	*out = NULL;
 	if (!opts)
 		opts = &defaults;
-	cfi_file *f = calloc(1, sizeof *f);
+	elfr_cfi *f = calloc(1, sizeof *f);
 	if (!f) {
 		elfr_close(elf);
 		return e2s_fail(diag, E2S_ERR_NOMEM, NULL, 0, NULL);
@@ -322,12 +322,12 @@ static e2s_err open_elf(elfr_file *elf, const cfi_load_opts *opts,
 fail:
 	if (e == E2S_ERR_NOMEM)
 		e2s_fail(diag, e, NULL, 0, NULL);
-	cfi_file_close(f);
+	elfr_cfi_close(f);
 	return e;
 }
 
-e2s_err cfi_file_open_mem(const void *data, size_t size,
-			  const cfi_load_opts *opts, cfi_file **out,
+e2s_err elfr_cfi_open_mem(const void *data, size_t size,
+			  const elfr_cfi_opts *opts, elfr_cfi **out,
 			  e2s_diag *diag)
 {
 	elfr_file *elf;
@@ -336,9 +336,9 @@ e2s_err cfi_file_open_mem(const void *data, size_t size,
 	return e ? e : open_elf(elf, opts, NULL, NULL, out, diag);
 }
 
-e2s_err cfi_file_open_view(const void *data, size_t size,
-			   const cfi_load_opts *opts, cfi_fde_fn on_fde,
-			   void *ctx, cfi_file **out, e2s_diag *diag)
+e2s_err elfr_cfi_open_view(const void *data, size_t size,
+			   const elfr_cfi_opts *opts, cfi_fde_fn on_fde,
+			   void *ctx, elfr_cfi **out, e2s_diag *diag)
 {
 	elfr_file *elf;
 	*out = NULL;
@@ -346,14 +346,14 @@ e2s_err cfi_file_open_view(const void *data, size_t size,
 	return e ? e : open_elf(elf, opts, on_fde, ctx, out, diag);
 }
 
-e2s_err cfi_file_open(const char *path, const cfi_load_opts *opts,
-		      cfi_file **out, e2s_diag *diag)
+e2s_err elfr_cfi_open(const char *path, const elfr_cfi_opts *opts,
+		      elfr_cfi **out, e2s_diag *diag)
 {
-	return cfi_file_open_stream(path, opts, NULL, NULL, out, diag);
+	return elfr_cfi_open_stream(path, opts, NULL, NULL, out, diag);
 }
 
-e2s_err cfi_file_open_stream(const char *path, const cfi_load_opts *opts,
-			     cfi_fde_fn on_fde, void *ctx, cfi_file **out,
+e2s_err elfr_cfi_open_stream(const char *path, const elfr_cfi_opts *opts,
+			     cfi_fde_fn on_fde, void *ctx, elfr_cfi **out,
 			     e2s_diag *diag)
 {
 	elfr_file *elf;
@@ -362,7 +362,7 @@ e2s_err cfi_file_open_stream(const char *path, const cfi_load_opts *opts,
 	return e ? e : open_elf(elf, opts, on_fde, ctx, out, diag);
 }
 
-void cfi_file_close(cfi_file *f)
+void elfr_cfi_close(elfr_cfi *f)
 {
 	if (!f)
 		return;
@@ -374,16 +374,16 @@ void cfi_file_close(cfi_file *f)
 	free(f);
 }
 
-const cfi_table *cfi_file_table(const cfi_file *f) { return &f->table; }
-unsigned cfi_file_machine(const cfi_file *f) { return f->elf->machine; }
-bool cfi_file_is_rel(const cfi_file *f) { return f->is_rel; }
-const char *cfi_file_section_name(const cfi_file *f) { return f->secname; }
-const cfi_section *cfi_file_section(const cfi_file *f) { return &f->sec; }
+const cfi_table *elfr_cfi_table(const elfr_cfi *f) { return &f->table; }
+unsigned elfr_cfi_machine(const elfr_cfi *f) { return f->elf->machine; }
+bool elfr_cfi_is_rel(const elfr_cfi *f) { return f->is_rel; }
+const char *elfr_cfi_section_name(const elfr_cfi *f) { return f->secname; }
+const cfi_section *elfr_cfi_section(const elfr_cfi *f) { return &f->sec; }
 
-const char *cfi_file_func_name(const cfi_file *cf, const cfi_fde *fde)
+const char *elfr_cfi_func_name(const elfr_cfi *cf, const cfi_fde *fde)
 {
 	/* The handle is logically const: loading the symbols is a cache. */
-	cfi_file *f = (cfi_file *)(uintptr_t)cf;
+	elfr_cfi *f = (elfr_cfi *)(uintptr_t)cf;
 	if (!f->syms_loaded) {
 		f->syms_loaded = true;
 		if (load_symbols(f) != E2S_ERR_OK)

@@ -1,6 +1,6 @@
 /* CFI rows -> SFrame rows (spec section 3), by the ABI's table.
  *
- * Each DWARF row is first reduced to what SFrame tracks (sfe_prow: CFA,
+ * Each DWARF row is first reduced to what SFrame tracks (conv_prow: CFA,
  * RA, FP, mangled bit), with a per-rule verdict: expressible by a
  * default FDE, only by a flexible FDE, or not at all (skip the whole
  * function with a named reason; never approximate).
@@ -16,7 +16,7 @@
  * says registers in its words (sfe_v2_fit). */
 #include <string.h>
 
-#include "sfe_rules.h"
+#include "conv_rules.h"
 #include "../sframe/sframe_fmt.h"
 
 static bool fits_i32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
@@ -41,25 +41,25 @@ static bool ra_col_is_pc(const abi_desc *a, unsigned reg)
 
 /* The value of (or at) register reg + off as a location: the column's own
  * register unmodified is "unchanged". */
-static sfe_skip reg_loc(const abi_desc *a, unsigned own, unsigned reg,
-			int64_t off, bool deref, sfe_ploc *out)
+static conv_skip reg_loc(const abi_desc *a, unsigned own, unsigned reg,
+			int64_t off, bool deref, conv_ploc *out)
 {
 	if (pc_reg(a, reg))
-		return SFE_SKIP_PC_RELATIVE;
+		return CONV_SKIP_PC_RELATIVE;
 	if (reg == own && off == 0 && !deref) {
 		out->kind = PL_NONE;
-		return SFE_SKIP_NONE;
+		return CONV_SKIP_NONE;
 	}
 	out->kind = deref ? PL_DEREF : PL_REG;
 	out->reg = (uint16_t)reg;
 	out->off = off;
-	return SFE_SKIP_NONE;
+	return CONV_SKIP_NONE;
 }
 
 /* An RA/FP rule that is an expression of the BREG shape. */
-static sfe_skip loc_from_expr(const abi_desc *a, unsigned own,
-			      const cfi_rule *r, bool val, sfe_ploc *out,
-			      sfe_skip why)
+static conv_skip loc_from_expr(const abi_desc *a, unsigned own,
+			      const cfi_rule *r, bool val, conv_ploc *out,
+			      conv_skip why)
 {
 	if (r->expr.shape != CFI_EXPR_BREG)
 		return why;
@@ -70,84 +70,84 @@ static sfe_skip loc_from_expr(const abi_desc *a, unsigned own,
  * (retcol), which need not be the ABI's RA register: a column with no
  * rule keeps its own register's value, which SFrame's "RA unchanged"
  * means only for the ABI's register. p must be zeroed by the caller. */
-static inline sfe_skip project_ra(const abi_desc *a, unsigned retcol,
-				  const cfi_rule *r, sfe_prow *p)
+static inline conv_skip project_ra(const abi_desc *a, unsigned retcol,
+				  const cfi_rule *r, conv_prow *p)
 {
 	switch (r->kind) {
 	case CFI_RULE_UNDEFINED:
 		p->ra_undef = true;
-		return SFE_SKIP_NONE;
+		return CONV_SKIP_NONE;
 	case CFI_RULE_UNSPEC:
 	case CFI_RULE_SAME:
 		if (ra_col_is_pc(a, retcol))
-			return SFE_SKIP_RA_RULE;
+			return CONV_SKIP_RA_RULE;
 		return reg_loc(a, a->ra, retcol, 0, false, &p->ra);
 	case CFI_RULE_OFFSET:
 		if (a->fixed_ra_off && r->off == a->fixed_ra_off)
-			return SFE_SKIP_NONE; /* the header says it */
+			return CONV_SKIP_NONE; /* the header says it */
 		p->ra.kind = PL_STACK;
 		p->ra.off = r->off;
-		return SFE_SKIP_NONE;
+		return CONV_SKIP_NONE;
 	case CFI_RULE_REGISTER:
 		if (ra_col_is_pc(a, r->reg))
-			return SFE_SKIP_RA_RULE;
+			return CONV_SKIP_RA_RULE;
 		return reg_loc(a, a->ra, r->reg, 0, false, &p->ra);
 	case CFI_RULE_EXPR:
-		return loc_from_expr(a, a->ra, r, false, &p->ra, SFE_SKIP_RA_RULE);
+		return loc_from_expr(a, a->ra, r, false, &p->ra, CONV_SKIP_RA_RULE);
 	case CFI_RULE_VAL_EXPR:
-		return loc_from_expr(a, a->ra, r, true, &p->ra, SFE_SKIP_RA_RULE);
+		return loc_from_expr(a, a->ra, r, true, &p->ra, CONV_SKIP_RA_RULE);
 	case CFI_RULE_VAL_OFFSET:
 		/* RA = CFA + n: not as CFA-based (control word 0 is the
 		 * padding word, spec 3.2), but on the CFA's base register
 		 * (cfa_val_loc). */
 		p->ra.kind = PL_CFA_VAL;
 		p->ra.off = r->off;
-		return SFE_SKIP_NONE;
+		return CONV_SKIP_NONE;
 	default:
-		return SFE_SKIP_RA_RULE;
+		return CONV_SKIP_RA_RULE;
 	}
 }
 
-static inline sfe_skip project_fp(const abi_desc *a, const cfi_rule *r,
-				  sfe_prow *p)
+static inline conv_skip project_fp(const abi_desc *a, const cfi_rule *r,
+				  conv_prow *p)
 {
 	switch (r->kind) {
 	case CFI_RULE_UNSPEC:
 	case CFI_RULE_SAME:
-		return SFE_SKIP_NONE;
+		return CONV_SKIP_NONE;
 	case CFI_RULE_OFFSET:
 		p->fp.kind = PL_STACK;
 		p->fp.off = r->off;
-		return SFE_SKIP_NONE;
+		return CONV_SKIP_NONE;
 	case CFI_RULE_REGISTER:
 		return reg_loc(a, a->fp, r->reg, 0, false, &p->fp);
 	case CFI_RULE_EXPR:
 		/* "saved at the address expr": FP = *(reg + k). */
-		return loc_from_expr(a, a->fp, r, false, &p->fp, SFE_SKIP_FP_RULE);
+		return loc_from_expr(a, a->fp, r, false, &p->fp, CONV_SKIP_FP_RULE);
 	case CFI_RULE_VAL_EXPR:
-		return loc_from_expr(a, a->fp, r, true, &p->fp, SFE_SKIP_FP_RULE);
+		return loc_from_expr(a, a->fp, r, true, &p->fp, CONV_SKIP_FP_RULE);
 	case CFI_RULE_VAL_OFFSET:
 		p->fp.kind = PL_CFA_VAL;
 		p->fp.off = r->off;
-		return SFE_SKIP_NONE;
+		return CONV_SKIP_NONE;
 	default: /* UNDEFINED: SFrame has no "FP undefined" */
-		return SFE_SKIP_FP_RULE;
+		return CONV_SKIP_FP_RULE;
 	}
 }
 
 /* A value CFA + off (val_offset) once the CFA is known: with CFA = reg
  * + k that is reg + (k + off), a flexible FDE's register rule; with a
  * dereferenced CFA no SFrame rule gives it. */
-static sfe_skip cfa_val_loc(const abi_desc *a, unsigned own,
-			    const sfe_prow *p, sfe_ploc *l, sfe_skip why)
+static conv_skip cfa_val_loc(const abi_desc *a, unsigned own,
+			    const conv_prow *p, conv_ploc *l, conv_skip why)
 {
 	if (l->kind != PL_CFA_VAL)
-		return SFE_SKIP_NONE;
+		return CONV_SKIP_NONE;
 	if (p->cfa_deref)
 		return why;
-	if (l->off < -SFE_OFF_LIMIT || l->off > SFE_OFF_LIMIT ||
-	    p->cfa_off < -SFE_OFF_LIMIT || p->cfa_off > SFE_OFF_LIMIT)
-		return SFE_SKIP_OFFSET_RANGE;
+	if (l->off < -CONV_OFF_LIMIT || l->off > CONV_OFF_LIMIT ||
+	    p->cfa_off < -CONV_OFF_LIMIT || p->cfa_off > CONV_OFF_LIMIT)
+		return CONV_SKIP_OFFSET_RANGE;
 	return reg_loc(a, own, p->cfa_reg, p->cfa_off + l->off, false, l);
 }
 
@@ -163,62 +163,62 @@ static sfe_skip cfa_val_loc(const abi_desc *a, unsigned own,
  *   reg + k while the CFA is reg + k - sp_val_off.
  * x86-64 setcontext (CFA = rdx, SP restored from the context) and saves
  * made after the frame was allocated are not. */
-static sfe_skip check_sp(const abi_desc *a, const cfi_rule *r,
-			 const sfe_prow *p)
+static conv_skip check_sp(const abi_desc *a, const cfi_rule *r,
+			 const conv_prow *p)
 {
 	int64_t want = a->sp_val_off;
 	bool cfa_sp = !p->cfa_deref && p->cfa_reg == a->sp &&
 		      p->cfa_off == -want;
 	switch (r->kind) {
 	case CFI_RULE_UNSPEC:
-		return SFE_SKIP_NONE;
+		return CONV_SKIP_NONE;
 	case CFI_RULE_VAL_OFFSET:
-		return r->off == want ? SFE_SKIP_NONE : SFE_SKIP_SP_RULE;
+		return r->off == want ? CONV_SKIP_NONE : CONV_SKIP_SP_RULE;
 	case CFI_RULE_SAME:
-		return cfa_sp ? SFE_SKIP_NONE : SFE_SKIP_SP_RULE;
+		return cfa_sp ? CONV_SKIP_NONE : CONV_SKIP_SP_RULE;
 	case CFI_RULE_REGISTER:
 		if (r->reg == a->sp)
-			return cfa_sp ? SFE_SKIP_NONE : SFE_SKIP_SP_RULE;
+			return cfa_sp ? CONV_SKIP_NONE : CONV_SKIP_SP_RULE;
 		/* fall through */
 	case CFI_RULE_OFFSET:
 		return r->prov == CFI_PROV_KNOWN && -(int64_t)r->prov_k == want
-			       ? SFE_SKIP_NONE : SFE_SKIP_SP_RULE;
+			       ? CONV_SKIP_NONE : CONV_SKIP_SP_RULE;
 	case CFI_RULE_EXPR:
 		return r->expr.shape == CFI_EXPR_BREG && want == 0 && p->cfa_deref &&
 		       p->cfa_reg == r->expr.reg && p->cfa_off == r->expr.off
-			       ? SFE_SKIP_NONE : SFE_SKIP_SP_RULE;
+			       ? CONV_SKIP_NONE : CONV_SKIP_SP_RULE;
 	case CFI_RULE_VAL_EXPR:
 		return r->expr.shape == CFI_EXPR_BREG && !p->cfa_deref &&
-		       p->cfa_reg == r->expr.reg && p->cfa_off >= -SFE_OFF_LIMIT &&
-		       p->cfa_off <= SFE_OFF_LIMIT && p->cfa_off + want == r->expr.off
-			       ? SFE_SKIP_NONE : SFE_SKIP_SP_RULE;
+		       p->cfa_reg == r->expr.reg && p->cfa_off >= -CONV_OFF_LIMIT &&
+		       p->cfa_off <= CONV_OFF_LIMIT && p->cfa_off + want == r->expr.off
+			       ? CONV_SKIP_NONE : CONV_SKIP_SP_RULE;
 	default:
-		return SFE_SKIP_SP_RULE;
+		return CONV_SKIP_SP_RULE;
 	}
 }
 
-sfe_skip sfe_rule_row(const abi_desc *a, unsigned retcol, const cfi_row *row,
-		      sfe_prow *p)
+conv_skip conv_rule_row(const abi_desc *a, unsigned retcol, const cfi_row *row,
+		      conv_prow *p)
 {
-	sfe_skip s;
+	conv_skip s;
 	/* Field by field (no padding to clear): this runs for most rows. */
 	p->ra_undef = p->cfa_deref = p->mangled = false;
 	p->cfa_reg = 0;
 	p->cfa_off = 0;
-	p->ra = p->fp = (sfe_ploc){PL_NONE, 0, 0};
+	p->ra = p->fp = (conv_ploc){PL_NONE, 0, 0};
 	s = project_ra(a, retcol, &row->ra, p);
 	if (s)
 		return s;
 	if (p->ra_undef) {
 		/* Outermost frame: nothing else is recovered. */
 		p->ra.kind = PL_NONE;
-		return SFE_SKIP_NONE;
+		return CONV_SKIP_NONE;
 	}
 	switch (row->cfa.kind) {
 	case CFI_CFA_UNSET:
-		return SFE_SKIP_CFA_UNSET;
+		return CONV_SKIP_CFA_UNSET;
 	case CFI_CFA_INVALID:
-		return SFE_SKIP_CFA_INVALID;
+		return CONV_SKIP_CFA_INVALID;
 	case CFI_CFA_REG_OFF:
 		p->cfa_reg = row->cfa.reg;
 		p->cfa_off = row->cfa.off;
@@ -231,27 +231,27 @@ sfe_skip sfe_rule_row(const abi_desc *a, unsigned retcol, const cfi_row *row,
 			p->cfa_deref = row->cfa.expr.shape == CFI_EXPR_BREG_DEREF;
 			break;
 		}
-		return SFE_SKIP_CFA_EXPR;
+		return CONV_SKIP_CFA_EXPR;
 	default:
-		return SFE_SKIP_CFA_EXPR;
+		return CONV_SKIP_CFA_EXPR;
 	}
 	if (pc_reg(a, p->cfa_reg))
-		return SFE_SKIP_PC_RELATIVE;
-	if ((s = cfa_val_loc(a, a->ra, p, &p->ra, SFE_SKIP_RA_RULE)))
+		return CONV_SKIP_PC_RELATIVE;
+	if ((s = cfa_val_loc(a, a->ra, p, &p->ra, CONV_SKIP_RA_RULE)))
 		return s;
 	s = project_fp(a, &row->fp, p);
 	if (s)
 		return s;
-	if ((s = cfa_val_loc(a, a->fp, p, &p->fp, SFE_SKIP_FP_RULE)))
+	if ((s = cfa_val_loc(a, a->fp, p, &p->fp, CONV_SKIP_FP_RULE)))
 		return s;
 	s = check_sp(a, &row->sp, p);
 	if (s)
 		return s;
 	if (a->ra_sign != ABI_NO_REG) {
 		if (row->ra_sign_pc)
-			return SFE_SKIP_RA_SIGN_PC;
+			return CONV_SKIP_RA_SIGN_PC;
 		if (row->ra_sign_bad)
-			return SFE_SKIP_RA_SIGN_STATE;
+			return CONV_SKIP_RA_SIGN_STATE;
 		/* The mangled bit says the recovered RA value carries a PAC,
 		 * wherever the RA rule found it: on the stack, or in a
 		 * register such as x13 after glibc's "mov x13, x30" under
@@ -263,10 +263,10 @@ sfe_skip sfe_rule_row(const abi_desc *a, unsigned retcol, const cfi_row *row,
 		 * neither. */
 		p->mangled = row->ra_mangled;
 	}
-	return SFE_SKIP_NONE;
+	return CONV_SKIP_NONE;
 }
 
-bool sfe_rule_cfa_only_ok(const abi_desc *a, const cfi_row *r)
+bool conv_rule_cfa_only_ok(const abi_desc *a, const cfi_row *r)
 {
 	if (r->cfa.kind != CFI_CFA_REG_OFF || r->ra.kind == CFI_RULE_VAL_OFFSET ||
 	    r->fp.kind == CFI_RULE_VAL_OFFSET)
@@ -283,28 +283,28 @@ bool sfe_rule_cfa_only_ok(const abi_desc *a, const cfi_row *r)
 	}
 }
 
-bool sfe_rule_default_ok(const abi_desc *a, const sfe_prow *p, sfe_skip *why)
+bool conv_rule_default_ok(const abi_desc *a, const conv_prow *p, conv_skip *why)
 {
-	*why = SFE_SKIP_NONE;
+	*why = CONV_SKIP_NONE;
 	if (p->ra_undef)
 		return true;
 	bool ok = true;
 	if (p->cfa_deref) {
 		ok = false;
-		*why = SFE_SKIP_CFA_EXPR;
+		*why = CONV_SKIP_CFA_EXPR;
 	} else if (p->cfa_reg != a->sp && p->cfa_reg != a->fp) {
 		ok = false;
-		*why = SFE_SKIP_CFA_REG;
+		*why = CONV_SKIP_CFA_REG;
 	}
 	if (p->fp.kind != PL_NONE && p->fp.kind != PL_STACK) {
 		ok = false;
-		*why = SFE_SKIP_FP_RULE;
+		*why = CONV_SKIP_FP_RULE;
 	}
 	if (a->ra_form == ABI_RA_FIXED) {
 		/* No RA word: the header's fixed offset or nothing. */
 		if (p->ra.kind != PL_NONE) {
 			ok = false;
-			*why = SFE_SKIP_RA_RULE;
+			*why = CONV_SKIP_RA_RULE;
 		}
 		return ok;
 	}
@@ -313,48 +313,48 @@ bool sfe_rule_default_ok(const abi_desc *a, const sfe_prow *p, sfe_skip *why)
 	if ((p->ra.kind != PL_NONE && p->ra.kind != PL_STACK) ||
 	    (p->ra.kind == PL_STACK && p->ra.off == SF_FRE_RA_OFFSET_INVALID)) {
 		ok = false;
-		*why = SFE_SKIP_RA_RULE;
+		*why = CONV_SKIP_RA_RULE;
 	}
 	if (a->ra_form == ABI_RA_WORD && p->fp.kind == PL_STACK &&
 	    p->ra.kind != PL_STACK) {
 		ok = false;
-		*why = SFE_SKIP_FP_RULE;
+		*why = CONV_SKIP_FP_RULE;
 	}
 	return ok;
 }
 
-static sfe_skip push_w(sfe_fre *f, int64_t v)
+static conv_skip push_w(sfe_fre *f, int64_t v)
 {
 	if (!fits_i32(v))
-		return SFE_SKIP_OFFSET_RANGE;
+		return CONV_SKIP_OFFSET_RANGE;
 	f->dw[f->ndw++] = (int32_t)v;
-	return SFE_SKIP_NONE;
+	return CONV_SKIP_NONE;
 }
 
 /* Flex control/offset pair for an RA/FP location (spec 3.2). */
-static sfe_skip push_flex_loc(sfe_fre *f, const sfe_ploc *l)
+static conv_skip push_flex_loc(sfe_fre *f, const conv_ploc *l)
 {
 	unsigned ctrl;
 	switch (l->kind) {
 	case PL_STACK: ctrl = SF_FLEX_CTRL(0, 1, 0); break;
 	case PL_REG: ctrl = SF_FLEX_CTRL(l->reg, 0, 1); break;
 	case PL_DEREF: ctrl = SF_FLEX_CTRL(l->reg, 1, 1); break;
-	default: return SFE_SKIP_RA_RULE;
+	default: return CONV_SKIP_RA_RULE;
 	}
 	if (ctrl > INT32_MAX)
-		return SFE_SKIP_OFFSET_RANGE;
+		return CONV_SKIP_OFFSET_RANGE;
 	f->dw[f->ndw++] = (int32_t)ctrl;
 	return push_w(f, l->off);
 }
 
 /* The data words of a flexible FDE's FRE: pairs CFA, RA (or one padding
  * word 0), FP. */
-static sfe_skip flex_words(const sfe_prow *p, int32_t cw, sfe_fre *f)
+static conv_skip flex_words(const conv_prow *p, int32_t cw, sfe_fre *f)
 {
-	sfe_skip s;
+	conv_skip s;
 	unsigned ctrl = SF_FLEX_CTRL(p->cfa_reg, p->cfa_deref, 1);
 	if (ctrl > INT32_MAX)
-		return SFE_SKIP_CFA_REG;
+		return CONV_SKIP_CFA_REG;
 	f->dw[f->ndw++] = (int32_t)ctrl;
 	f->dw[f->ndw++] = cw;
 	if (p->ra.kind != PL_NONE) {
@@ -365,22 +365,22 @@ static sfe_skip flex_words(const sfe_prow *p, int32_t cw, sfe_fre *f)
 	}
 	if (p->fp.kind != PL_NONE) {
 		if ((s = push_flex_loc(f, &p->fp)))
-			return s == SFE_SKIP_RA_RULE ? SFE_SKIP_FP_RULE : s;
+			return s == CONV_SKIP_RA_RULE ? CONV_SKIP_FP_RULE : s;
 	}
-	return SFE_SKIP_NONE;
+	return CONV_SKIP_NONE;
 }
 
-sfe_skip sfe_rule_fre(const abi_desc *a, bool flex, const sfe_prow *p,
+conv_skip conv_rule_fre(const abi_desc *a, bool flex, const conv_prow *p,
 		      int64_t cfa_off, sfe_fre *f)
 {
-	sfe_skip s;
+	conv_skip s;
 	int32_t cw;
 	uint32_t start = f->start;
 	memset(f, 0, sizeof *f);
 	f->start = start;
 	if (p->ra_undef)
-		return SFE_SKIP_NONE; /* 0 data words, info byte 0 */
-	s = sfe_cfa_word(a, cfa_off, &cw);
+		return CONV_SKIP_NONE; /* 0 data words, info byte 0 */
+	s = conv_cfa_word(a, cfa_off, &cw);
 	if (s)
 		return s;
 	f->mangled_ra = p->mangled;
@@ -395,48 +395,48 @@ sfe_skip sfe_rule_fre(const abi_desc *a, bool flex, const sfe_prow *p,
 			if ((s = push_w(f, p->ra.off)))
 				return s;
 		} else if (p->fp.kind == PL_STACK) {
-			/* ABI_RA_WORD_PADDED (sfe_rule_default_ok) */
+			/* ABI_RA_WORD_PADDED (conv_rule_default_ok) */
 			f->dw[f->ndw++] = SF_FRE_RA_OFFSET_INVALID;
 		}
 	}
 	if (p->fp.kind == PL_STACK)
 		return push_w(f, p->fp.off);
-	return SFE_SKIP_NONE;
+	return CONV_SKIP_NONE;
 }
 
-sfe_skip sfe_rule_plt_row(const abi_desc *a, unsigned retcol,
+conv_skip conv_rule_plt_row(const abi_desc *a, unsigned retcol,
 			  const cfi_row *r, uint32_t k)
 {
-	sfe_prow p;
+	conv_prow p;
 	memset(&p, 0, sizeof p);
-	sfe_skip s;
+	conv_skip s;
 	if (r->cfa.kind != CFI_CFA_EXPR || r->cfa.expr.shape != CFI_EXPR_PLT ||
 	    r->cfa.expr.plt_k != k || r->cfa.expr.off != 8 ||
 	    r->cfa.expr.reg != a->sp)
-		return SFE_SKIP_PLT_SHAPE;
+		return CONV_SKIP_PLT_SHAPE;
 	if ((s = project_ra(a, retcol, &r->ra, &p)))
 		return s;
 	if (p.ra_undef || p.ra.kind != PL_NONE ||
 	    project_fp(a, &r->fp, &p) || p.fp.kind != PL_NONE ||
 	    r->sp.kind != CFI_RULE_UNSPEC)
-		return SFE_SKIP_PLT_SHAPE;
-	return SFE_SKIP_NONE;
+		return CONV_SKIP_PLT_SHAPE;
+	return CONV_SKIP_NONE;
 }
 
-sfe_skip sfe_rule_fde(const abi_desc *a, const cfi_table *t,
+conv_skip conv_rule_fde(const abi_desc *a, const cfi_table *t,
 		      const cfi_fde *fde)
 {
 	if (!abi_has_sframe(a))
-		return SFE_SKIP_UNSUPPORTED_ABI;
+		return CONV_SKIP_UNSUPPORTED_ABI;
 	if (fde->status == E2S_ERR_CIE_PTR_WIDTH)
-		return SFE_SKIP_CIE_PTR_WIDTH; /* its range reads as > 4 GiB */
+		return CONV_SKIP_CIE_PTR_WIDTH; /* its range reads as > 4 GiB */
 	if (fde->status != E2S_ERR_OK || fde->cie >= t->ncies ||
 	    t->cies[fde->cie].status != E2S_ERR_OK)
-		return SFE_SKIP_BAD_CFI;
+		return CONV_SKIP_BAD_CFI;
 	if (fde->pc_range == 0)
-		return SFE_SKIP_EMPTY;
+		return CONV_SKIP_EMPTY;
 	if (fde->pc_range > UINT32_MAX ||
 	    fde->pc_begin + fde->pc_range < fde->pc_begin)
-		return SFE_SKIP_TOO_LARGE;
-	return SFE_SKIP_NONE;
+		return CONV_SKIP_TOO_LARGE;
+	return CONV_SKIP_NONE;
 }

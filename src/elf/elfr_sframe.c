@@ -8,7 +8,7 @@
 #include "../common/mem.h"
 #include "../sframe/sfr_spec.h"
 #include "elf_file.h"
-#include "sfr_file.h"
+#include "elfr_sframe.h"
 
 #ifndef R_390_PC64
 #define R_390_PC64 23
@@ -33,7 +33,7 @@ static bool pcrel_type(unsigned machine, unsigned t)
  * concatenation: each gives the start field at its offset the value
  * symbol + addend in the symbol's section. */
 static e2s_err read_relas(const elfr_file *e, size_t sfidx, uint64_t base,
-			  uint64_t size, sfr_elf *out, e2s_vec *vf,
+			  uint64_t size, elfr_sframe *out, e2s_vec *vf,
 			  e2s_diag *diag)
 {
 	for (size_t k = 1; k < e->shnum; k++) {
@@ -103,7 +103,7 @@ static bool is_sframe(const elfr_file *e, size_t i)
 	return p && sfr_section_kind(sh->type, name, p, n) == SFR_SEC_SFRAME;
 }
 
-static e2s_err add_part(sfr_elf *out, e2s_vec *vp, const void *bytes,
+static e2s_err add_part(elfr_sframe *out, e2s_vec *vp, const void *bytes,
 			size_t n, uint32_t shndx, uint32_t group, e2s_diag *diag)
 {
 	size_t at = (out->size + 7) & ~(size_t)7;
@@ -115,14 +115,14 @@ static e2s_err add_part(sfr_elf *out, e2s_vec *vp, const void *bytes,
 	memset(nd + out->size, 0, at - out->size);
 	memcpy(nd + at, bytes, n);
 	out->size = at + n;
-	out->parts[vp->n++] = (sfr_part){at, n, shndx, group};
+	out->parts[vp->n++] = (elfr_sframe_part){at, n, shndx, group};
 	out->nparts = vp->n;
 	return E2S_ERR_OK;
 }
 
 /* What the result keeps (the section bytes, the relocated fields) is
  * copied out of the file. */
-static e2s_err read_elf(const elfr_file *e, sfr_elf *out, e2s_diag *diag)
+static e2s_err read_elf(const elfr_file *e, elfr_sframe *out, e2s_diag *diag)
 {
 	e2s_err err = E2S_ERR_OK;
 	e2s_vec vp = {0, 0}, vf = {0, 0};
@@ -173,7 +173,7 @@ static e2s_err read_elf(const elfr_file *e, sfr_elf *out, e2s_diag *diag)
 	return e2s_fail(diag, E2S_ERR_BAD_SFRAME, NULL, 0, "no .sframe section");
 }
 
-e2s_err sfr_elf_read_mem(const void *img, size_t size, sfr_elf *out,
+e2s_err elfr_sframe_read_mem(const void *img, size_t size, elfr_sframe *out,
 			 e2s_diag *diag)
 {
 	elfr_file *e = NULL;
@@ -182,12 +182,12 @@ e2s_err sfr_elf_read_mem(const void *img, size_t size, sfr_elf *out,
 	if (!err)
 		err = read_elf(e, out, diag);
 	if (err)
-		sfr_elf_free(out);
+		elfr_sframe_free(out);
 	elfr_close(e);
 	return err;
 }
 
-e2s_err sfr_elf_read(const char *path, sfr_elf *out, e2s_diag *diag)
+e2s_err elfr_sframe_read(const char *path, elfr_sframe *out, e2s_diag *diag)
 {
 	struct stat st;
 	elfr_file *e = NULL;
@@ -202,12 +202,12 @@ e2s_err sfr_elf_read(const char *path, sfr_elf *out, e2s_diag *diag)
 	if (!err)
 		err = read_elf(e, out, diag);
 	if (err)
-		sfr_elf_free(out);
+		elfr_sframe_free(out);
 	elfr_close(e);
 	return err;
 }
 
-e2s_err sfr_elf_decode(const sfr_elf *e, sfr_section *out, e2s_diag *diag)
+e2s_err elfr_sframe_decode(const elfr_sframe *e, sfr_section *out, e2s_diag *diag)
 {
 	e2s_err err = e->relocatable
 			      ? sfr_decode_rel(e->data, e->size, e->fields, e->nfields,
@@ -224,7 +224,7 @@ e2s_err sfr_elf_decode(const sfr_elf *e, sfr_section *out, e2s_diag *diag)
 	return E2S_ERR_OK;
 }
 
-void sfr_elf_free(sfr_elf *e)
+void elfr_sframe_free(elfr_sframe *e)
 {
 	free(e->data);
 	free(e->parts);

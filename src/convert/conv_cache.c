@@ -1,4 +1,4 @@
-/* The projection's caches (sfe_cache.h says which, and how they are
+/* The projection's caches (conv_cache.h says which, and how they are
  * switched off). Each gives the result the rules would give; none holds
  * a rule. */
 #include <stdlib.h>
@@ -6,37 +6,37 @@
 
 #include "../common/mem.h"
 #include "../common/reader.h"
-#include "sfe_cache.h"
+#include "conv_cache.h"
 
 /* ---- First rows -------------------------------------------------------
  * Most FDEs begin with their CIE's initial rules (r->same == CFI_COL_ALL
- * on a first row): what sfe_fde_row_gen made of the first such row of
- * the CIE, kept per CIE (sfe_first), is the same at r's start, as it
+ * on a first row): what conv_fde_row_gen made of the first such row of
+ * the CIE, kept per CIE (conv_first), is the same at r's start, as it
  * depends on nothing else. */
-e2s_err sfe_first_row(sfe_pctx *c, const cfi_row *r)
+e2s_err conv_first_row(conv_pctx *c, const cfi_row *r)
 {
-	sfe_fdeproj *f = &c->f;
+	conv_fdeproj *f = &c->f;
 	uint32_t ci = c->t->fdes[f->fde].cie;
 	if (ci >= c->gfirst.n) {
-		if (!sfe_grow((void **)&c->first, &c->gfirst, sizeof *c->first, ci + 1))
+		if (!conv_grow((void **)&c->first, &c->gfirst, sizeof *c->first, ci + 1))
 			return E2S_ERR_NOMEM;
 		memset(&c->first[c->gfirst.n], 0,
 		       (ci + 1 - c->gfirst.n) * sizeof *c->first);
 		c->gfirst.n = ci + 1;
 	}
-	sfe_first *k = &c->first[ci];
-	if (k->state == SFE_FIRST_NEVER || !sfe_row_live(r, f->pc, f->end) ||
-	    !sfe_grow((void **)&f->pv, &f->gp, sizeof *f->pv, 1) ||
-	    !sfe_grow((void **)&f->full, &f->gfull, sizeof *f->full, 1) ||
-	    !sfe_grow((void **)&c->fres, &c->gr, sizeof(sfe_fre), 1))
-		return sfe_fde_row_gen(c, r); /* it reports OOM */
-	if (k->state == SFE_FIRST_NONE) {
-		e2s_err e = sfe_fde_row_gen(c, r);
+	conv_first *k = &c->first[ci];
+	if (k->state == CONV_FIRST_NEVER || !conv_row_live(r, f->pc, f->end) ||
+	    !conv_grow((void **)&f->pv, &f->gp, sizeof *f->pv, 1) ||
+	    !conv_grow((void **)&f->full, &f->gfull, sizeof *f->full, 1) ||
+	    !conv_grow((void **)&c->fres, &c->gr, sizeof(sfe_fre), 1))
+		return conv_fde_row_gen(c, r); /* it reports OOM */
+	if (k->state == CONV_FIRST_NONE) {
+		e2s_err e = conv_fde_row_gen(c, r);
 		if (e || f->plt) {
-			k->state = SFE_FIRST_NEVER;
+			k->state = CONV_FIRST_NEVER;
 			return e;
 		}
-		k->state = SFE_FIRST_KEPT;
+		k->state = CONV_FIRST_KEPT;
 		k->skip = f->row_skip;
 		if (!k->skip) {
 			k->flex = f->flex;
@@ -57,13 +57,13 @@ e2s_err sfe_first_row(sfe_pctx *c, const cfi_row *r)
 	}
 	f->full[0] = k->full;
 	f->gfull.n = 1;
-	f->pv[0] = (sfe_prow_at){r->start, k->full.cfa_off, 0};
+	f->pv[0] = (conv_prow_at){r->start, k->full.cfa_off, 0};
 	f->gp.n = 1;
 	f->flex = k->flex;
 	f->word_skip = k->word_skip;
 	if (!k->word_skip) {
 		c->fres[0] = k->fre;
-		c->fres[0].start = sfe_fre_start(f, r->start);
+		c->fres[0].start = conv_fre_start(f, r->start);
 		f->nfre = 1;
 	}
 	f->cfa_run = k->cfa_run;
@@ -93,7 +93,7 @@ static bool memo_key_ok(const cfi_fde *fde)
 	       fde->cie <= UINT16_MAX && fde->pc_range <= UINT32_MAX;
 }
 
-static uint64_t memo_hash(sfe_pctx *c, size_t i)
+static uint64_t memo_hash(conv_pctx *c, size_t i)
 {
 	if (c->hash_fde == i)
 		return c->hash_val;
@@ -129,7 +129,7 @@ static uint64_t memo_hash(sfe_pctx *c, size_t i)
 }
 
 /* The set of two for hash h: the first holds the newer entry. */
-static sfe_memo *memo_set(const sfe_pctx *c, uint64_t h)
+static conv_memo *memo_set(const conv_pctx *c, uint64_t h)
 {
 	return &c->memo[2 * ((size_t)h & (c->memo_sets - 1))];
 }
@@ -147,14 +147,14 @@ static uint64_t short_insns(const uint8_t *p, uint32_t n)
 
 /* Kept in the entry, a short program is compared without reading the
  * earlier FDE's bytes (a cache miss each, on the most common hits). */
-static bool memo_same(const sfe_pctx *c, const sfe_memo *m, const cfi_fde *fde,
+static bool memo_same(const conv_pctx *c, const conv_memo *m, const cfi_fde *fde,
 		      uint32_t tag)
 {
 	const uint8_t *p = c->t->data + fde->insn_off;
 	if (m->tag != tag || m->insn_len != fde->insn_len || m->cie != fde->cie)
 		return false;
 	if (m->pc_range != fde->pc_range &&
-	    !(m->reach != SFE_MEMO_FAR &&
+	    !(m->reach != CONV_MEMO_FAR &&
 	      (m->pc_range > m->reach && fde->pc_range > m->reach)))
 		return false;
 	if (m->insn_len <= 8)
@@ -162,14 +162,14 @@ static bool memo_same(const sfe_pctx *c, const sfe_memo *m, const cfi_fde *fde,
 	return memcmp(c->t->data + m->insn, p, m->insn_len) == 0;
 }
 
-bool sfe_memo_put(sfe_pctx *c, size_t i, sfe_skip s, size_t first)
+bool conv_memo_put(conv_pctx *c, size_t i, conv_skip s, size_t first)
 {
 	const cfi_fde *fde = &c->t->fdes[i];
 	if (fde->status != E2S_ERR_OK || fde->set_loc || c->f.plt ||
 	    !memo_key_ok(fde))
 		return true;
 	switch (s) {
-	case SFE_SKIP_NONE:
+	case CONV_SKIP_NONE:
 		/* One function over the whole FDE (V2 may shorten it, and
 		 * a function split in parts has more FREs than fre_count
 		 * holds). */
@@ -179,12 +179,12 @@ bool sfe_memo_put(sfe_pctx *c, size_t i, sfe_skip s, size_t first)
 		    c->set->funcs[first].enc_len > UINT16_MAX)
 			return true;
 		break;
-	case SFE_SKIP_BAD_CFI:
-	case SFE_SKIP_EMPTY:
-	case SFE_SKIP_TOO_LARGE:
-	case SFE_SKIP_DUPLICATE:
-	case SFE_SKIP_UNSUPPORTED_ABI:
-	case SFE_SKIP_PLT_SHAPE:
+	case CONV_SKIP_BAD_CFI:
+	case CONV_SKIP_EMPTY:
+	case CONV_SKIP_TOO_LARGE:
+	case CONV_SKIP_DUPLICATE:
+	case CONV_SKIP_UNSUPPORTED_ABI:
+	case CONV_SKIP_PLT_SHAPE:
 		return true; /* not from the program, or not remembered */
 	default:
 		break;
@@ -193,10 +193,10 @@ bool sfe_memo_put(sfe_pctx *c, size_t i, sfe_skip s, size_t first)
 		/* About one entry per 64 bytes of section (an FDE takes
 		 * 40 to 60), so that a small file pays for a small table. */
 		size_t sets = 64;
-		while (sets < SFE_MEMO_SETS && sets < c->t->size / 128)
+		while (sets < CONV_MEMO_SETS && sets < c->t->size / 128)
 			sets *= 2;
 		size_t bytes = 2 * sets * sizeof *c->memo;
-		sfe_memo *v = aligned_alloc(64, bytes);
+		conv_memo *v = aligned_alloc(64, bytes);
 		uint16_t *tags = calloc(2 * sets, sizeof *tags);
 		if (!v || !tags) {
 			free(v);
@@ -209,7 +209,7 @@ bool sfe_memo_put(sfe_pctx *c, size_t i, sfe_skip s, size_t first)
 		c->memo_sets = sets;
 	}
 	uint64_t h = memo_hash(c, i);
-	sfe_memo *m = memo_set(c, h);
+	conv_memo *m = memo_set(c, h);
 	uint16_t *mt = &c->memo_tags[m - c->memo];
 	m[1] = m[0];
 	mt[1] = mt[0];
@@ -217,7 +217,7 @@ bool sfe_memo_put(sfe_pctx *c, size_t i, sfe_skip s, size_t first)
 	mt[0] = (uint16_t)m->tag;
 	m->cie = (uint16_t)fde->cie;
 	m->pc_range = (uint32_t)fde->pc_range;
-	m->reach = fde->reach < SFE_MEMO_FAR ? (uint16_t)fde->reach : SFE_MEMO_FAR;
+	m->reach = fde->reach < CONV_MEMO_FAR ? (uint16_t)fde->reach : CONV_MEMO_FAR;
 	m->insn_len = (uint16_t)fde->insn_len;
 	m->insn = fde->insn_len <= 8
 			  ? short_insns(c->t->data + fde->insn_off, fde->insn_len)
@@ -235,17 +235,17 @@ bool sfe_memo_put(sfe_pctx *c, size_t i, sfe_skip s, size_t first)
 	return true;
 }
 
-int sfe_memo_take(sfe_pctx *c, size_t i)
+int conv_memo_take(conv_pctx *c, size_t i)
 {
 	const cfi_fde *fde = &c->t->fdes[i];
 	if (!c->memo || !memo_key_ok(fde))
 		return 0;
 	c->checked_fde = i; /* for fde_begin */
-	c->checked = sfe_rule_fde(c->abi, c->t, fde);
-	if (c->checked != SFE_SKIP_NONE)
+	c->checked = conv_rule_fde(c->abi, c->t, fde);
+	if (c->checked != CONV_SKIP_NONE)
 		return 0;
 	uint64_t h = memo_hash(c, i);
-	const sfe_memo *m = memo_set(c, h);
+	const conv_memo *m = memo_set(c, h);
 	uint32_t tag = memo_tag(h);
 	/* The entries are read only where a short tag matches; else the
 	 * program runs, and memo_put writes the set afterwards. */
@@ -256,15 +256,15 @@ int sfe_memo_take(sfe_pctx *c, size_t i)
 	}
 	if (!memo_same(c, m, fde, tag) && !memo_same(c, ++m, fde, tag))
 		return 0;
-	if (!sfe_claim_fde(c, i, fde))
+	if (!conv_claim_fde(c, i, fde))
 		return -1;
-	sfe_skip s = (sfe_skip)(m->out & 0x1f);
+	conv_skip s = (conv_skip)(m->out & 0x1f);
 	if (!s) {
 		/* Its FRE data is shared, not copied (a copy would be read
 		 * from wherever the first one is, a cache miss each): enc is
 		 * read-only once written, and the encoder writes each
 		 * function's data from where enc_off says. */
-		sfe_func *fn = sfe_new_func(c, fde, (uint32_t)i, fde->pc_begin,
+		sfe_func *fn = conv_new_func(c, fde, (uint32_t)i, fde->pc_begin,
 					fde->pc_range);
 		if (!fn)
 			return -1;
@@ -275,10 +275,10 @@ int sfe_memo_take(sfe_pctx *c, size_t i)
 		fn->fre_type = (uint8_t)(m->out >> 6);
 		c->set->nfres += m->fre_count;
 	}
-	return sfe_note(c, i, s) ? 1 : -1;
+	return conv_note(c, i, s) ? 1 : -1;
 }
 
-void sfe_cache_free(sfe_pctx *c)
+void conv_cache_free(conv_pctx *c)
 {
 	free(c->memo);
 	c->memo = NULL;

@@ -1,11 +1,11 @@
-/* Orders by (section, start): the claims' (sfe_claim.c, to find
+/* Orders by (section, start): the claims' (conv_claim.c, to find
  * overlaps) and from them the functions', as the encoder writes them. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "sfe_int.h"
+#include "conv_int.h"
 
-static bool key_less(const sfe_key *x, const sfe_key *y)
+static bool key_less(const conv_key *x, const conv_key *y)
 {
 	if (x->shndx != y->shndx)
 		return x->shndx < y->shndx;
@@ -25,11 +25,11 @@ static int key_cmp(const void *a, const void *b)
  * out functions in input order but their cold parts (and startup code)
  * elsewhere (libLLVM-14: 595 runs, 3 lanes). */
 #define SORT_LANES 8
-static bool merge_lanes(const sfe_key *key, size_t n, sfe_key *lanes,
-			sfe_key *out)
+static bool merge_lanes(const conv_key *key, size_t n, conv_key *lanes,
+			conv_key *out)
 {
 	size_t cnt[SORT_LANES] = {0}, at[SORT_LANES] = {0}, end[SORT_LANES] = {0};
-	sfe_key tail[SORT_LANES];
+	conv_key tail[SORT_LANES];
 	unsigned nl = 0;
 	uint8_t *lane = malloc(n);
 	if (!lane)
@@ -72,7 +72,7 @@ static bool merge_lanes(const sfe_key *key, size_t n, sfe_key *lanes,
 /* By merging lanes where a few hold the order, else by merging the
  * ascending runs found; qsort where memory is short. Keys never tie
  * (idx), so the order does not depend on the method. */
-void sfe_sort_keys(sfe_key *key, size_t n)
+void conv_sort_keys(conv_key *key, size_t n)
 {
 	size_t nruns = 1;
 	for (size_t i = 1; i < n; i++)
@@ -80,14 +80,14 @@ void sfe_sort_keys(sfe_key *key, size_t n)
 	if (nruns == 1)
 		return;
 	size_t *run = malloc((nruns + 1) * sizeof *run);
-	sfe_key *tmp = e2s_alloc_big(2 * n * sizeof *tmp);
+	conv_key *tmp = e2s_alloc_big(2 * n * sizeof *tmp);
 	if (!run || !tmp) {
 		free(run);
 		free(tmp);
 		qsort(key, n, sizeof *key, key_cmp);
 		return;
 	}
-	sfe_key *src = key, *dst = tmp;
+	conv_key *src = key, *dst = tmp;
 	if (merge_lanes(key, n, tmp + n, tmp)) {
 		src = tmp;
 		nruns = 1;
@@ -115,7 +115,7 @@ void sfe_sort_keys(sfe_key *key, size_t n)
 		}
 		run[m] = n;
 		nruns = m;
-		sfe_key *t = src;
+		conv_key *t = src;
 		src = dst;
 		dst = t;
 	}
@@ -128,7 +128,7 @@ void sfe_sort_keys(sfe_key *key, size_t n)
 /* v[i] = the old v[from[i]], in place: each cycle of the permutation
  * through one spare (no copy of the whole array); a slot filled gets
  * from[.] = its own index. */
-void sfe_permute_funcs(sfe_func *v, size_t n, uint32_t *from)
+void conv_permute_funcs(sfe_func *v, size_t n, uint32_t *from)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (from[i] == i)

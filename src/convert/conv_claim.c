@@ -1,14 +1,14 @@
-/* Claimed ranges for the duplicate-FDE check (see sfe_int.h). Once
+/* Claimed ranges for the duplicate-FDE check (see conv_int.h). Once
  * every FDE has claimed, the claims are sorted by (section, start):
  * claims that overlap no other all win, and only groups of overlapping
  * ones go, in section order, through the exact first-wins rule: a treap
  * keyed by (section, start), with nodes as array indices, where a key
  * above every other goes onto the right spine in amortised O(1). */
-#include "sfe_int.h"
+#include "conv_int.h"
 
 #define CL_NIL UINT32_MAX
 
-void sfe_claims_init(sfe_claims *c)
+void conv_claims_init(conv_claims *c)
 {
 	memset(c, 0, sizeof *c);
 	c->root = c->max = CL_NIL;
@@ -16,22 +16,22 @@ void sfe_claims_init(sfe_claims *c)
 	c->spine_ok = true;
 }
 
-void sfe_claims_free(sfe_claims *c)
+void conv_claims_free(conv_claims *c)
 {
 	free(c->v);
 	free(c->spine);
-	sfe_claims_init(c);
+	conv_claims_init(c);
 }
 
 /* Key order: (shndx, start). */
-static bool cl_less(const struct sfe_claim *a, uint32_t shndx, uint64_t start)
+static bool cl_less(const struct conv_claim *a, uint32_t shndx, uint64_t start)
 {
 	return a->shndx < shndx || (a->shndx == shndx && a->start < start);
 }
 
-int sfe_claim(sfe_claims *c, uint32_t shndx, uint64_t start, uint64_t end)
+int conv_claim(conv_claims *c, uint32_t shndx, uint64_t start, uint64_t end)
 {
-	struct sfe_claim *v = c->v;
+	struct conv_claim *v = c->v;
 	uint32_t pred = CL_NIL, succ = CL_NIL;
 	/* In address order (the usual case) the new key is above all. */
 	bool above = c->max != CL_NIL && cl_less(&v[c->max], shndx, start);
@@ -52,21 +52,21 @@ int sfe_claim(sfe_claims *c, uint32_t shndx, uint64_t start, uint64_t end)
 	if (succ != CL_NIL && v[succ].shndx == shndx && v[succ].start < end)
 		return 0;
 	if (c->g.n >= CL_NIL ||
-	    !sfe_grow((void **)&c->v, &c->g, sizeof *c->v, c->g.n + 1))
+	    !conv_grow((void **)&c->v, &c->g, sizeof *c->v, c->g.n + 1))
 		return -1;
 	v = c->v;
 	uint32_t k = (uint32_t)c->g.n++;
 	c->rng ^= c->rng << 13;
 	c->rng ^= c->rng >> 17;
 	c->rng ^= c->rng << 5;
-	v[k] = (struct sfe_claim){start, end, CL_NIL, CL_NIL, c->rng, shndx};
+	v[k] = (struct conv_claim){start, end, CL_NIL, CL_NIL, c->rng, shndx};
 	if (above || c->max == CL_NIL) {
 		/* cl_merge(root, k) done on the spine: the spine's suffix with
 		 * priorities <= k's becomes k's left subtree. */
 		if (!c->spine_ok) {
 			c->gsp.n = 0;
 			for (uint32_t t = c->root; t != CL_NIL; t = v[t].right) {
-				if (!sfe_grow((void **)&c->spine, &c->gsp,
+				if (!conv_grow((void **)&c->spine, &c->gsp,
 					      sizeof *c->spine, c->gsp.n + 1))
 					return -1;
 				c->spine[c->gsp.n++] = t;
@@ -74,7 +74,7 @@ int sfe_claim(sfe_claims *c, uint32_t shndx, uint64_t start, uint64_t end)
 			c->spine_ok = true;
 		}
 		/* Room first: popping only shrinks the spine. */
-		if (!sfe_grow((void **)&c->spine, &c->gsp, sizeof *c->spine,
+		if (!conv_grow((void **)&c->spine, &c->gsp, sizeof *c->spine,
 			      c->gsp.n + 1))
 			return -1;
 		uint32_t below = CL_NIL;
@@ -122,36 +122,36 @@ static int u32_cmp(const void *a, const void *b)
 
 /* The claims of one overlapping group (their indices, g[0..n)) one by
  * one in section order through the treap. false on OOM. */
-static bool resolve_group(const sfe_fclaim *cl, uint32_t *g, size_t n,
+static bool resolve_group(const conv_fclaim *cl, uint32_t *g, size_t n,
 			  uint8_t *lost)
 {
-	sfe_claims tr;
+	conv_claims tr;
 	bool ok = true;
 	qsort(g, n, sizeof *g, u32_cmp);
-	sfe_claims_init(&tr);
+	conv_claims_init(&tr);
 	for (size_t i = 0; i < n && ok; i++) {
-		const sfe_fclaim *k = &cl[g[i]];
-		int r = sfe_claim(&tr, k->shndx, k->start, k->end);
+		const conv_fclaim *k = &cl[g[i]];
+		int r = conv_claim(&tr, k->shndx, k->start, k->end);
 		ok = r >= 0;
 		lost[g[i]] = r == 0;
 	}
-	sfe_claims_free(&tr);
+	conv_claims_free(&tr);
 	return ok;
 }
 
-bool sfe_claims_resolve(const sfe_fclaim *cl, size_t n, uint8_t *lost,
+bool conv_claims_resolve(const conv_fclaim *cl, size_t n, uint8_t *lost,
 			uint32_t *order, size_t *nwin)
 {
-	sfe_key *key = e2s_alloc_big((n ? n : 1) * sizeof *key);
+	conv_key *key = e2s_alloc_big((n ? n : 1) * sizeof *key);
 	uint32_t *g = NULL;
 	bool ok = key != NULL;
 	*nwin = 0;
 	for (size_t k = 0; k < n && ok; k++) {
-		key[k] = (sfe_key){cl[k].start, cl[k].shndx, (uint32_t)k};
+		key[k] = (conv_key){cl[k].start, cl[k].shndx, (uint32_t)k};
 		lost[k] = 0;
 	}
 	if (ok)
-		sfe_sort_keys(key, n);
+		conv_sort_keys(key, n);
 	for (size_t j = 0; j < n && ok;) {
 		/* [j, k): claims each starting before the group's end. */
 		uint64_t reach = cl[key[j].idx].end;

@@ -1,7 +1,7 @@
-/* Streaming conversion (cfi_parse_stream / cfi_file_open_view /
- * sfe_project_view) against the table path, the duplicate-range rule
+/* Streaming conversion (cfi_parse_stream / elfr_cfi_open_view /
+ * conv_project_view) against the table path, the duplicate-range rule
  * (first FDE in section order wins) against a brute-force reference, and
- * the streaming projection with its caches on and off (sfe_stream_caches)
+ * the streaming projection with its caches on and off (conv_stream_caches)
  * on synthetic and real sections. */
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -77,16 +77,16 @@ static void stream_rows_match(void)
 	CHECK(img != NULL);
 	if (!img)
 		return;
-	cfi_file *tf = NULL, *sf = NULL;
+	elfr_cfi *tf = NULL, *sf = NULL;
 	e2s_diag d;
 	collect_t c;
 	memset(&c, 0, sizeof c);
 	c.stop_at = SIZE_MAX;
-	CHECK_EQ(cfi_file_open_mem(img, size, NULL, &tf, &d), E2S_ERR_OK);
-	CHECK_EQ(cfi_file_open_view(img, size, NULL, collect, &c, &sf, &d),
+	CHECK_EQ(elfr_cfi_open_mem(img, size, NULL, &tf, &d), E2S_ERR_OK);
+	CHECK_EQ(elfr_cfi_open_view(img, size, NULL, collect, &c, &sf, &d),
 		 E2S_ERR_OK);
 	if (tf && sf) {
-		const cfi_table *t = cfi_file_table(tf), *s = cfi_file_table(sf);
+		const cfi_table *t = elfr_cfi_table(tf), *s = elfr_cfi_table(sf);
 		CHECK(t->nfdes > 100);
 		CHECK_EQ(s->nfdes, t->nfdes);
 		CHECK_EQ(c.calls, t->nfdes);
@@ -106,36 +106,36 @@ static void stream_rows_match(void)
 		}
 		CHECK_EQ(bad, 0);
 	}
-	cfi_file_close(tf);
-	cfi_file_close(sf);
+	elfr_cfi_close(tf);
+	elfr_cfi_close(sf);
 	collect_free(&c);
 
 	/* A callback error stops the parse with that error. */
 	memset(&c, 0, sizeof c);
 	c.stop_at = 3;
 	sf = NULL;
-	CHECK_EQ(cfi_file_open_view(img, size, NULL, collect, &c, &sf, &d),
+	CHECK_EQ(elfr_cfi_open_view(img, size, NULL, collect, &c, &sf, &d),
 		 E2S_ERR_NOMEM);
 	CHECK(sf == NULL);
 	CHECK_EQ(c.calls, 4);
 	collect_free(&c);
 
-	/* cfi_file_open_stream on the path: same row count. */
+	/* elfr_cfi_open_stream on the path: same row count. */
 	memset(&c, 0, sizeof c);
 	c.stop_at = SIZE_MAX;
-	CHECK_EQ(cfi_file_open_stream("/proc/self/exe", NULL, collect, &c, &sf,
+	CHECK_EQ(elfr_cfi_open_stream("/proc/self/exe", NULL, collect, &c, &sf,
 				      &d), E2S_ERR_OK);
 	if (sf)
-		CHECK_EQ(c.calls, cfi_file_table(sf)->nfdes);
-	cfi_file_close(sf);
+		CHECK_EQ(c.calls, elfr_cfi_table(sf)->nfdes);
+	elfr_cfi_close(sf);
 	collect_free(&c);
 	munmap(img, size);
 }
 
 /* The same functions with the same FRE data (where in enc it is stored
  * may differ: a program converted before shares its data). */
-static bool sets_equal(const sfe_set *a, const sfe_verdicts *va,
-		       const sfe_set *b, const sfe_verdicts *vb)
+static bool sets_equal(const sfe_set *a, const conv_verdicts *va,
+		       const sfe_set *b, const conv_verdicts *vb)
 {
 	if (!(a->abi == b->abi && a->big_endian == b->big_endian &&
 	      a->nfuncs == b->nfuncs && a->nfres == b->nfres &&
@@ -157,7 +157,7 @@ static bool sets_equal(const sfe_set *a, const sfe_verdicts *va,
 	return true;
 }
 
-/* sfe_project on the table == sfe_project_view streaming, for V3 and
+/* conv_project on the table == conv_project_view streaming, for V3 and
  * V2, and their encodings. */
 static void project_view_matches(void)
 {
@@ -166,26 +166,26 @@ static void project_view_matches(void)
 	CHECK(img != NULL);
 	if (!img)
 		return;
-	cfi_file *tf = NULL, *sf = NULL;
+	elfr_cfi *tf = NULL, *sf = NULL;
 	sfe_set a, b;
-	sfe_verdicts va, vb;
+	conv_verdicts va, vb;
 	e2s_diag d;
-	CHECK_EQ(cfi_file_open_mem(img, size, NULL, &tf, &d), E2S_ERR_OK);
-	CHECK_EQ(sfe_project(cfi_file_table(tf), 0, &a, &va, &d), E2S_ERR_OK);
-	CHECK_EQ(sfe_project_view(img, size, NULL, 0, &sf, &b, &vb, &d), E2S_ERR_OK);
+	CHECK_EQ(elfr_cfi_open_mem(img, size, NULL, &tf, &d), E2S_ERR_OK);
+	CHECK_EQ(conv_project(elfr_cfi_table(tf), 0, &a, &va, &d), E2S_ERR_OK);
+	CHECK_EQ(conv_project_view(img, size, NULL, 0, &sf, &b, &vb, &d), E2S_ERR_OK);
 	CHECK(a.nfuncs > 100);
 	CHECK(sets_equal(&a, &va, &b, &vb));
-	sfe_verdicts_free(&va);
-	sfe_verdicts_free(&vb);
-	cfi_file *ff = NULL, *f2 = NULL;
+	conv_verdicts_free(&va);
+	conv_verdicts_free(&vb);
+	elfr_cfi *ff = NULL, *f2 = NULL;
 	sfe_set fs, t2;
-	sfe_verdicts vfs, vt2;
-	CHECK_EQ(sfe_project_view(img, size, NULL, 2, &ff, &fs, &vfs, &d), E2S_ERR_OK);
-	CHECK_EQ(sfe_project(cfi_file_table(tf), 2, &t2, &vt2, &d), E2S_ERR_OK);
+	conv_verdicts vfs, vt2;
+	CHECK_EQ(conv_project_view(img, size, NULL, 2, &ff, &fs, &vfs, &d), E2S_ERR_OK);
+	CHECK_EQ(conv_project(elfr_cfi_table(tf), 2, &t2, &vt2, &d), E2S_ERR_OK);
 	CHECK(sets_equal(&fs, &vfs, &t2, &vt2));
 	sfe_set_free(&t2);
-	sfe_verdicts_free(&vfs);
-	sfe_verdicts_free(&vt2);
+	conv_verdicts_free(&vfs);
+	conv_verdicts_free(&vt2);
 	(void)f2;
 	sfe_encode_opts o = {.section_vaddr = 0x800000};
 	bw_t wa, wb;
@@ -207,7 +207,7 @@ static void project_view_matches(void)
 	CHECK_EQ(sfe_encode(&fs, &v3, &wf, NULL, NULL, &d), E2S_ERR_INTERNAL);
 	bw_free(&wf);
 	sfe_set_free(&fs);
-	cfi_file_close(ff);
+	elfr_cfi_close(ff);
 	/* With sharing the size still agrees with the bytes written. */
 	o.share_fres = true;
 	bw_free(&wb);
@@ -219,8 +219,8 @@ static void project_view_matches(void)
 	bw_free(&wb);
 	sfe_set_free(&a);
 	sfe_set_free(&b);
-	cfi_file_close(tf);
-	cfi_file_close(sf);
+	elfr_cfi_close(tf);
+	elfr_cfi_close(sf);
 	munmap(img, size);
 }
 
@@ -310,17 +310,17 @@ static void duplicates_brute_force(void)
 				      fdes[j].pc_begin < f->pc_begin + f->pc_range &&
 				      f->pc_begin < fdes[j].pc_begin + fdes[j].pc_range;
 			claimed[i] = !dup;
-			want[i] = dup ? SFE_SKIP_DUPLICATE : SFE_SKIP_NONE;
+			want[i] = dup ? CONV_SKIP_DUPLICATE : CONV_SKIP_NONE;
 		}
 		one_row_table(&t, &cie, fdes, rows, N);
 		t.relocatable = true;
 		sfe_set set;
-		sfe_verdicts v;
+		conv_verdicts v;
 		e2s_diag d;
-		CHECK_EQ(sfe_project(&t, 0, &set, &v, &d), E2S_ERR_OK);
+		CHECK_EQ(conv_project(&t, 0, &set, &v, &d), E2S_ERR_OK);
 		size_t ndup = 0, bad = 0, nfres = 0;
 		for (size_t i = 0; i < N; i++) {
-			ndup += want[i] == SFE_SKIP_DUPLICATE;
+			ndup += want[i] == CONV_SKIP_DUPLICATE;
 			bad += v.fde_skip[i] != want[i];
 		}
 		/* Each layout exercises overlaps. */
@@ -328,8 +328,8 @@ static void duplicates_brute_force(void)
 		CHECK(ndup < N);
 		CHECK_EQ(bad, 0);
 		CHECK_EQ(set.nfuncs, N - ndup);
-		CHECK_EQ(v.counts[SFE_SKIP_DUPLICATE], ndup);
-		CHECK_EQ(v.counts[SFE_SKIP_NONE], N - ndup);
+		CHECK_EQ(v.counts[CONV_SKIP_DUPLICATE], ndup);
+		CHECK_EQ(v.counts[CONV_SKIP_NONE], N - ndup);
 		/* Sorted by (section, start) for the encoder, each function
 		 * where its FDE said. */
 		size_t unsorted = 0;
@@ -349,7 +349,7 @@ static void duplicates_brute_force(void)
 		CHECK_EQ(bad, 0);
 		CHECK_EQ(set.nfres, nfres);
 		sfe_set_free(&set);
-		sfe_verdicts_free(&v);
+		conv_verdicts_free(&v);
 		free(fdes);
 		free(rows);
 		free(claimed);
@@ -373,9 +373,9 @@ static void sort_interleaved(unsigned k)
 	}
 	one_row_table(&t, &cie, fdes, rows, N);
 	sfe_set set;
-	sfe_verdicts v;
+	conv_verdicts v;
 	e2s_diag d;
-	CHECK_EQ(sfe_project(&t, 0, &set, &v, &d), E2S_ERR_OK);
+	CHECK_EQ(conv_project(&t, 0, &set, &v, &d), E2S_ERR_OK);
 	CHECK_EQ(set.nfuncs, N);
 	size_t bad = 0;
 	bool *seen = calloc(N, sizeof *seen);
@@ -390,7 +390,7 @@ static void sort_interleaved(unsigned k)
 	CHECK_EQ(bad, 0);
 	free(seen);
 	sfe_set_free(&set);
-	sfe_verdicts_free(&v);
+	conv_verdicts_free(&v);
 	free(fdes);
 	free(rows);
 }
@@ -519,17 +519,17 @@ static void row_sink_matches(const char *path)
 		printf("  (skipped: %s not found)\n", path);
 		return;
 	}
-	cfi_file *tf = NULL, *sf = NULL;
+	elfr_cfi *tf = NULL, *sf = NULL;
 	e2s_diag d;
 	sink_t k;
 	memset(&k, 0, sizeof k);
 	k.cur = SIZE_MAX;
-	cfi_load_opts lo = {false, false, NULL, sink_row};
-	CHECK_EQ(cfi_file_open_mem(img, size, NULL, &tf, &d), E2S_ERR_OK);
-	CHECK_EQ(cfi_file_open_view(img, size, &lo, sink_fde, &k, &sf, &d),
+	elfr_cfi_opts lo = {false, false, NULL, sink_row};
+	CHECK_EQ(elfr_cfi_open_mem(img, size, NULL, &tf, &d), E2S_ERR_OK);
+	CHECK_EQ(elfr_cfi_open_view(img, size, &lo, sink_fde, &k, &sf, &d),
 		 E2S_ERR_OK);
 	if (tf && sf) {
-		const cfi_table *t = cfi_file_table(tf);
+		const cfi_table *t = elfr_cfi_table(tf);
 		CHECK(t->nfdes > 100);
 		CHECK_EQ(k.fdes, t->nfdes);
 		CHECK_EQ(k.miscount, 0);
@@ -567,33 +567,33 @@ static void row_sink_matches(const char *path)
 		CHECK(firsts > t->nfdes / 2);
 		CHECK(passed >= t->nrows);
 	}
-	cfi_file_close(tf);
-	cfi_file_close(sf);
+	elfr_cfi_close(tf);
+	elfr_cfi_close(sf);
 	collect_free(&k.rows);
 	munmap(img, size);
 }
 
 /* ---- The caches on and off (issue #32) -------------------------------- */
 
-/* The streaming projection of sec, its caches (sfe_cache.h) on or off. */
+/* The streaming projection of sec, its caches (conv_cache.h) on or off. */
 static e2s_err stream_caches(const cfi_section *sec, unsigned version,
-			     bool on, sfe_set *set, sfe_verdicts *v)
+			     bool on, sfe_set *set, conv_verdicts *v)
 {
-	sfe_stream *st;
+	conv_stream *st;
 	cfi_table t;
 	e2s_diag d;
 	memset(set, 0, sizeof *set);
 	memset(v, 0, sizeof *v);
-	if (sfe_stream_new(&st, version) != E2S_ERR_OK)
+	if (conv_stream_new(&st, version) != E2S_ERR_OK)
 		return E2S_ERR_NOMEM;
-	sfe_stream_caches(st, on);
-	cfi_sink k = {sfe_stream_pre, sfe_stream_row, sfe_stream_fde, st};
+	conv_stream_caches(st, on);
+	cfi_sink k = {conv_stream_pre, conv_stream_row, conv_stream_fde, st};
 	e2s_err e = cfi_parse_sink(sec, CFI_ABI_AMD64, &k, &t, &d);
 	if (!e) {
-		e = sfe_stream_finish(st, &t, set, v, &d);
+		e = conv_stream_finish(st, &t, set, v, &d);
 		cfi_table_free(&t);
 	}
-	sfe_stream_free(st);
+	conv_stream_free(st);
 	return e;
 }
 
@@ -665,7 +665,7 @@ static void xfde(xbuf *e, uint64_t sec, size_t cie_off, uint64_t func,
 /* Programs repeated under three CIEs with different initial rules, at
  * sizes beyond, at and inside their reach: the streaming projection
  * gives the same set with its caches on and off, and the same as
- * sfe_project (the rules alone), V3 and V2. What each cache must not
+ * conv_project (the rules alone), V3 and V2. What each cache must not
  * confuse is here: a program's outcome under another CIE (the first
  * rows of CIE B are not CIE A's, and CIE C's need a flexible FDE), or at
  * a size that cuts rows off (the memo's reach rule); a row whose CFA
@@ -731,34 +731,34 @@ static void caches_on_off_synthetic(void)
 	s.vaddr = sec;
 	for (unsigned v = 2; v <= 3; v++) {
 		sfe_set on, off, ref;
-		sfe_verdicts von, voff, vref;
+		conv_verdicts von, voff, vref;
 		cfi_table t;
 		e2s_diag d;
 		CHECK_EQ(stream_caches(&s, v, true, &on, &von), E2S_ERR_OK);
 		CHECK_EQ(stream_caches(&s, v, false, &off, &voff), E2S_ERR_OK);
 		CHECK_EQ(cfi_parse(&s, CFI_ABI_AMD64, &t, &d), E2S_ERR_OK);
-		CHECK_EQ(sfe_project(&t, v, &ref, &vref, &d), E2S_ERR_OK);
+		CHECK_EQ(conv_project(&t, v, &ref, &vref, &d), E2S_ERR_OK);
 		CHECK_EQ(t.nfdes, 3 * 5 * 7 + 3 * 5);
 		CHECK(sets_equal(&on, &von, &off, &voff));
 		CHECK(sets_equal(&off, &voff, &ref, &vref));
 		/* Not vacuous: both kinds of outcome, and repeated programs
 		 * taken from the memo with the caches on only. */
-		CHECK(von.counts[SFE_SKIP_NONE] > 40);
-		CHECK(von.counts[SFE_SKIP_PC_RELATIVE] >= 15);
+		CHECK(von.counts[CONV_SKIP_NONE] > 40);
+		CHECK(von.counts[CONV_SKIP_PC_RELATIVE] >= 15);
 		CHECK(shared_enc(&on) > 10);
 		/* CIE C's functions: flexible FDEs in V3, skipped in V2. */
 		size_t flex = 0;
 		for (size_t i = 0; i < on.nfuncs; i++)
 			flex += on.funcs[i].fde_type == SF_FDE_TYPE_FLEX;
-		CHECK(v == 2 ? von.counts[SFE_SKIP_V2] >= 15 && flex == 0
+		CHECK(v == 2 ? von.counts[CONV_SKIP_V2] >= 15 && flex == 0
 			     : flex >= 15);
 		CHECK_EQ(shared_enc(&off), 0);
 		sfe_set_free(&on);
 		sfe_set_free(&off);
 		sfe_set_free(&ref);
-		sfe_verdicts_free(&von);
-		sfe_verdicts_free(&voff);
-		sfe_verdicts_free(&vref);
+		conv_verdicts_free(&von);
+		conv_verdicts_free(&voff);
+		conv_verdicts_free(&vref);
 		cfi_table_free(&t);
 	}
 	free(e);
@@ -773,14 +773,14 @@ static void caches_on_off_file(const char *path)
 		printf("  (skipped: %s not found)\n", path);
 		return;
 	}
-	cfi_file *cf = NULL;
+	elfr_cfi *cf = NULL;
 	e2s_diag d;
-	CHECK_EQ(cfi_file_open_mem(img, size, NULL, &cf, &d), E2S_ERR_OK);
-	const cfi_section *sec = cf ? cfi_file_section(cf) : NULL;
+	CHECK_EQ(elfr_cfi_open_mem(img, size, NULL, &cf, &d), E2S_ERR_OK);
+	const cfi_section *sec = cf ? elfr_cfi_section(cf) : NULL;
 	CHECK(sec != NULL);
 	for (unsigned v = 2; sec && v <= 3; v++) {
 		sfe_set on, off;
-		sfe_verdicts von, voff;
+		conv_verdicts von, voff;
 		CHECK_EQ(stream_caches(sec, v, true, &on, &von), E2S_ERR_OK);
 		CHECK_EQ(stream_caches(sec, v, false, &off, &voff), E2S_ERR_OK);
 		CHECK(on.nfuncs > 100);
@@ -788,10 +788,10 @@ static void caches_on_off_file(const char *path)
 		CHECK(shared_enc(&on) > 0);
 		sfe_set_free(&on);
 		sfe_set_free(&off);
-		sfe_verdicts_free(&von);
-		sfe_verdicts_free(&voff);
+		conv_verdicts_free(&von);
+		conv_verdicts_free(&voff);
 	}
-	cfi_file_close(cf);
+	elfr_cfi_close(cf);
 	munmap(img, size);
 }
 
@@ -807,5 +807,5 @@ int main(void)
 	caches_on_off_file("/proc/self/exe");
 	caches_on_off_file("/usr/lib/x86_64-linux-gnu/libstdc++.so.6");
 	caches_on_off_file("/lib/x86_64-linux-gnu/libc.so.6");
-	return t_done("test_sfe_stream");
+	return t_done("test_conv_stream");
 }

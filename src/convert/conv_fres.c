@@ -1,15 +1,15 @@
-/* The FRE builder: an FDE's projected rows (sfe_project.c) become its
+/* The FRE builder: an FDE's projected rows (conv_project.c) become its
  * functions and their FREs, as the rows come; identical consecutive
  * FREs merge. Each function's FRE data is written once (sfe_put_fres)
  * when its FDE ends. */
 #include <string.h>
 
-#include "sfe_int.h"
+#include "conv_int.h"
 
-sfe_func *sfe_new_func(sfe_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
+sfe_func *conv_new_func(conv_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 		       uint64_t start, uint64_t size)
 {
-	if (!sfe_grow((void **)&c->set->funcs, &c->gf, sizeof(sfe_func), c->gf.n + 1))
+	if (!conv_grow((void **)&c->set->funcs, &c->gf, sizeof(sfe_func), c->gf.n + 1))
 		return NULL;
 	sfe_func *fn = &c->set->funcs[c->gf.n++];
 	memset(fn, 0, sizeof *fn);
@@ -29,27 +29,27 @@ sfe_func *sfe_new_func(sfe_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 
 /* The slot of the next FRE, with room for n more (built in place, then
  * kept); NULL on OOM. */
-static sfe_fre *fre_slots(sfe_pctx *c, size_t n)
+static sfe_fre *fre_slots(conv_pctx *c, size_t n)
 {
-	if (!sfe_grow((void **)&c->fres, &c->gr, sizeof(sfe_fre), c->gr.n + n))
+	if (!conv_grow((void **)&c->fres, &c->gr, sizeof(sfe_fre), c->gr.n + n))
 		return NULL;
 	return &c->fres[c->gr.n];
 }
 
 /* Split functions with more FREs than sfda_func_num_fres holds into
  * consecutive FDEs, each starting at its first FRE. false on OOM. */
-static bool split_func(sfe_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
+static bool split_func(conv_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 		       size_t fi)
 {
-	while (c->set->funcs[fi].fre_count > SFE_MAX_FRES) {
+	while (c->set->funcs[fi].fre_count > CONV_MAX_FRES) {
 		sfe_func *cur = &c->set->funcs[fi];
-		uint32_t first = cur->enc_off + SFE_MAX_FRES;
-		uint32_t rest = cur->fre_count - SFE_MAX_FRES;
+		uint32_t first = cur->enc_off + CONV_MAX_FRES;
+		uint32_t rest = cur->fre_count - CONV_MAX_FRES;
 		uint32_t delta = c->fres[first].start;
 		uint64_t total = cur->size;
-		cur->fre_count = SFE_MAX_FRES;
+		cur->fre_count = CONV_MAX_FRES;
 		cur->size = delta;
-		sfe_func *nf = sfe_new_func(c, fde, fdeidx, cur->start + delta,
+		sfe_func *nf = conv_new_func(c, fde, fdeidx, cur->start + delta,
 					    total - delta);
 		if (!nf)
 			return false;
@@ -67,37 +67,37 @@ static bool split_func(sfe_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 /* The FRE of projected row pa, built after the FDE's FREs so far
  * (c->fres, room for it made): a data word that does not fit is
  * remembered (the first one), not built. */
-static inline void put_fre(sfe_pctx *c, const sfe_prow_at *pa)
+static inline void put_fre(conv_pctx *c, const conv_prow_at *pa)
 {
-	sfe_fdeproj *f = &c->f;
+	conv_fdeproj *f = &c->f;
 	if (f->word_skip)
 		return; /* no function: no more FREs needed */
 	sfe_fre *fr = &c->fres[f->nfre];
-	fr->start = sfe_fre_start(f, pa->start);
-	sfe_skip word = sfe_rule_fre(c->abi, f->flex, &f->full[pa->base],
+	fr->start = conv_fre_start(f, pa->start);
+	conv_skip word = conv_rule_fre(c->abi, f->flex, &f->full[pa->base],
 				     pa->cfa_off, fr);
 	if (word) {
 		f->word_skip = word;
 		return;
 	}
-	sfe_fre_keep(c->fres, &f->nfre);
+	conv_fre_keep(c->fres, &f->nfre);
 }
 
-bool sfe_add_fre(sfe_pctx *c, const sfe_prow_at *pa)
+bool conv_add_fre(conv_pctx *c, const conv_prow_at *pa)
 {
-	if (!sfe_grow((void **)&c->fres, &c->gr, sizeof(sfe_fre), c->f.nfre + 1))
+	if (!conv_grow((void **)&c->fres, &c->gr, sizeof(sfe_fre), c->f.nfre + 1))
 		return false;
 	put_fre(c, pa);
 	return true;
 }
 
-bool sfe_rebuild_fres(sfe_pctx *c)
+bool conv_rebuild_fres(conv_pctx *c)
 {
-	sfe_fdeproj *f = &c->f;
+	conv_fdeproj *f = &c->f;
 	f->nfre = 0;
-	f->word_skip = SFE_SKIP_NONE;
+	f->word_skip = CONV_SKIP_NONE;
 	for (size_t k = 0; k < f->gp.n; k++)
-		if (!sfe_add_fre(c, &f->pv[k]))
+		if (!conv_add_fre(c, &f->pv[k]))
 			return false;
 	return true;
 }
@@ -107,22 +107,22 @@ bool sfe_rebuild_fres(sfe_pctx *c)
  * needs it and DEFAULT otherwise; a data word that does not fit comes
  * last. On failure the caller rolls back; *oom is set on allocation
  * failure. */
-static sfe_skip prows_to_func(sfe_pctx *c, const cfi_fde *fde,
+static conv_skip prows_to_func(conv_pctx *c, const cfi_fde *fde,
 			      uint32_t fdeidx, uint64_t pc, uint64_t end,
 			      bool *oom)
 {
-	sfe_fdeproj *f = &c->f;
+	conv_fdeproj *f = &c->f;
 	if (f->row_skip)
 		return f->row_skip;
 	if (f->nrows == 0)
-		return SFE_SKIP_CFA_UNSET;
+		return CONV_SKIP_CFA_UNSET;
 	if (f->word_skip)
 		return f->word_skip;
 	/* Its FREs were built as the rows came, from c->fres[0]. */
-	sfe_func *fn = sfe_new_func(c, fde, fdeidx, pc, end - pc);
+	sfe_func *fn = conv_new_func(c, fde, fdeidx, pc, end - pc);
 	if (!fn) {
 		*oom = true;
-		return SFE_SKIP_NONE;
+		return CONV_SKIP_NONE;
 	}
 	size_t fi = (size_t)(fn - c->set->funcs);
 	fn->fre_count = (uint32_t)f->nfre;
@@ -130,17 +130,17 @@ static sfe_skip prows_to_func(sfe_pctx *c, const cfi_fde *fde,
 	c->set->funcs[fi].fde_type = f->flex ? SF_FDE_TYPE_FLEX : SF_FDE_TYPE_DEFAULT;
 	if (!split_func(c, fde, fdeidx, fi))
 		*oom = true;
-	return SFE_SKIP_NONE;
+	return CONV_SKIP_NONE;
 }
 
 /* A linker PLT's CFA expression becomes one MASK FDE of the ABI's
  * plt_block-byte blocks: FRE 0 CFA sp+8, FRE K sp+16, what the
  * expression says (the shape GNU ld writes for its own .plt entries).
  * Rows before the expression (PLT0) stay an ordinary function. */
-static sfe_skip plt_to_funcs(sfe_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
+static conv_skip plt_to_funcs(conv_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 			     bool *oom)
 {
-	sfe_fdeproj *f = &c->f;
+	conv_fdeproj *f = &c->f;
 	uint64_t end = fde->pc_begin + fde->pc_range;
 	uint64_t pstart = f->pstart;
 	unsigned block = c->abi->plt_block;
@@ -149,18 +149,18 @@ static sfe_skip plt_to_funcs(sfe_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 	/* Real PLTs are a few KiB (libstdc++: 16 KiB); one past 1 MiB is
 	 * hostile, and --verify checks a MASK FDE at every PC. */
 	if (!block || pstart % block || f->plt_k == 0 || f->plt_k >= block ||
-	    pstart >= end || end - pstart > SFE_MAX_MASK_SIZE)
-		return SFE_SKIP_PLT_SHAPE;
+	    pstart >= end || end - pstart > CONV_MAX_MASK_SIZE)
+		return CONV_SKIP_PLT_SHAPE;
 	if (f->nrows > 0 && pstart > fde->pc_begin) {
-		sfe_skip s = prows_to_func(c, fde, fdeidx, fde->pc_begin, pstart,
+		conv_skip s = prows_to_func(c, fde, fdeidx, fde->pc_begin, pstart,
 					   oom);
 		if (s || *oom)
 			return s;
 	}
-	sfe_func *fn = sfe_new_func(c, fde, fdeidx, pstart, end - pstart);
+	sfe_func *fn = conv_new_func(c, fde, fdeidx, pstart, end - pstart);
 	if (!fn) {
 		*oom = true;
-		return SFE_SKIP_NONE;
+		return CONV_SKIP_NONE;
 	}
 	fn->pc_type = SF_FDE_PCTYPE_MASK;
 	fn->rep_size = (uint8_t)block;
@@ -171,7 +171,7 @@ static sfe_skip plt_to_funcs(sfe_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 	sfe_fre *fr = fre_slots(c, 2);
 	if (!fr) {
 		*oom = true;
-		return SFE_SKIP_NONE;
+		return CONV_SKIP_NONE;
 	}
 	size_t kept = 0;
 	for (int k = 0; k < nfres; k++) {
@@ -179,29 +179,29 @@ static sfe_skip plt_to_funcs(sfe_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 		fr[kept].start = k ? f->plt_k : 0;
 		fr[kept].ndw = 1;
 		fr[kept].dw[0] = k ? 16 : 8;
-		sfe_fre_keep(fr, &kept);
+		conv_fre_keep(fr, &kept);
 	}
 	c->gr.n += kept;
 	c->set->funcs[fi].fre_count = (uint32_t)kept;
-	return SFE_SKIP_NONE;
+	return CONV_SKIP_NONE;
 }
 
 /* The functions [first, gf.n) of the FDE just converted: restricted to
  * V2 if asked, then their FRE data written once into set->enc. */
-static sfe_skip finish_fde(sfe_pctx *c, size_t first, bool *oom)
+static conv_skip finish_fde(conv_pctx *c, size_t first, bool *oom)
 {
 	sfe_func *fv = c->set->funcs;
 	if (c->v2)
 		for (size_t k = first; k < c->gf.n; k++)
 			if (!sfe_v2_fit(c->abi, &fv[k], c->fres + fv[k].enc_off))
-				return SFE_SKIP_V2;
+				return CONV_SKIP_V2;
 	for (size_t k = first; k < c->gf.n; k++) {
 		sfe_func *fn = &fv[k];
 		size_t most = SFE_ATTR_BYTES + (size_t)fn->fre_count * SFE_FRE_MAX_BYTES;
 		if (c->ge.n > UINT32_MAX ||
-		    !sfe_grow((void **)&c->set->enc, &c->ge, 1, c->ge.n + most)) {
+		    !conv_grow((void **)&c->set->enc, &c->ge, 1, c->ge.n + most)) {
 			*oom = true;
-			return SFE_SKIP_NONE;
+			return CONV_SKIP_NONE;
 		}
 		const sfe_fre *fres = c->fres + fn->enc_off;
 		uint8_t *p = c->set->enc + c->ge.n;
@@ -211,13 +211,13 @@ static sfe_skip finish_fde(sfe_pctx *c, size_t first, bool *oom)
 		c->ge.n += fn->enc_len;
 		c->set->nfres += fn->fre_count;
 	}
-	return SFE_SKIP_NONE;
+	return CONV_SKIP_NONE;
 }
 
-sfe_skip sfe_fde_funcs(sfe_pctx *c, const cfi_fde *fde, uint32_t i, bool *oom)
+conv_skip conv_fde_funcs(conv_pctx *c, const cfi_fde *fde, uint32_t i, bool *oom)
 {
 	size_t first = c->gf.n;
-	sfe_skip s;
+	conv_skip s;
 	if (c->f.plt)
 		s = plt_to_funcs(c, fde, i, oom);
 	else

@@ -1,24 +1,24 @@
 /* The projection's driver: each FDE's rows, as the interpreter makes
- * them, go through the rules (sfe_rules.c) into FREs (sfe_fres.c), with
- * the caches (sfe_cache.c) taking what an earlier result gives; each
+ * them, go through the rules (conv_rules.c) into FREs (conv_fres.c), with
+ * the caches (conv_cache.c) taking what an earlier result gives; each
  * FDE claims its range, and duplicates are decided at the end
- * (sfe_claim.c). One path for every caller: the interpreter's rows one
+ * (conv_claim.c). One path for every caller: the interpreter's rows one
  * by one (cfi_row_fn), an FDE's rows in one array, or a whole table
- * (sfe_project). */
+ * (conv_project). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../common/mem.h"
-#include "sfe_cache.h"
+#include "conv_cache.h"
 
 /* ---- One FDE's rows, as they come --------------------------------------
  * fde_begin, then fde_row for each row in order, then fde_end: each row
- * is reduced to what SFrame tracks (sfe_prow) at once. The functions and
+ * is reduced to what SFrame tracks (conv_prow) at once. The functions and
  * their FREs are made when the FDE ends and its status is known. */
 
-static void fde_begin(sfe_pctx *c, size_t i)
+static void fde_begin(conv_pctx *c, size_t i)
 {
-	sfe_fdeproj *f = &c->f;
+	conv_fdeproj *f = &c->f;
 	const cfi_fde *fde = &c->t->fdes[i];
 	f->fde = i;
 	f->pc = fde->pc_begin;
@@ -26,57 +26,57 @@ static void fde_begin(sfe_pctx *c, size_t i)
 	/* As memo_take found it before the program ran, unless the
 	 * program failed since (nothing else it reads changes). */
 	bool seen = c->checked_fde == i && fde->status == E2S_ERR_OK;
-	f->active = (seen ? c->checked : sfe_rule_fde(c->abi, c->t, fde)) == SFE_SKIP_NONE;
+	f->active = (seen ? c->checked : conv_rule_fde(c->abi, c->t, fde)) == CONV_SKIP_NONE;
 	f->rows_bad = false;
 	f->nrows = 0;
-	f->row_skip = SFE_SKIP_NONE;
+	f->row_skip = CONV_SKIP_NONE;
 	f->flex = false;
 	f->same = 0;
 	f->cfa_run = false;
 	f->gp.n = 0;
 	f->gfull.n = 0;
 	f->nfre = 0;
-	f->word_skip = SFE_SKIP_NONE;
+	f->word_skip = CONV_SKIP_NONE;
 	c->gr.n = 0;
 	f->plt = false;
-	f->plt_skip = SFE_SKIP_NONE;
+	f->plt_skip = CONV_SKIP_NONE;
 	if (f->active)
 		c->retcol = c->t->cies[fde->cie].ra_reg;
 }
 
 /* A row at or after the first PLT CFA expression: the first one's
- * threshold K holds for the rest (sfe_rule_plt_row). */
-static void plt_row(sfe_pctx *c, const cfi_row *r)
+ * threshold K holds for the rest (conv_rule_plt_row). */
+static void plt_row(conv_pctx *c, const cfi_row *r)
 {
-	sfe_fdeproj *f = &c->f;
+	conv_fdeproj *f = &c->f;
 	if (!f->plt) {
 		f->plt = true;
 		f->pstart = r->start;
 		f->plt_k = r->cfa.expr.plt_k;
 	}
 	if (!f->plt_skip)
-		f->plt_skip = sfe_rule_plt_row(c->abi, c->retcol, r, f->plt_k);
+		f->plt_skip = conv_rule_plt_row(c->abi, c->retcol, r, f->plt_k);
 }
 
 /* Project r in full into *p; false if SFrame cannot express it (the
  * first such row decides the reason). */
-static bool project_full(sfe_pctx *c, const cfi_row *r, sfe_prow *p)
+static bool project_full(conv_pctx *c, const cfi_row *r, conv_prow *p)
 {
-	sfe_fdeproj *f = &c->f;
-	sfe_skip s = sfe_rule_row(c->abi, c->retcol, r, p);
+	conv_fdeproj *f = &c->f;
+	conv_skip s = conv_rule_row(c->abi, c->retcol, r, p);
 	if (s) {
 		f->row_skip = s;
 		return false;
 	}
-	if (!f->flex && !sfe_rule_default_ok(c->abi, p, &s))
+	if (!f->flex && !conv_rule_default_ok(c->abi, p, &s))
 		f->flex = true;
 	return true;
 }
 
-/* The next row of the FDE begun, in general (sfe_int.h). */
-e2s_err sfe_fde_row_gen(sfe_pctx *c, const cfi_row *r)
+/* The next row of the FDE begun, in general (conv_int.h). */
+e2s_err conv_fde_row_gen(conv_pctx *c, const cfi_row *r)
 {
-	sfe_fdeproj *f = &c->f;
+	conv_fdeproj *f = &c->f;
 	f->same &= r->same;
 	if (!f->active)
 		return E2S_ERR_OK;
@@ -87,17 +87,17 @@ e2s_err sfe_fde_row_gen(sfe_pctx *c, const cfi_row *r)
 		return E2S_ERR_OK;
 	}
 	f->nrows++;
-	if (f->row_skip || !sfe_row_live(r, f->pc, f->end))
+	if (f->row_skip || !conv_row_live(r, f->pc, f->end))
 		return E2S_ERR_OK;
-	if (!sfe_grow((void **)&f->pv, &f->gp, sizeof *f->pv, f->gp.n + 1))
+	if (!conv_grow((void **)&f->pv, &f->gp, sizeof *f->pv, f->gp.n + 1))
 		return E2S_ERR_NOMEM;
-	sfe_prow_at *pa = &f->pv[f->gp.n];
+	conv_prow_at *pa = &f->pv[f->gp.n];
 	bool flex = f->flex;
-	if (sfe_cfa_only(c, f->same, r)) {
+	if (conv_cfa_only(c, f->same, r)) {
 		pa->base = pa[-1].base; /* verdicts as for that row */
 		pa->cfa_off = r->cfa.off;
 	} else {
-		if (!sfe_grow((void **)&f->full, &f->gfull, sizeof *f->full,
+		if (!conv_grow((void **)&f->full, &f->gfull, sizeof *f->full,
 			      f->gfull.n + 1))
 			return E2S_ERR_NOMEM;
 		/* Projected in its slot: no copy of a row just written. */
@@ -110,58 +110,58 @@ e2s_err sfe_fde_row_gen(sfe_pctx *c, const cfi_row *r)
 	}
 	pa->start = r->start;
 	/* The FREs so far were built for a default FDE. */
-	if (f->flex != flex && !sfe_rebuild_fres(c))
+	if (f->flex != flex && !conv_rebuild_fres(c))
 		return E2S_ERR_NOMEM;
-	if (!sfe_add_fre(c, pa))
+	if (!conv_add_fre(c, pa))
 		return E2S_ERR_NOMEM;
 	f->gp.n++;
-	f->cfa_run = sfe_cache_on(c) && sfe_rule_cfa_only_ok(c->abi, r);
+	f->cfa_run = conv_cache_on(c) && conv_rule_cfa_only_ok(c->abi, r);
 	f->prev_cfa_reg = r->cfa.reg;
 	f->same = CFI_COL_ALL;
 	return E2S_ERR_OK;
 }
 
 /* The next row of the FDE begun: an FDE's first row with its CIE's
- * initial rules from what the CIE's first such row gave (sfe_cache.c). */
-static E2S_OUT_OF_LINE e2s_err fde_row_any(sfe_pctx *c, const cfi_row *r)
+ * initial rules from what the CIE's first such row gave (conv_cache.c). */
+static E2S_OUT_OF_LINE e2s_err fde_row_any(conv_pctx *c, const cfi_row *r)
 {
-	sfe_fdeproj *f = &c->f;
+	conv_fdeproj *f = &c->f;
 	if (f->nrows == 0 && r->same == CFI_COL_ALL && f->active && !f->plt &&
-	    sfe_cache_on(c))
-		return sfe_first_row(c, r);
-	return sfe_fde_row_gen(c, r);
+	    conv_cache_on(c))
+		return conv_first_row(c, r);
+	return conv_fde_row_gen(c, r);
 }
 
-/* fde_row_any, with the usual row inline (sfe_cfa_row). */
-static inline e2s_err fde_row(sfe_pctx *c, const cfi_row *r)
+/* fde_row_any, with the usual row inline (conv_cfa_row). */
+static inline e2s_err fde_row(conv_pctx *c, const cfi_row *r)
 {
-	if (sfe_cfa_row(c, r))
+	if (conv_cfa_row(c, r))
 		return E2S_ERR_OK;
 	return fde_row_any(c, r);
 }
 
 /* FDE i has no more rows, and its status is final: its functions, or
  * why not. Only allocation failures are errors. */
-static e2s_err fde_end(sfe_pctx *c, size_t i)
+static e2s_err fde_end(conv_pctx *c, size_t i)
 {
 	const cfi_fde *fde = &c->t->fdes[i];
-	sfe_fdeproj *f = &c->f;
-	sfe_skip s = SFE_SKIP_NONE;
+	conv_fdeproj *f = &c->f;
+	conv_skip s = CONV_SKIP_NONE;
 	size_t save_f = c->gf.n, save_e = c->ge.n, save_n = c->set->nfres;
 	bool oom = false;
 
 	c->gr.n = 0;
 	f->fde = SIZE_MAX;
 	/* fde_begin's check passed unless the program failed since. */
-	s = f->active && fde->status == E2S_ERR_OK ? SFE_SKIP_NONE
-						   : sfe_rule_fde(c->abi, c->t, fde);
+	s = f->active && fde->status == E2S_ERR_OK ? CONV_SKIP_NONE
+						   : conv_rule_fde(c->abi, c->t, fde);
 	if (!s && f->rows_bad)
-		s = SFE_SKIP_BAD_CFI;
+		s = CONV_SKIP_BAD_CFI;
 	bool claimed = !s;
-	if (claimed && !sfe_claim_fde(c, i, fde))
+	if (claimed && !conv_claim_fde(c, i, fde))
 		return E2S_ERR_NOMEM;
 	if (!s) {
-		s = sfe_fde_funcs(c, fde, (uint32_t)i, &oom);
+		s = conv_fde_funcs(c, fde, (uint32_t)i, &oom);
 		if (oom)
 			return E2S_ERR_NOMEM;
 	}
@@ -170,13 +170,13 @@ static e2s_err fde_end(sfe_pctx *c, size_t i)
 		c->ge.n = save_e;
 		c->set->nfres = save_n;
 	}
-	if (c->memo_on && sfe_cache_on(c) && !sfe_memo_put(c, i, s, save_f))
+	if (c->memo_on && conv_cache_on(c) && !conv_memo_put(c, i, s, save_f))
 		return E2S_ERR_NOMEM;
-	return sfe_note(c, i, s) ? E2S_ERR_OK : E2S_ERR_NOMEM;
+	return conv_note(c, i, s) ? E2S_ERR_OK : E2S_ERR_NOMEM;
 }
 
 /* FDE i with its rows in one array. */
-static e2s_err project_fde(sfe_pctx *c, size_t i, const cfi_row *rows,
+static e2s_err project_fde(conv_pctx *c, size_t i, const cfi_row *rows,
 			   size_t n)
 {
 	if (c->f.fde != i)
@@ -187,7 +187,7 @@ static e2s_err project_fde(sfe_pctx *c, size_t i, const cfi_row *rows,
 	return fde_end(c, i);
 }
 
-static void pctx_init(sfe_pctx *c, sfe_set *out, sfe_verdicts *v,
+static void pctx_init(conv_pctx *c, sfe_set *out, conv_verdicts *v,
 		      unsigned version)
 {
 	memset(out, 0, sizeof *out);
@@ -204,7 +204,7 @@ static void pctx_init(sfe_pctx *c, sfe_set *out, sfe_verdicts *v,
 }
 
 /* Free the scratch (not the set). */
-static void pctx_scratch_free(sfe_pctx *c)
+static void pctx_scratch_free(conv_pctx *c)
 {
 	free(c->fres);
 	c->fres = NULL;
@@ -212,7 +212,7 @@ static void pctx_scratch_free(sfe_pctx *c)
 	c->f.pv = NULL;
 	free(c->f.full);
 	c->f.full = NULL;
-	sfe_cache_free(c);
+	conv_cache_free(c);
 	free(c->cl);
 	c->cl = NULL;
 }
@@ -220,7 +220,7 @@ static void pctx_scratch_free(sfe_pctx *c)
 /* First FDE: learn the ABI and reserve from the section size (about
  * 6 bytes of .eh_frame per FRE written in about as many bytes, and 40
  * per function; untouched reserve costs address space only). */
-static e2s_err pctx_start(sfe_pctx *c, const cfi_table *t)
+static e2s_err pctx_start(conv_pctx *c, const cfi_table *t)
 {
 	c->t = t;
 	c->abi = abi_get(t->abi);
@@ -228,10 +228,10 @@ static e2s_err pctx_start(sfe_pctx *c, const cfi_table *t)
 	c->set->big_endian = t->big_endian;
 	c->started = true;
 	if (t->size >= 4096 &&
-	    (!sfe_grow((void **)&c->set->funcs, &c->gf, sizeof(sfe_func), t->size / 32) ||
-	     !sfe_grow((void **)&c->cl, &c->gcl, sizeof *c->cl, t->size / 32) ||
-	     !sfe_grow((void **)&c->set->enc, &c->ge, 1, t->size + t->size / 8) ||
-	     !sfe_grow((void **)&c->v->fde_skip, &c->gs, 1, t->size / 32)))
+	    (!conv_grow((void **)&c->set->funcs, &c->gf, sizeof(sfe_func), t->size / 32) ||
+	     !conv_grow((void **)&c->cl, &c->gcl, sizeof *c->cl, t->size / 32) ||
+	     !conv_grow((void **)&c->set->enc, &c->ge, 1, t->size + t->size / 8) ||
+	     !conv_grow((void **)&c->v->fde_skip, &c->gs, 1, t->size / 32)))
 		return E2S_ERR_NOMEM;
 	return E2S_ERR_OK;
 }
@@ -245,16 +245,16 @@ static e2s_err pctx_start(sfe_pctx *c, const cfi_table *t)
  * overlap, so the claims' order is theirs. false on OOM. */
 /* Where claim k's functions end: at the next claim's first (they are
  * made in claim order). */
-static size_t claim_end(const sfe_pctx *c, size_t k)
+static size_t claim_end(const conv_pctx *c, size_t k)
 {
 	return k + 1 < c->gcl.n ? c->cl[k + 1].func : c->gf.n;
 }
 
-static bool settle_claims(sfe_pctx *c)
+static bool settle_claims(conv_pctx *c)
 {
 	sfe_set *out = c->set;
-	sfe_verdicts *v = c->v;
-	const sfe_fclaim *cv = c->cl;
+	conv_verdicts *v = c->v;
+	const conv_fclaim *cv = c->cl;
 	size_t n = c->gcl.n, nwin, nf = c->gf.n, w = 0;
 	/* Claims in address order, none overlapping the one before (the
 	 * usual case): nothing to decide or move. */
@@ -270,13 +270,13 @@ static bool settle_claims(sfe_pctx *c)
 	uint32_t *order = malloc(n * sizeof *order);
 	uint32_t *from = e2s_alloc_big((nf ? nf : 1) * sizeof *from);
 	bool ok = lost && order && from &&
-		  sfe_claims_resolve(cv, n, lost, order, &nwin);
+		  conv_claims_resolve(cv, n, lost, order, &nwin);
 	for (size_t k = 0; k < n && ok; k++) {
 		if (!lost[k])
 			continue;
 		v->counts[v->fde_skip[cv[k].fde]]--;
-		v->fde_skip[cv[k].fde] = SFE_SKIP_DUPLICATE;
-		v->counts[SFE_SKIP_DUPLICATE]++;
+		v->fde_skip[cv[k].fde] = CONV_SKIP_DUPLICATE;
+		v->counts[CONV_SKIP_DUPLICATE]++;
 		for (size_t q = cv[k].func; q < claim_end(c, k); q++)
 			out->nfres -= out->funcs[q].fre_count;
 	}
@@ -289,7 +289,7 @@ static bool settle_claims(sfe_pctx *c)
 		for (size_t k = 0; k < n; k++)
 			for (size_t q = cv[k].func; lost[k] && q < claim_end(c, k); q++)
 				from[w++] = (uint32_t)q;
-		sfe_permute_funcs(out->funcs, w, from);
+		conv_permute_funcs(out->funcs, w, from);
 		c->gf.n = m;
 	}
 	free(lost);
@@ -298,7 +298,7 @@ static bool settle_claims(sfe_pctx *c)
 	return ok;
 }
 
-static e2s_err pctx_finish(sfe_pctx *c, size_t nfdes)
+static e2s_err pctx_finish(conv_pctx *c, size_t nfdes)
 {
 	sfe_set *out = c->set;
 	if (!c->v->fde_skip && !(c->v->fde_skip = calloc(1, 1)))
@@ -312,18 +312,18 @@ static e2s_err pctx_finish(sfe_pctx *c, size_t nfdes)
 	return E2S_ERR_OK;
 }
 
-static e2s_err proj_oom(sfe_pctx *c, e2s_diag *diag)
+static e2s_err proj_oom(conv_pctx *c, e2s_diag *diag)
 {
 	pctx_scratch_free(c);
 	sfe_set_free(c->set);
-	sfe_verdicts_free(c->v);
+	conv_verdicts_free(c->v);
 	return e2s_fail(diag, E2S_ERR_NOMEM, NULL, 0, "projecting CFI rows");
 }
 
-e2s_err sfe_project(const cfi_table *t, unsigned version, sfe_set *out,
-		    sfe_verdicts *v, e2s_diag *diag)
+e2s_err conv_project(const cfi_table *t, unsigned version, sfe_set *out,
+		    conv_verdicts *v, e2s_diag *diag)
 {
-	sfe_pctx c;
+	conv_pctx c;
 	pctx_init(&c, out, v, version);
 	c.cache = false; /* the reference path: rules alone */
 	if (pctx_start(&c, t))
@@ -348,16 +348,16 @@ e2s_err sfe_project(const cfi_table *t, unsigned version, sfe_set *out,
 
 /* ---- Streaming ------------------------------------------------------- */
 
-struct sfe_stream {
-	sfe_pctx c;
+struct conv_stream {
+	conv_pctx c;
 	sfe_set set;
-	sfe_verdicts v;
+	conv_verdicts v;
 	size_t nfdes;
 };
 
-e2s_err sfe_stream_new(sfe_stream **out, unsigned version)
+e2s_err conv_stream_new(conv_stream **out, unsigned version)
 {
-	sfe_stream *s = calloc(1, sizeof *s);
+	conv_stream *s = calloc(1, sizeof *s);
 	*out = s;
 	if (!s)
 		return E2S_ERR_NOMEM;
@@ -366,14 +366,14 @@ e2s_err sfe_stream_new(sfe_stream **out, unsigned version)
 	return E2S_ERR_OK;
 }
 
-void sfe_stream_caches(sfe_stream *s, bool on)
+void conv_stream_caches(conv_stream *s, bool on)
 {
 	s->c.cache = s->c.memo_on = on;
 }
 
 /* Every stream callback: the first one learns the ABI; the table's
  * arrays move as it grows. false on OOM. */
-static bool stream_at(sfe_stream *s, const cfi_table *t, size_t fde)
+static bool stream_at(conv_stream *s, const cfi_table *t, size_t fde)
 {
 	if (!s->c.started && pctx_start(&s->c, t))
 		return false;
@@ -383,18 +383,18 @@ static bool stream_at(sfe_stream *s, const cfi_table *t, size_t fde)
 	return true;
 }
 
-e2s_err sfe_stream_fde(void *ctx, const cfi_table *t, size_t fde,
+e2s_err conv_stream_fde(void *ctx, const cfi_table *t, size_t fde,
 		       const cfi_row *rows, size_t nrows)
 {
-	sfe_stream *s = ctx;
+	conv_stream *s = ctx;
 	if (!stream_at(s, t, fde))
 		return E2S_ERR_NOMEM;
-	/* Rows one by one (sfe_stream_row) come with no array here. */
+	/* Rows one by one (conv_stream_row) come with no array here. */
 	return project_fde(&s->c, fde, rows, rows ? nrows : 0);
 }
 
 /* An FDE's first row: the rest need no bookkeeping. */
-static E2S_OUT_OF_LINE e2s_err stream_first_row(sfe_stream *s,
+static E2S_OUT_OF_LINE e2s_err stream_first_row(conv_stream *s,
 						const cfi_table *t, size_t fde,
 						const cfi_row *row)
 {
@@ -404,27 +404,27 @@ static E2S_OUT_OF_LINE e2s_err stream_first_row(sfe_stream *s,
 	return fde_row_any(&s->c, row);
 }
 
-e2s_err sfe_stream_row(void *ctx, const cfi_table *t, size_t fde,
+e2s_err conv_stream_row(void *ctx, const cfi_table *t, size_t fde,
 		       const cfi_row *row)
 {
-	sfe_stream *s = ctx;
+	conv_stream *s = ctx;
 	if (s->c.f.fde != fde)
 		return stream_first_row(s, t, fde, row);
 	return fde_row(&s->c, row);
 }
 
-int sfe_stream_pre(void *ctx, const cfi_table *t, size_t fde)
+int conv_stream_pre(void *ctx, const cfi_table *t, size_t fde)
 {
-	sfe_stream *s = ctx;
+	conv_stream *s = ctx;
 	if (!stream_at(s, t, fde))
 		return -1;
-	if (!sfe_cache_on(&s->c) || !s->c.memo_on)
+	if (!conv_cache_on(&s->c) || !s->c.memo_on)
 		return 0;
-	return sfe_memo_take(&s->c, fde);
+	return conv_memo_take(&s->c, fde);
 }
 
-e2s_err sfe_stream_finish(sfe_stream *s, const cfi_table *t, sfe_set *out,
-			  sfe_verdicts *v, e2s_diag *diag)
+e2s_err conv_stream_finish(conv_stream *s, const cfi_table *t, sfe_set *out,
+			  conv_verdicts *v, e2s_diag *diag)
 {
 	memset(out, 0, sizeof *out);
 	memset(v, 0, sizeof *v);
@@ -432,7 +432,7 @@ e2s_err sfe_stream_finish(sfe_stream *s, const cfi_table *t, sfe_set *out,
 		return proj_oom(&s->c, diag);
 	if (s->nfdes != t->nfdes) {
 		sfe_set_free(&s->set);
-		sfe_verdicts_free(&s->v);
+		conv_verdicts_free(&s->v);
 		return e2s_fail(diag, E2S_ERR_INTERNAL, NULL, 0,
 				"stream saw %zu of %zu FDEs", s->nfdes,
 				t->nfdes);
@@ -446,58 +446,58 @@ e2s_err sfe_stream_finish(sfe_stream *s, const cfi_table *t, sfe_set *out,
 	return E2S_ERR_OK;
 }
 
-void sfe_stream_free(sfe_stream *s)
+void conv_stream_free(conv_stream *s)
 {
 	if (!s)
 		return;
 	pctx_scratch_free(&s->c);
 	sfe_set_free(&s->set);
-	sfe_verdicts_free(&s->v);
+	conv_verdicts_free(&s->v);
 	free(s);
 }
 
-e2s_err sfe_project_view(const void *img, size_t size,
-			 const cfi_load_opts *lo, unsigned version,
-			 cfi_file **cf, sfe_set *set, sfe_verdicts *v,
+e2s_err conv_project_view(const void *img, size_t size,
+			 const elfr_cfi_opts *lo, unsigned version,
+			 elfr_cfi **cf, sfe_set *set, conv_verdicts *v,
 			 e2s_diag *diag)
 {
-	sfe_stream *s;
+	conv_stream *s;
 	e2s_err e;
 
 	*cf = NULL;
 	memset(set, 0, sizeof *set);
 	memset(v, 0, sizeof *v);
-	if (sfe_stream_new(&s, version))
+	if (conv_stream_new(&s, version))
 		return e2s_fail(diag, E2S_ERR_NOMEM, NULL, 0, NULL);
-	cfi_load_opts o = {false, false, NULL, NULL};
+	elfr_cfi_opts o = {false, false, NULL, NULL};
 	if (lo)
 		o = *lo;
-	o.pre_fde = sfe_stream_pre;
-	o.on_row = sfe_stream_row;
-	e = cfi_file_open_view(img, size, &o, sfe_stream_fde, s, cf, diag);
+	o.pre_fde = conv_stream_pre;
+	o.on_row = conv_stream_row;
+	e = elfr_cfi_open_view(img, size, &o, conv_stream_fde, s, cf, diag);
 	if (!e)
-		e = sfe_stream_finish(s, cfi_file_table(*cf), set, v, diag);
-	sfe_stream_free(s);
+		e = conv_stream_finish(s, elfr_cfi_table(*cf), set, v, diag);
+	conv_stream_free(s);
 	if (e) {
-		cfi_file_close(*cf);
+		elfr_cfi_close(*cf);
 		*cf = NULL;
 	}
 	return e;
 }
 
-e2s_err sfe_build(const cfi_table *t, const sfe_encode_opts *o, bw_t *out,
-		  sfe_set *set_out, sfe_verdicts *v_out, sfe_reloc **relocs,
+e2s_err conv_build(const cfi_table *t, const sfe_encode_opts *o, bw_t *out,
+		  sfe_set *set_out, conv_verdicts *v_out, sfe_reloc **relocs,
 		  size_t *nrelocs, e2s_diag *diag)
 {
 	sfe_set s;
-	sfe_verdicts v;
-	e2s_err e = sfe_project(t, o ? o->sframe_version : 0, &s, &v, diag);
+	conv_verdicts v;
+	e2s_err e = conv_project(t, o ? o->sframe_version : 0, &s, &v, diag);
 	if (e)
 		return e;
 	if (v_out)
 		*v_out = v;
 	else
-		sfe_verdicts_free(&v);
+		conv_verdicts_free(&v);
 	e = sfe_encode(&s, o, out, relocs, nrelocs, diag);
 	if (set_out)
 		*set_out = s;

@@ -1,20 +1,20 @@
-/* The projection's caches (sfe_cache.c), apart from its rules: each
+/* The projection's caches (conv_cache.c), apart from its rules: each
  * gives an FDE or a row the result the rules would give it, from an
- * earlier result, and can be switched off: at run time (sfe_pctx.cache,
- * sfe_stream_caches) or at build time (-DEH2S_NO_CACHE). The output is
+ * earlier result, and can be switched off: at run time (conv_pctx.cache,
+ * conv_stream_caches) or at build time (-DEH2S_NO_CACHE). The output is
  * the same bytes either way (tests/e2e/cache_off.sh, fuzz_cfi).
  *   - programs seen before: an FDE whose program and CIE equal an
- *     earlier FDE's takes its outcome without running (sfe_memo_*);
+ *     earlier FDE's takes its outcome without running (conv_memo_*);
  *   - first rows: an FDE's first row with its CIE's initial rules takes
- *     what the CIE's first such row gave (sfe_first_row);
+ *     what the CIE's first such row gave (conv_first_row);
  *   - CFA-only rows: a row whose CFA offset alone changed takes the
- *     projection of the row before it (sfe_cfa_row, here: inline). */
-#ifndef E2S_SFE_CACHE_H
-#define E2S_SFE_CACHE_H
+ *     projection of the row before it (conv_cfa_row, here: inline). */
+#ifndef E2S_CONV_CACHE_H
+#define E2S_CONV_CACHE_H
 
-#include "sfe_int.h"
+#include "conv_int.h"
 
-static inline bool sfe_cache_on(const sfe_pctx *c)
+static inline bool conv_cache_on(const conv_pctx *c)
 {
 #ifdef EH2S_NO_CACHE
 	(void)c;
@@ -25,32 +25,32 @@ static inline bool sfe_cache_on(const sfe_pctx *c)
 }
 
 /* Does r share all but its CFA offset with the row projected before it
- * (f->cfa_run: sfe_rule_cfa_only_ok accepted that one)? same: the
+ * (f->cfa_run: conv_rule_cfa_only_ok accepted that one)? same: the
  * CFI_COL_* bits r and every row since share with their predecessors. */
-static inline bool sfe_cfa_only(const sfe_pctx *c, unsigned same,
+static inline bool conv_cfa_only(const conv_pctx *c, unsigned same,
 				const cfi_row *r)
 {
-	const sfe_fdeproj *f = &c->f;
-	return sfe_cache_on(c) && f->cfa_run &&
+	const conv_fdeproj *f = &c->f;
+	return conv_cache_on(c) && f->cfa_run &&
 	       (same | CFI_COL_CFA) == CFI_COL_ALL &&
 	       r->cfa.kind == CFI_CFA_REG_OFF && r->cfa.reg == f->prev_cfa_reg;
 }
 
 /* The FRE of a row whose projection differs from the one before only in
- * its CFA offset (sfe_cfa_only), after an FRE (f->nfre > 0): that row's
+ * its CFA offset (conv_cfa_only), after an FRE (f->nfre > 0): that row's
  * FRE is the last one kept, or one equal to it. The new one is that FRE
- * with its CFA word changed, kept as sfe_fre_keep would: nothing if the
+ * with its CFA word changed, kept as conv_fre_keep would: nothing if the
  * word is the same, in place if it starts where that one does. */
-static inline void sfe_put_fre_cfa(sfe_pctx *c, const sfe_prow_at *pa)
+static inline void conv_put_fre_cfa(conv_pctx *c, const conv_prow_at *pa)
 {
-	sfe_fdeproj *f = &c->f;
+	conv_fdeproj *f = &c->f;
 	if (f->word_skip)
 		return;
 	sfe_fre *last = &c->fres[f->nfre - 1];
 	if (!last->ndw)
 		return; /* RA undefined: no CFA word */
 	int32_t cw;
-	sfe_skip word = sfe_cfa_word(c->abi, pa->cfa_off, &cw);
+	conv_skip word = conv_cfa_word(c->abi, pa->cfa_off, &cw);
 	if (word) {
 		f->word_skip = word;
 		return;
@@ -58,7 +58,7 @@ static inline void sfe_put_fre_cfa(sfe_pctx *c, const sfe_prow_at *pa)
 	unsigned k = f->flex ? 1 : 0;
 	if (last->dw[k] == cw)
 		return;
-	uint32_t start = sfe_fre_start(f, pa->start);
+	uint32_t start = conv_fre_start(f, pa->start);
 	if (last->start != start) {
 		last[1] = last[0];
 		last++;
@@ -70,35 +70,35 @@ static inline void sfe_put_fre_cfa(sfe_pctx *c, const sfe_prow_at *pa)
 
 /* The usual row, inline: one whose CFA offset alone changed, with room
  * for it. true if it was taken so. */
-static inline bool sfe_cfa_row(sfe_pctx *c, const cfi_row *r)
+static inline bool conv_cfa_row(conv_pctx *c, const cfi_row *r)
 {
-	sfe_fdeproj *f = &c->f;
-	if (!sfe_cfa_only(c, f->same & r->same, r) || f->gp.n >= f->gp.cap ||
+	conv_fdeproj *f = &c->f;
+	if (!conv_cfa_only(c, f->same & r->same, r) || f->gp.n >= f->gp.cap ||
 	    f->nfre == 0 || f->nfre >= c->gr.cap ||
-	    !sfe_row_live(r, f->pc, f->end))
+	    !conv_row_live(r, f->pc, f->end))
 		return false;
-	sfe_prow_at *pa = &f->pv[f->gp.n++];
+	conv_prow_at *pa = &f->pv[f->gp.n++];
 	pa->start = r->start;
 	pa->cfa_off = r->cfa.off;
 	pa->base = pa[-1].base;
-	sfe_put_fre_cfa(c, pa);
+	conv_put_fre_cfa(c, pa);
 	f->nrows++;
 	f->same = CFI_COL_ALL;
 	return true;
 }
 
 /* FDE c->f's first row r, its rules its CIE's initial ones: what
- * sfe_fde_row_gen made of the first such row of the CIE. Only
+ * conv_fde_row_gen made of the first such row of the CIE. Only
  * allocation failures are errors. */
-e2s_err sfe_first_row(sfe_pctx *c, const cfi_row *r);
+e2s_err conv_first_row(conv_pctx *c, const cfi_row *r);
 
 /* FDE i's program was seen before: its outcome, without running it.
  * 1 done, 0 not seen (run it), -1 OOM. */
-int sfe_memo_take(sfe_pctx *c, size_t i);
+int conv_memo_take(conv_pctx *c, size_t i);
 /* Remember FDE i's outcome s (its function, if any, from funcs[first]).
  * false on OOM. */
-bool sfe_memo_put(sfe_pctx *c, size_t i, sfe_skip s, size_t first);
+bool conv_memo_put(conv_pctx *c, size_t i, conv_skip s, size_t first);
 
-void sfe_cache_free(sfe_pctx *c);
+void conv_cache_free(conv_pctx *c);
 
 #endif
