@@ -33,6 +33,9 @@
 # converted file: --verify must count it), workload (a line printed by
 # every python3 of the converted root: the python items must differ),
 # nondet (an item printing random bytes: reported, not compared).
+# SYSTEM_ITEMS="gcc perl ..." runs only those workload items;
+# SYSTEM_RESTORE_OBJECTS=1 gives the workload the original relocatable
+# objects (see below); SYSTEM_JOBS=N (default: nproc).
 set -u
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -101,8 +104,12 @@ if [ "$SEED" = verify ]; then
 fi
 
 # ---- 3. figures: --stats of every converted file
-tr '\n' '\0' <"$T/converted.list" | xargs -0 -r -n 64 -P "$J" "$E2S" --stats --json >"$T/stats.jsonl" 2>"$T/stats.err" ||
+# Each xargs run writes its own file: parallel runs must not share a stdout.
+mkdir -p "$T/stats" "$T/verify"
+tr '\n' '\0' <"$T/converted.list" | xargs -0 -r -n 64 -P "$J" sh -c \
+  'o=$(mktemp "$0/s.XXXXXX") && e=$1 && shift && exec "$e" --stats --json "$@" >"$o"' "$T/stats" "$E2S" 2>"$T/stats.err" ||
   fail "--stats failed: $(head -3 "$T/stats.err")"
+cat "$T"/stats/s.* >"$T/stats.jsonl"
 python3 - "$T/stats.jsonl" "$T/converted.list" "$SYS" "$CONV" >"$T/figures.txt" <<'PY' || fail "figures: $(cat "$T/figures.txt")"
 import json, os, re, sys
 text = open(sys.argv[1]).read()
@@ -145,10 +152,10 @@ t_cp=$(python3 -c "print(f'{$t1 - $t0:.1f}')")
 
 # ---- 4. --verify every converted file
 tick "verifying $nconv files"
-: >"$T/verify.out"
-tr '\n' '\0' <"$T/converted.list" | xargs -0 -r -P "$J" -I{} sh -c \
-  '"$1" --verify "$2" >"$3.$$" 2>&1; rc=$?; { printf "%s\trc=%s\t" "$2" $rc; tr "\n" " " <"$3.$$"; echo; } >>"$3"; rm -f "$3.$$"' \
-  sh "$E2S" {} "$T/verify.out"
+tr '\n' '\0' <"$T/converted.list" | xargs -0 -r -n 1 -P "$J" sh -c \
+  'o=$(mktemp "$0/v.XXXXXX") && "$1" --verify "$2" >"$o.out" 2>&1; rc=$?;
+   { printf "%s\trc=%s\t" "$2" $rc; tr "\n\t" "  " <"$o.out"; echo; } >"$o"; rm -f "$o.out"' "$T/verify" "$E2S"
+cat "$T"/verify/v.* >"$T/verify.out"
 python3 - "$T/verify.out" >"$T/verify.txt" <<'PY'
 import re, sys
 tot = {}
@@ -173,7 +180,7 @@ nverified=$(awk -F'[ =]' 'NR == 1 { print $2 }' "$T/verify.txt")
 [ "$nverified" = "$nconv" ] || fail "--verify ran on $nverified of $nconv files"
 grep -q '^verify_bad=0$' "$T/verify.txt" || fail "--verify: $(sed -n 2p "$T/verify.txt") files failed or mismatched"
 # What the workload runs must be converted files.
-for p in usr/bin/python3.11 usr/bin/perl usr/libexec/gcc/x86_64-linux-gnu/12/cc1 usr/bin/gdb usr/bin/git \
+for p in usr/bin/python3.11 usr/bin/perl usr/lib/gcc/x86_64-linux-gnu/12/cc1 usr/bin/gdb usr/bin/git \
          usr/bin/openssl usr/lib/x86_64-linux-gnu/libc.so.6 usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 \
          usr/lib/x86_64-linux-gnu/libcrypto.so.3 usr/lib/x86_64-linux-gnu/libperl.so.5.36.0 usr/bin/sort; do
   grep -qx "$CONV/$p" "$T/converted.list" || fail "$p is not among the converted files"
@@ -183,7 +190,7 @@ tick "verified"
 # ---- 5. the workload
 run_item() { # ROOT ITEM OUT
   rm -rf "$T/lib" && cp -r "$ROOT/tests/system/lib" "$T/lib"
-  timeout 600 unshare --mount --pid --fork --propagation private -- sh -c '
+  timeout 300 unshare --mount --pid --fork --propagation private -- sh -c '
     d=$1 lib=$2 item=$3
     mount --bind "$d" "$d" && mount -o remount,bind,ro "$d" &&
     mount -t proc proc "$d/proc" && mount --rbind /dev "$d/dev" &&
@@ -194,12 +201,27 @@ run_item() { # ROOT ITEM OUT
   local rc=$?
   [ $rc = 0 ] || { echo "workload $2: chroot run failed (exit $rc): $(head -c 300 "$3.err")"; return 1; }
 }
+# The converted relocatable objects (crt1.o, crti.o, crtbegin.o, ...): every
+# link in the root takes them. SYSTEM_RESTORE_OBJECTS=1 puts the original
+# ones back before the workload, as if the conversion had left them alone
+# (as it leaves static libraries).
+while IFS= read -r f; do
+  [ "$(od -An -tu2 -j16 -N2 "$f" | tr -d ' ')" = 1 ] && echo "$f"
+done <"$T/converted.list" >"$T/relocatable.list"
+nrel=$(wc -l <"$T/relocatable.list")
+echo "relocatable objects converted: $nrel ($(sed "s|^$CONV/||" "$T/relocatable.list" | xargs -r -n1 basename | tr '\n' ' '))"
+if [ "${SYSTEM_RESTORE_OBJECTS:-}" = 1 ]; then
+  while IFS= read -r f; do cp -a "$SYS${f#$CONV}" "$f"; done <"$T/relocatable.list"
+  echo "SYSTEM_RESTORE_OBJECTS=1: the $nrel relocatable objects are the original ones for the workload"
+fi
 if [ "$SEED" = workload ]; then
   # sitecustomize.py is read by every python3 of the converted root.
   rm -f "$CONV/usr/lib/python3.11/sitecustomize.py"
   echo 'print("seeded")' >"$CONV/usr/lib/python3.11/sitecustomize.py"
 fi
 items=$(WORKLOAD_SEED=$SEED sh "$ROOT/tests/system/lib/workload.sh" list)
+# SYSTEM_ITEMS="ITEM..." runs only those (a shorter run while iterating).
+[ -n "${SYSTEM_ITEMS:-}" ] && items=$(printf '%s\n' $items | grep -Fx -f <(printf '%s\n' $SYSTEM_ITEMS))
 mkdir -p "$T/w"
 npass=0 nnondet=0 nwdiff=0 results=
 for it in $items; do
