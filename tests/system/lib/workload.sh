@@ -7,7 +7,8 @@
 # normalisations remove only what is about time or process ids:
 #   python-*  (python3 -m test -v, the regression test runner) its header
 #             lines "== ..." (the cwd holds the pid) and "Total duration:"
-#             go, "0:00:02 load avg: 1.23 " and " in 0.123s"/" in 31.0 sec" too
+#             go, "0:00:02 load avg: 1.23 ", " in 0.123s"/" in 31.0 sec" and
+#             test_threading's "will run for 85.9 usec" lose their times
 #   perl      prove's "Files=..., N wallclock secs (...)" keeps Files= and Tests=
 #   gdb       "process 1234" loses the number, and addresses in the shared
 #             libraries' mappings (0x7ffff7xxxxxx, gdb runs without ASLR)
@@ -43,7 +44,8 @@ run_gcc() {
 run_python() { cd $W && python3 -m test -v "$1"; }
 norm_python() {
 	sed -E -e '/^== /d' -e '/^Total duration: /d' -e 's/^[0-9]+:[0-9]{2}:[0-9]{2} (load avg: [0-9.]+ )?//' \
-		-e 's/^(Ran [0-9]+ tests?) in [0-9.]+s$/\1/' -e 's/ in [0-9.]+ (sec|min)$//'
+		-e 's/^(Ran [0-9]+ tests?) in [0-9.]+s$/\1/' -e 's/ in [0-9.]+ (sec|min)$//' \
+		-e 's/will run for [0-9.]+ usec/will run for X usec/'
 }
 
 run_perl() { cd $W && prove $LIB/perl/*.t; }
