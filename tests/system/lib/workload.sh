@@ -22,7 +22,7 @@
 set -u
 LIB=/tmp/lib
 W=/tmp/w
-PY_TESTS="test_json test_re test_struct test_zlib test_hashlib test_math test_traceback test_decimal test_exceptions test_ctypes test_datetime test_unicode test_itertools test_threading test_sys test_os"
+PY_TESTS="test_json test_re test_struct test_zlib test_hashlib test_math test_traceback test_decimal test_exceptions test_ctypes test_datetime test_unicode test_itertools test_sys test_os"
 
 list() {
 	echo gcc
