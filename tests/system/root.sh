@@ -271,7 +271,7 @@ $(sed 's/^/  /' <<<"$summary")
 files converted: $nconv
 functions: ${converted:-?} of ${functions:-?} converted (coverage ${coverage_functions:-?}; code bytes ${coverage_code:-?})
 .sframe: ${sframe_bytes:-?} bytes (.eh_frame + .eh_frame_hdr of the same files: ${eh_frame_bytes:-?})
-growth of the converted files: ${files_growth:-?} bytes = ${growth_over_sframe:-?} x their .sframe bytes
+growth of the converted files: ${files_growth:-?} bytes (of ${files_before:-?}) = ${growth_over_sframe:-?} x their .sframe bytes
 growth of the root: $((size_after - size_before)) bytes of $size_before = $(pct $((size_after - size_before)) "$size_before") % (debug files included)
 verify: $(head -1 "$T/verify.txt")
 workload: $npass same, $nwdiff different, $nnondet not reproducible (of $(wc -w <<<"$items") items)
