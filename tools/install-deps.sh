@@ -11,7 +11,7 @@ pkgs=(
   build-essential clang lld zlib1g-dev libelf-dev elfutils libdwarf-dev dwarfdump binutils
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
   gcc-s390x-linux-gnu g++-s390x-linux-gnu
-  qemu-user debootstrap libclang-rt-14-dev file python3 util-linux
+  qemu-user debootstrap libclang-rt-14-dev file python3 util-linux time
   debhelper dpkg-dev rpm pkg-config groff-base man-db fakeroot gdb
   kmod
   abigail-tools

@@ -1,0 +1,44 @@
+# Core modules with XS parts (tests/system/root.sh's perl workload; Debian
+# installs none of perl's own tests, so these are ours).
+use strict;
+use warnings;
+use Test::More;
+use List::Util qw(sum max first reduce shuffle);
+use Scalar::Util qw(blessed reftype looks_like_number weaken);
+use Data::Dumper;
+use Storable qw(freeze thaw dclone);
+use Digest::MD5 qw(md5_hex);
+use Digest::SHA qw(sha256_hex);
+use MIME::Base64 qw(encode_base64 decode_base64);
+use Compress::Zlib qw(compress uncompress);
+use Encode qw(encode decode);
+use JSON::PP;
+
+is(sum(1 .. 100), 5050, 'List::Util sum');
+is(max(3, 9, 2), 9, 'max');
+is((first { $_ > 3 } 1 .. 9), 4, 'first');
+is((reduce { $a * $b } 1 .. 10), 3628800, 'reduce');
+ok(looks_like_number('1e5'), 'looks_like_number');
+is(reftype(bless [], 'X'), 'ARRAY', 'reftype');
+is(blessed(bless {}, 'Foo'), 'Foo', 'blessed');
+my $weak = { a => 1 };
+my $ref = $weak;
+weaken($ref);
+ok(defined $ref, 'weaken keeps while strong');
+local $Data::Dumper::Sortkeys = 1;
+local $Data::Dumper::Indent = 1;
+is(Dumper({ b => [1, 2], a => 'x' }), "\$VAR1 = {\n  'a' => 'x',\n  'b' => [\n    1,\n    2\n  ]\n};\n", 'Dumper');
+my $deep = { list => [1 .. 50], h => { k => 'v' } };
+is_deeply(thaw(freeze($deep)), $deep, 'Storable freeze/thaw');
+is_deeply(dclone($deep), $deep, 'dclone');
+is(md5_hex('abc'), '900150983cd24fb0d6963f7d28e17f72', 'MD5');
+is(sha256_hex('abc'), 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad', 'SHA-256');
+is(decode_base64(encode_base64("\x00\xffbinary")), "\x00\xffbinary", 'Base64');
+my $big = join ',', 1 .. 10000;
+is(uncompress(compress($big)), $big, 'zlib round trip');
+is(length(encode('UTF-8', "\x{263a}\x{e9}")), 5, 'Encode UTF-8');
+is(decode('UTF-16LE', "h\0i\0"), 'hi', 'Encode UTF-16LE');
+my $json = JSON::PP->new->canonical;
+is($json->encode({ b => [1, 'two'], a => undef }), '{"a":null,"b":[1,"two"]}', 'JSON::PP');
+is_deeply($json->decode('{"x":[1,2,{"y":true}]}')->{x}[2]{y} ? 1 : 0, 1, 'JSON::PP decode');
+done_testing();
