@@ -21,6 +21,8 @@ typedef struct {
 	int nfiles;
 	/* Tree mode (cmd_tree.c). */
 	bool recursive;          /* -r, --recursive: walk directories */
+	bool objects;            /* --objects: trees convert link-input
+	                          * relocatable objects too */
 	const char *files_from;  /* --files-from FILE ("-": stdin) */
 	int jobs;                /* -j N: worker threads (1 = serial) */
 	/* --stats (cmd_stats.c). */

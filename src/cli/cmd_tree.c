@@ -28,11 +28,12 @@
 /* What happened to a file; the order is the summary's. */
 enum {
 	T_PATCHED, T_HAD_SFRAME, T_NO_CFI, T_NO_FUNCS, T_UNSUPPORTED,
-	T_ARCHIVE, T_NOT_ELF, T_FAILED, T_LINK, T_COUNT
+	T_ARCHIVE, T_OBJECT, T_NOT_ELF, T_FAILED, T_LINK, T_COUNT
 };
 static const char *const t_words[T_COUNT] = {
 	"patched", "already had .sframe", "no CFI", "no convertible function",
-	"unsupported machine or ELF type", "archives", "not ELF", "failed",
+	"unsupported machine or ELF type", "archives",
+	"relocatable objects (link inputs)", "not ELF", "failed",
 	"hard links of other files",
 };
 /* Debug file outcomes (CLI_DEBUG_*), as the summary names them. */
@@ -257,7 +258,14 @@ static bool debug_only(int fd, const unsigned char *h, bool be)
 
 /* Cheap classification from the ELF header (and section headers), so
  * that non-ELF files are never read whole. */
-static int classify(const char *path, char *why, size_t len)
+/* A kernel module: loaded, not linked (Kbuild names them *.ko). */
+static bool kernel_module_p(const char *path)
+{
+	size_t n = strlen(path);
+	return n > 3 && strcmp(path + n - 3, ".ko") == 0;
+}
+
+static int classify(const char *path, bool objects, char *why, size_t len)
 {
 	unsigned char h[64];
 	ssize_t n = -1;
@@ -305,6 +313,14 @@ static int classify(const char *path, char *why, size_t len)
 		snprintf(why, len, "separate debug file (no CFI contents)");
 		return T_NO_CFI;
 	}
+	/* Loose objects are link inputs like an archive's members (crt1.o
+	 * of libc6-dev): GNU ld before 2.45 cannot merge their SFrame V3,
+	 * and every program linked from them would say so. */
+	if (type == ET_REL && !objects && !kernel_module_p(path)) {
+		snprintf(why, len, "relocatable object (a link input): not "
+				   "converted (--objects converts it)");
+		return T_OBJECT;
+	}
 	return T_PATCHED;
 }
 
@@ -336,7 +352,7 @@ static void convert_item(t_run *r, t_item *it)
 {
 	const cli_opts *o = r->o;
 	char why[256];
-	int kind = classify(it->path, why, sizeof why);
+	int kind = classify(it->path, o->objects, why, sizeof why);
 	/* The separate debug file, found before the conversion: its
 	 * symbols count for what the rewrite may move. */
 	char debug[PATH_MAX], dmsg[512];

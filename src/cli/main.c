@@ -67,6 +67,11 @@ static void usage(FILE *f)
 "                         a summary ends the run\n"
 "      --files-from=LIST  take the files (and with -r directories) from\n"
 "                         LIST, one per line; '-' reads standard input\n"
+"      --objects          also convert relocatable objects (crt1.o ...):\n"
+"                         by default a tree's objects are link inputs\n"
+"                         left as they are, like static libraries (GNU\n"
+"                         ld before 2.45 cannot merge SFrame V3); kernel\n"
+"                         modules (*.ko) are converted either way\n"
 "  -j, --jobs=N           convert N files at a time (same output bytes)\n"
 "\n"
 "Separate debug files (with --in-place; found by build ID under DIR's\n"
@@ -120,6 +125,7 @@ enum { MODE_CONVERT, MODE_DUMP, MODE_DUMP_CFI, MODE_VERIFY, MODE_STATS };
 enum {
 	OPT_DUMP = 256, OPT_DUMP_CFI, OPT_VERIFY, OPT_CFI_FROM, OPT_DEBUG_FRAME,
 	OPT_FILES_FROM, OPT_STATS, OPT_JSON, OPT_SFRAME_VERSION, OPT_SHARE_FRES,
+	OPT_OBJECTS,
 	OPT_NO_SHARE_FRES,
 	OPT_REQUIRE_SFRAME, OPT_DEBUG_ROOT, OPT_DEBUG_FILE,
 };
@@ -153,6 +159,7 @@ int main(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{"recursive", no_argument, NULL, 'r'},
+		{"objects", no_argument, NULL, OPT_OBJECTS},
 		{"jobs", required_argument, NULL, 'j'},
 		{"dump", no_argument, NULL, OPT_DUMP},
 		{"dump-cfi", no_argument, NULL, OPT_DUMP_CFI},
@@ -213,6 +220,7 @@ int main(int argc, char **argv)
 						   "(2 or 3)", optarg);
 			break;
 		case OPT_SHARE_FRES: o.share_fres = 1; break;
+		case OPT_OBJECTS: o.objects = true; break;
 		case OPT_NO_SHARE_FRES: o.share_fres = -1; break;
 		case OPT_REQUIRE_SFRAME: o.require_sframe = true; break;
 		case OPT_DEBUG_ROOT: roots[o.ndebug_roots++] = optarg; break;

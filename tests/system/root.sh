@@ -29,22 +29,20 @@
 #    whose two original runs differ is reported as not reproducible and
 #    not compared; every other item must give the same output in the
 #    converted root.
-# Found by it: tree mode converts the root's relocatable objects (crt1.o,
-# Scrt1.o, ... of libc6-dev, crtfastmath.o of gcc), which every link
-# takes, and Debian 12's ld (binutils 2.40) cannot merge their SFrame V3:
-# "error in Scrt1.o(.sframe); no .sframe will be created", and the program
-# it writes carries a version-1 .sframe with a PT_GNU_SFRAME twice its
-# size. The gcc and gdb items differ by that line (and the program's
-# bytes): the run fails until tree mode leaves relocatable objects alone
-# as it leaves static libraries (README, "Debug files", the same reason).
-# SYSTEM_RESTORE_OBJECTS=1 shows the rest of the workload meanwhile.
+# Found by it: tree mode used to convert the root's relocatable objects
+# (crt1.o, Scrt1.o, ... of libc6-dev, crtfastmath.o of gcc), which every
+# link takes, and Debian 12's ld (binutils 2.40) cannot merge their SFrame
+# V3: "error in Scrt1.o(.sframe); no .sframe will be created", and the
+# program it writes carries a version-1 .sframe with a PT_GNU_SFRAME twice
+# its size. Tree mode now leaves them alone, as it leaves static
+# libraries (README); the run checks that no relocatable object was
+# converted.
 # Seeded failures (SYSTEM_SEED): verify (one .sframe byte changed in a
 # converted file: --verify must count it), workload (a line printed by
 # every python3 of the converted root: the python items must differ),
 # nondet (an item printing random bytes: reported, not compared).
 # SYSTEM_ITEMS="gcc perl ..." runs only those workload items;
-# SYSTEM_RESTORE_OBJECTS=1 gives the workload the original relocatable
-# objects (see below); SYSTEM_JOBS=N (default: nproc).
+# SYSTEM_JOBS=N (default: nproc).
 set -u
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -210,19 +208,15 @@ run_item() { # ROOT ITEM OUT
   local rc=$?
   [ $rc = 0 ] || { echo "workload $2: chroot run failed (exit $rc): $(head -c 300 "$3.err")"; return 1; }
 }
-# The converted relocatable objects (crt1.o, crti.o, crtbegin.o, ...): every
-# link in the root takes them. SYSTEM_RESTORE_OBJECTS=1 puts the original
-# ones back before the workload, as if the conversion had left them alone
-# (as it leaves static libraries).
+# Relocatable objects (crt1.o, crti.o, crtbegin.o, ...) are link inputs:
+# tree mode leaves them as they are (every link in the root takes them,
+# and ld 2.40 cannot merge SFrame V3).
 while IFS= read -r f; do
   [ "$(od -An -tu2 -j16 -N2 "$f" | tr -d ' ')" = 1 ] && echo "$f"
 done <"$T/converted.list" >"$T/relocatable.list"
 nrel=$(wc -l <"$T/relocatable.list")
-echo "relocatable objects converted: $nrel ($(sed "s|^$CONV/||" "$T/relocatable.list" | xargs -r -n1 basename | tr '\n' ' '))"
-if [ "${SYSTEM_RESTORE_OBJECTS:-}" = 1 ]; then
-  while IFS= read -r f; do cp -a "$SYS${f#$CONV}" "$f"; done <"$T/relocatable.list"
-  echo "SYSTEM_RESTORE_OBJECTS=1: the $nrel relocatable objects are the original ones for the workload"
-fi
+[ "$nrel" = 0 ] ||
+  fail "tree mode converted $nrel relocatable objects ($(sed "s|^$CONV/||" "$T/relocatable.list" | xargs -r -n1 basename | tr '\n' ' '))"
 if [ "$SEED" = workload ]; then
   # sitecustomize.py is read by every python3 of the converted root.
   rm -f "$CONV/usr/lib/python3.11/sitecustomize.py"
@@ -254,9 +248,8 @@ for it in $items; do
   echo "workload $it: $r ($((SECONDS - s))s)"
 done
 
-if [ "$nwdiff" != 0 ] && [ "$nrel" != 0 ] && grep -qs 'ld: error in .*\.o(\.sframe)' "$T"/w/*.conv; then
-  echo "cause: ld 2.40 cannot merge the SFrame V3 sections of the $nrel converted relocatable objects (Scrt1.o, ...);" \
-    "tree mode converts them (SYSTEM_RESTORE_OBJECTS=1 runs the workload with the original ones)"
+if [ "$nwdiff" != 0 ] && grep -qs 'ld: error in .*\.o(\.sframe)' "$T"/w/*.conv; then
+  echo "cause: ld 2.40 cannot merge the SFrame V3 sections of converted relocatable objects"
 fi
 
 # ---- summary
