@@ -10,9 +10,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../dwarf/cfi.h"
+#include "../abi/abi.h"
 #include "../common/buf.h"
 #include "../common/err.h"
+
+/* Where a relocatable file's function starts: symbol sym + addend, in
+ * section shndx (the relocation the section's FDE had). */
+typedef struct {
+	int64_t addend;
+	uint32_t sym;
+	uint32_t shndx;
+	bool present;     /* false: no relocation gives it (not written) */
+} sfe_reloc_ref;
 
 typedef struct {
 	uint64_t start;      /* vaddr (linked) or symbol value + addend (rel) */
@@ -28,15 +37,15 @@ typedef struct {
 	                      * section, in sfe_set.enc: V3 the attribute
 	                      * and the FREs, V2 the FREs (functions of the
 	                      * same program may share it: read-only) */
-	uint32_t src_fde;    /* index into cfi_table.fdes */
-	cfi_reloc_ref reloc; /* relocatable files; for a function split in
+	uint32_t src_fde;    /* the conversion's FDE index */
+	sfe_reloc_ref reloc; /* relocatable files; for a function split in
 	                      * several FDEs (> 65535 FREs) or a PLT split,
 	                      * the addend is moved so that symbol + addend
 	                      * == start for every part */
 } sfe_func;
 
 typedef struct {
-	cfi_abi abi;
+	abi_id abi;
 	bool big_endian;
 	sfe_func *funcs;     /* sorted by (reloc.shndx, start) */
 	size_t nfuncs;
