@@ -11,7 +11,6 @@
 #include "../elf/elfr_cfi.h"
 #include "../convert/convert.h"
 #include "../verify/vf.h"
-#include "../sframe/sfr_spec.h"
 #include "api_int.h"
 
 /* Adapts the public read_mem callback to the parser's. */
@@ -145,16 +144,13 @@ eh2s_status eh2s_convert_section(const eh2s_cfi_input *cfi,
 
 /* ---- Verification ----------------------------------------------------- */
 
-/* The ABI/arch id each block of s must carry for the CFI's machine, in
- * the reader's own terms (sfr_spec.h: the verifier stays independent of
- * the writer's header). */
+/* The ABI/arch id each block of s must carry for the CFI's machine, as
+ * the verifier reads it (its own ABI description: the verifier stays
+ * independent of the writer's tables). */
 static e2s_err check_abi(const cfi_table *t, const sfr_section *s,
 			 e2s_diag *d)
 {
-	unsigned want = t->abi == CFI_ABI_AMD64	  ? SFR_ABI_AMD64_LE
-			: t->abi == CFI_ABI_S390X ? SFR_ABI_S390X_BE
-			: t->big_endian		  ? SFR_ABI_AARCH64_BE
-						  : SFR_ABI_AARCH64_LE;
+	unsigned want = vf_sframe_abi(t->abi, t->big_endian);
 	for (size_t k = 0; k < s->nblocks; k++)
 		if (s->blocks[k].abi != want)
 			return e2s_fail(d, E2S_ERR_BAD_SFRAME, ".sframe",

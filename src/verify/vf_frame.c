@@ -24,6 +24,7 @@ bool vf_abi_init(int abi, vf_abi *out)
 		out->pc_is_reg16 = true;
 		out->has_flex = true;
 		out->max_reg = 130; /* psABI: up to the mask registers k0-k7 */
+		out->sframe_le = SFR_ABI_AMD64_LE;
 		return true;
 	case CFI_ABI_AARCH64:
 		/* Flexible FDEs (spec 3.2) name no ABI: V3 has them here
@@ -33,6 +34,8 @@ bool vf_abi_init(int abi, vf_abi *out)
 		out->ra = 30;
 		out->has_flex = true;
 		out->max_reg = 127; /* DWARF for AArch64: 0-127 */
+		out->sframe_le = SFR_ABI_AARCH64_LE;
+		out->sframe_be = SFR_ABI_AARCH64_BE;
 		return true;
 	case CFI_ABI_S390X:
 		out->sp = 15;
@@ -41,10 +44,19 @@ bool vf_abi_init(int abi, vf_abi *out)
 		out->sp_val_off = -160;
 		out->has_flex = true;
 		out->max_reg = 65; /* s390x ABI: up to the PSW address */
+		out->sframe_be = SFR_ABI_S390X_BE;
 		return true;
 	default:
 		return false;
 	}
+}
+
+unsigned vf_sframe_abi(int abi, bool big_endian)
+{
+	vf_abi a;
+	if (!vf_abi_init(abi, &a))
+		return 0;
+	return big_endian ? a.sframe_be : a.sframe_le;
 }
 
 static void why(vf_frame *f, const char *fmt, const char *s)

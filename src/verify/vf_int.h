@@ -36,6 +36,8 @@ typedef struct {
 	uint16_t max_reg;   /* highest DWARF register number the ABI's
 	                     * mapping defines; CFI naming a higher one is
 	                     * malformed */
+	uint8_t sframe_le, sframe_be; /* sfh_abi_arch per byte order (0:
+	                     * none; sfr_spec.h) */
 } vf_abi;
 
 bool vf_abi_init(int abi, vf_abi *out);
