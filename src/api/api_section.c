@@ -26,7 +26,7 @@ static bool read_mem_adapter(void *ctx, uint64_t addr, unsigned size,
  * into the parser's cfi_section; *abi gets the ABI. USAGE / UNSUPPORTED
  * with err filled. */
 static eh2s_status describe(const eh2s_cfi_input *caller, eh2s_cfi_input *in,
-			    cfi_section *sec, cfi_abi *abi, eh2s_error *err)
+			    cfi_section *sec, abi_id *abi, eh2s_error *err)
 {
 	if (!caller)
 		return api_usage(err, EH2S_E_USAGE, "NULL CFI section");
@@ -42,7 +42,7 @@ static eh2s_status describe(const eh2s_cfi_input *caller, eh2s_cfi_input *in,
 				 "CFI kind must be EH2S_CFI_EH_FRAME or "
 				 "EH2S_CFI_DEBUG_FRAME");
 	*abi = cfi_abi_from_machine(in->machine);
-	if (*abi == CFI_ABI_UNKNOWN) {
+	if (*abi == ABI_UNKNOWN) {
 		char msg[96];
 		snprintf(msg, sizeof msg,
 			 "unsupported machine %u (x86-64, AArch64 and s390x "
@@ -86,7 +86,7 @@ eh2s_status eh2s_convert_section(const eh2s_cfi_input *cfi,
 	eh2s_cfi_input in;
 	eh2s_summary total;
 	cfi_section sec;
-	cfi_abi abi;
+	abi_id abi;
 	conv_run run;
 	e2s_diag d = {0};
 	eh2s_status st;
@@ -170,7 +170,7 @@ eh2s_status eh2s_verify_section(const eh2s_cfi_input *cfi,
 	eh2s_verify_section_opts o;
 	eh2s_cfi_input in;
 	cfi_section sec;
-	cfi_abi abi;
+	abi_id abi;
 	cfi_table t;
 	sfr_section s;
 	e2s_diag d = {0};

@@ -74,7 +74,7 @@ typedef struct {
 	size_t size;
 	bool debug_frame;        /* image: .debug_frame even with .eh_frame */
 	const cfi_section *sec;  /* no image: the section (borrowed) */
-	cfi_abi abi;             /* ... and its ABI */
+	abi_id abi;             /* ... and its ABI */
 } conv_input;
 
 typedef struct {

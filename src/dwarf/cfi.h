@@ -16,17 +16,9 @@
 
 /* ---- ABIs ------------------------------------------------------------ */
 
-/* Each ABI's facts are one table (src/abi). Transitional names: */
-typedef abi_id cfi_abi;
-#define CFI_ABI_UNKNOWN ABI_UNKNOWN
-#define CFI_ABI_AMD64 ABI_AMD64
-#define CFI_ABI_AARCH64 ABI_AARCH64
-#define CFI_ABI_S390X ABI_S390X
-#define CFI_NO_REG ABI_NO_REG
-typedef abi_desc cfi_abi_regs;
-#define cfi_abi_info abi_get
-/* ELF e_machine (EM_X86_64 ...) to ABI; CFI_ABI_UNKNOWN otherwise. */
-static inline cfi_abi cfi_abi_from_machine(unsigned e_machine)
+/* Each ABI's facts are one table (src/abi/abi.h): abi_id, abi_get. */
+/* ELF e_machine (EM_X86_64 ...) to ABI; ABI_UNKNOWN otherwise. */
+static inline abi_id cfi_abi_from_machine(unsigned e_machine)
 {
 	return abi_of_machine(e_machine)->id;
 }
@@ -239,7 +231,7 @@ typedef struct cfi_rela {
 
 /* The result of parsing + interpreting one section. Owns its arrays. */
 typedef struct {
-	cfi_abi abi;
+	abi_id abi;
 	cfi_sec_kind kind;
 	const uint8_t *data; /* the section bytes (not owned) */
 	size_t size;
@@ -295,16 +287,16 @@ typedef struct {
  * parse goes on; only a problem that makes the rest of the section
  * unreadable (a length running past the end) returns an error, with
  * *diag filled. On success *out owns its arrays (cfi_table_free). */
-e2s_err cfi_parse(const cfi_section *sec, cfi_abi abi, cfi_table *out,
+e2s_err cfi_parse(const cfi_section *sec, abi_id abi, cfi_table *out,
 		  e2s_diag *diag);
 /* cfi_parse without the row table: each FDE's rows go to on_fde and
  * are not kept (out->rows NULL, every row_first/row_count 0), so memory
  * does not grow with the number of rows. */
-e2s_err cfi_parse_stream(const cfi_section *sec, cfi_abi abi,
+e2s_err cfi_parse_stream(const cfi_section *sec, abi_id abi,
 			 cfi_fde_fn on_fde, void *ctx, cfi_table *out,
 			 e2s_diag *diag);
 /* cfi_parse_stream with the consumer k (k->fde non-NULL). */
-e2s_err cfi_parse_sink(const cfi_section *sec, cfi_abi abi,
+e2s_err cfi_parse_sink(const cfi_section *sec, abi_id abi,
 		       const cfi_sink *k, cfi_table *out, e2s_diag *diag);
 /* One DW_EH_PE_* pointer at sec->data + *off (pc-relative ones from
  * sec->vaddr + *off), for readers of .eh_frame_hdr; *off moves past it. */
@@ -313,7 +305,7 @@ e2s_err cfi_read_eh_pointer(const cfi_section *sec, uint8_t enc, size_t *off,
 /* Records only: CIEs and FDEs framed and their fields decoded, no
  * program run (no rows; a status reflects record-level problems only).
  * For readers that interpret the programs themselves (src/verify). */
-e2s_err cfi_parse_records(const cfi_section *sec, cfi_abi abi,
+e2s_err cfi_parse_records(const cfi_section *sec, abi_id abi,
 			  cfi_table *out, e2s_diag *diag);
 /* Decode the address operand of DW_CFA_set_loc at section offset off
  * (the FDE's pointer encoding, relocations applied as for pc_begin).

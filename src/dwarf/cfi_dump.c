@@ -88,7 +88,7 @@ static void print_fde(FILE *out, const cfi_table *t, const cfi_fde *f)
 void cfi_dump_file(FILE *out, const char *path, const cfi_table *t)
 {
 	fprintf(out, "# %s %s abi=%s fdes=%zu bad=%zu\n", path,
-		cfi_sec_name(t->kind), cfi_abi_info(t->abi)->name, t->nfdes,
+		cfi_sec_name(t->kind), abi_get(t->abi)->name, t->nfdes,
 		t->nbad_fdes);
 	for (size_t i = 0; i < t->nfdes; i++)
 		print_fde(out, t, &t->fdes[i]);

@@ -47,10 +47,10 @@ const cfi_rela *cfi_find_rela(const cfi_section *sec, uint64_t off)
 	return NULL;
 }
 
-unsigned cfi_reloc_width(cfi_abi abi, uint32_t type)
+unsigned cfi_reloc_width(abi_id abi, uint32_t type)
 {
-	const cfi_abi_regs *r = cfi_abi_info(abi);
-	if (abi == CFI_ABI_UNKNOWN || !type)
+	const abi_desc *r = abi_get(abi);
+	if (abi == ABI_UNKNOWN || !type)
 		return 0;
 	if (type == r->r_pc64 || type == r->r_abs64)
 		return 8;
@@ -62,12 +62,12 @@ unsigned cfi_reloc_width(cfi_abi abi, uint32_t type)
 enum { RK_ANY, RK_PC, RK_ABS, RK_BAD };
 
 /* Whether a relocation type of the ABI is PC-relative or absolute
- * (cfi_abi.c); the unknown ABI (parse and dump only, never converted)
+ * (abi_id.c); the unknown ABI (parse and dump only, never converted)
  * takes every type as S + A. */
-static int reloc_kind(cfi_abi abi, uint32_t type)
+static int reloc_kind(abi_id abi, uint32_t type)
 {
-	const cfi_abi_regs *r = cfi_abi_info(abi);
-	if (abi == CFI_ABI_UNKNOWN)
+	const abi_desc *r = abi_get(abi);
+	if (abi == ABI_UNKNOWN)
 		return RK_ANY;
 	if (type && (type == r->r_pc32 || type == r->r_pc64))
 		return RK_PC;
@@ -168,7 +168,7 @@ e2s_err cfi_read_eh_pointer(const cfi_section *sec, uint8_t enc, size_t *off,
 	br_t r;
 	br_init(&r, sec->data, sec->size, sec->big_endian);
 	br_seek(&r, *off);
-	cfi_ptr_ctx pc = {sec, CFI_ABI_UNKNOWN, sec->addr_size, 0};
+	cfi_ptr_ctx pc = {sec, ABI_UNKNOWN, sec->addr_size, 0};
 	e2s_err e = cfi_read_pointer(&r, &pc, enc, true, out, NULL);
 	if (e == E2S_ERR_OK)
 		*off = r.pos;

@@ -32,7 +32,7 @@ enum {
 /* What a pointer read needs besides the bytes. */
 typedef struct {
 	const cfi_section *sec;
-	cfi_abi abi;
+	abi_id abi;
 	uint8_t addr_size; /* size of absptr */
 	uint64_t func_base; /* DW_EH_PE_funcrel base (FDE pc_begin) */
 } cfi_ptr_ctx;
@@ -53,7 +53,7 @@ e2s_err cfi_read_pointer(br_t *r, const cfi_ptr_ctx *c, uint8_t enc,
 /* The relocation applying at section offset off, or NULL. */
 const cfi_rela *cfi_find_rela(const cfi_section *sec, uint64_t off);
 /* Bytes a relocation type of abi writes (4 or 8), 0 if not known. */
-unsigned cfi_reloc_width(cfi_abi abi, uint32_t type);
+unsigned cfi_reloc_width(abi_id abi, uint32_t type);
 
 /* Mask v to addr_size bytes. */
 static inline uint64_t cfi_addr_mask(uint64_t v, unsigned addr_size)

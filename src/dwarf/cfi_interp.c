@@ -27,7 +27,7 @@
 typedef struct {
 	const cfi_table *t;
 	const cfi_cie *cie;
-	const cfi_abi_regs *ar;
+	const abi_desc *ar;
 	const cfi_row *init; /* CIE initial rules (NULL while in the CIE) */
 	cfi_interp_scratch *s;
 	cfi_fde *fde;        /* NULL while running the CIE */
@@ -65,13 +65,13 @@ enum { COL_NONE, COL_SP, COL_FP, COL_SIGN };
  * both. */
 static int column_of(const run_t *x, uint64_t reg)
 {
-	if (x->t->abi == CFI_ABI_UNKNOWN)
+	if (x->t->abi == ABI_UNKNOWN)
 		return COL_NONE;
 	if (reg == x->ar->sp)
 		return COL_SP;
 	if (reg == x->ar->fp)
 		return COL_FP;
-	if (x->ar->ra_sign != CFI_NO_REG && reg == x->ar->ra_sign)
+	if (x->ar->ra_sign != ABI_NO_REG && reg == x->ar->ra_sign)
 		return COL_SIGN;
 	return COL_NONE;
 }
@@ -625,7 +625,7 @@ e2s_err cfi_run_cie(const cfi_table *t, const cfi_cie *cie, cfi_dec *dec,
 	memset(&x, 0, sizeof x);
 	x.t = t;
 	x.cie = cie;
-	x.ar = cfi_abi_info(t->abi);
+	x.ar = abi_get(t->abi);
 	x.s = s;
 	e2s_err e = exec(&x, dec, err_off);
 	*init = x.cur;
@@ -641,7 +641,7 @@ e2s_err cfi_run_fde(const cfi_table *t, const cfi_cie *cie,
 	 * this runs once per FDE. */
 	x.t = t;
 	x.cie = cie;
-	x.ar = cfi_abi_info(t->abi);
+	x.ar = abi_get(t->abi);
 	x.init = init;
 	x.s = s;
 	x.fde = fde;

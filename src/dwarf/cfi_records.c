@@ -203,7 +203,7 @@ static e2s_err parse_cie_fields(parse_t *p, rec_t *rec, cfi_cie *cie,
 		*err_off = b->err_pos;
 		return b->err;
 	}
-	if (cie->ra_reg > cfi_abi_info(p->t->abi)->max_reg) {
+	if (cie->ra_reg > abi_get(p->t->abi)->max_reg) {
 		*err_off = b->pos;
 		return E2S_ERR_BAD_REGISTER;
 	}
@@ -474,7 +474,7 @@ static e2s_err walk(parse_t *p, int which)
 	}
 }
 
-static e2s_err parse(const cfi_section *sec, cfi_abi abi, const cfi_sink *k,
+static e2s_err parse(const cfi_section *sec, abi_id abi, const cfi_sink *k,
 		     bool records_only, cfi_table *out, e2s_diag *diag)
 {
 	parse_t p;
@@ -541,13 +541,13 @@ static e2s_err parse(const cfi_section *sec, cfi_abi abi, const cfi_sink *k,
 	return E2S_ERR_OK;
 }
 
-e2s_err cfi_parse(const cfi_section *sec, cfi_abi abi, cfi_table *out,
+e2s_err cfi_parse(const cfi_section *sec, abi_id abi, cfi_table *out,
 		  e2s_diag *diag)
 {
 	return parse(sec, abi, NULL, false, out, diag);
 }
 
-e2s_err cfi_parse_records(const cfi_section *sec, cfi_abi abi,
+e2s_err cfi_parse_records(const cfi_section *sec, abi_id abi,
 			  cfi_table *out, e2s_diag *diag)
 {
 	return parse(sec, abi, NULL, true, out, diag);
@@ -570,7 +570,7 @@ e2s_err cfi_read_fde_addr(const cfi_section *sec, const cfi_table *t,
 	return e;
 }
 
-e2s_err cfi_parse_stream(const cfi_section *sec, cfi_abi abi,
+e2s_err cfi_parse_stream(const cfi_section *sec, abi_id abi,
 			 cfi_fde_fn on_fde, void *ctx, cfi_table *out,
 			 e2s_diag *diag)
 {
@@ -578,7 +578,7 @@ e2s_err cfi_parse_stream(const cfi_section *sec, cfi_abi abi,
 	return parse(sec, abi, on_fde ? &k : NULL, false, out, diag);
 }
 
-e2s_err cfi_parse_sink(const cfi_section *sec, cfi_abi abi,
+e2s_err cfi_parse_sink(const cfi_section *sec, abi_id abi,
 		       const cfi_sink *k, cfi_table *out, e2s_diag *diag)
 {
 	return parse(sec, abi, k && k->fde ? k : NULL, false, out, diag);

@@ -303,7 +303,7 @@ static e2s_err open_elf(elfr_file *elf, const elfr_cfi_opts *opts,
 	f->sec.relocatable = f->is_rel;
 	f->sec.read_mem = f->is_rel ? NULL : read_mem;
 	f->sec.read_mem_ctx = f;
-	cfi_abi abi = cfi_abi_from_machine(elf->machine);
+	abi_id abi = cfi_abi_from_machine(elf->machine);
 	e2s_err e = locate(f, opts, diag);
 	if (e != E2S_ERR_OK)
 		goto fail;

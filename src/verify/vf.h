@@ -49,7 +49,7 @@ typedef void (*vf_issue_cb)(void *ctx, const vf_issue *issue);
  * from a linked file (vaddrs) or both from a relocatable one (keyed by
  * section index + offset). cb (may be NULL) gets every issue, skipped
  * functions included. */
-/* The SFrame ABI/arch id a section for this CFI ABI (cfi_abi) and byte
+/* The SFrame ABI/arch id a section for this CFI ABI (abi_id) and byte
  * order must carry, by the verifier's own reading (0: none). */
 unsigned vf_sframe_abi(int abi, bool big_endian);
 

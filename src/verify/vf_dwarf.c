@@ -412,7 +412,7 @@ static bool run(wk_t *k, uint32_t off, uint32_t len)
 			break;
 		case CFA_AARCH64_negate_ra_state:
 		case CFA_AARCH64_negate_ra_state_with_pc:
-			if (k->a->abi != CFI_ABI_AARCH64)
+			if (k->a->abi != ABI_AARCH64)
 				return fail(k, "opcode with no meaning on this machine", at);
 			k->cur.sign_toggle ^= 1;
 			if (op == CFA_AARCH64_negate_ra_state_with_pc)
@@ -450,7 +450,7 @@ bool vf_walk_fde(const vf_abi *a, const cfi_section *sec, const cfi_table *t,
 							 : (uint16_t)k.cie->ra_reg;
 	w->sep_abira = k.cie->ra_reg != a->ra;
 	w->colreg[COL_ABIRA] = w->sep_abira ? a->ra : REG_NONE;
-	w->colreg[COL_SIGN] = a->abi == CFI_ABI_AARCH64 ? AARCH64_RA_SIGN_STATE
+	w->colreg[COL_SIGN] = a->abi == ABI_AARCH64 ? AARCH64_RA_SIGN_STATE
 							: REG_NONE;
 	k.in_cie = true;
 	if (!run(&k, k.cie->insn_off, k.cie->insn_len))

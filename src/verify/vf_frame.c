@@ -17,7 +17,7 @@ bool vf_abi_init(int abi, vf_abi *out)
 	memset(out, 0, sizeof *out);
 	out->abi = abi;
 	switch (abi) {
-	case CFI_ABI_AMD64:
+	case ABI_AMD64:
 		out->sp = 7;
 		out->fp = 6;
 		out->ra = 16;
@@ -26,7 +26,7 @@ bool vf_abi_init(int abi, vf_abi *out)
 		out->max_reg = 130; /* psABI: up to the mask registers k0-k7 */
 		out->sframe_le = SFR_ABI_AMD64_LE;
 		return true;
-	case CFI_ABI_AARCH64:
+	case ABI_AARCH64:
 		/* Flexible FDEs (spec 3.2) name no ABI: V3 has them here
 		 * too (V2 has none). */
 		out->sp = 31;
@@ -37,7 +37,7 @@ bool vf_abi_init(int abi, vf_abi *out)
 		out->sframe_le = SFR_ABI_AARCH64_LE;
 		out->sframe_be = SFR_ABI_AARCH64_BE;
 		return true;
-	case CFI_ABI_S390X:
+	case ABI_S390X:
 		out->sp = 15;
 		out->fp = 11;
 		out->ra = 14;
@@ -133,7 +133,7 @@ void vf_dwarf_frame(const vf_abi *a, vf_eval *e, const vf_walk *w,
 	f->fp = rule_value(a, e, &st->col[COL_FP], a->fp, false, &f->cfa, f);
 	f->retcol_other = w->sep_abira;
 	f->retcol = w->colreg[COL_RET];
-	if (a->abi != CFI_ABI_AARCH64)
+	if (a->abi != ABI_AARCH64)
 		return;
 	/* RA_SIGN_STATE (DWARF register 34): 0 unsigned, 1 signed. */
 	if (st->pauth_lr) {
@@ -214,7 +214,7 @@ bool vf_expressible(const vf_abi *a, unsigned version, const vf_frame *f,
 	 * (no SFrame word holds 2^31 * 8 + 160 or more). */
 	if (k < -((int64_t)1 << 40) || k > ((int64_t)1 << 40))
 		return no(why_out, len, "%s", "CFA offset too large");
-	if (a->abi == CFI_ABI_S390X) {
+	if (a->abi == ABI_S390X) {
 		if ((k - 160) % 8)
 			return no(why_out, len, "%s", "CFA offset - 160 not a multiple of 8");
 		k = (k - 160) / 8;
@@ -242,11 +242,11 @@ bool vf_expressible(const vf_abi *a, unsigned version, const vf_frame *f,
 	bool ra_slot = stack_slot(&f->pc, cfa, &rk);
 	bool ra_dflt, ra_flex = flex_loc_ok(&f->pc, cfa);
 	switch (a->abi) {
-	case CFI_ABI_AMD64:
+	case ABI_AMD64:
 		ra_dflt = ra_slot && rk == SFR_AMD64_FIXED_RA;
 		ra_flex = ra_flex || ra_dflt;
 		break;
-	case CFI_ABI_S390X:
+	case ABI_S390X:
 		/* Word 0 reads as "RA not saved" (SFRAME_FRE_RA_OFFSET_INVALID);
 		 * V2 also encodes a register number in an odd word. */
 		ra_dflt = ra_unch || (ra_slot && rk != 0) ||
@@ -264,9 +264,9 @@ bool vf_expressible(const vf_abi *a, unsigned version, const vf_frame *f,
 	bool fp_slot = stack_slot(&f->fp, cfa, &fk);
 	bool fp_dflt = fp_unch || fp_slot;
 	bool fp_flex = fp_unch || flex_loc_ok(&f->fp, cfa);
-	if (a->abi == CFI_ABI_AARCH64 && fp_slot && !ra_slot)
+	if (a->abi == ABI_AARCH64 && fp_slot && !ra_slot)
 		fp_dflt = false; /* word 3 is FP only after an RA word */
-	if (a->abi == CFI_ABI_S390X && version < 3 && f->fp.kind == VF_REG &&
+	if (a->abi == ABI_S390X && version < 3 && f->fp.kind == VF_REG &&
 	    f->fp.nderef == 0 && f->fp.off[0] == 0)
 		fp_dflt = true;
 

@@ -28,7 +28,7 @@ static inline bool vf_room(void **p, size_t n, size_t *cap, size_t elem,
 /* ---- The ABI as the verifier sees it ---------------------------------- */
 
 typedef struct {
-	int abi;            /* cfi_abi */
+	int abi;            /* abi_id */
 	uint16_t sp, fp, ra; /* DWARF numbers of SP, FP and the RA register */
 	int64_t sp_val_off; /* caller SP = CFA + this (s390x -160) */
 	bool pc_is_reg16;   /* AMD64: DWARF register 16 reads as the PC */

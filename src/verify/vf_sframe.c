@@ -180,10 +180,10 @@ static vf_val ra_default(const vf_abi *a, const sfr_block *b, const vf_val *cfa)
 static bool abi_matches(const vf_abi *a, unsigned sabi)
 {
 	switch (sabi) {
-	case SFR_ABI_AMD64_LE: return a->abi == CFI_ABI_AMD64;
+	case SFR_ABI_AMD64_LE: return a->abi == ABI_AMD64;
 	case SFR_ABI_AARCH64_BE:
-	case SFR_ABI_AARCH64_LE: return a->abi == CFI_ABI_AARCH64;
-	case SFR_ABI_S390X_BE: return a->abi == CFI_ABI_S390X;
+	case SFR_ABI_AARCH64_LE: return a->abi == ABI_AARCH64;
+	case SFR_ABI_S390X_BE: return a->abi == ABI_S390X;
 	default: return false;
 	}
 }
@@ -195,7 +195,7 @@ static bool default_frame(const vf_abi *a, const sfr_block *b,
 			  const sfr_fre *fre, vf_frame *f, char *why,
 			  size_t len)
 {
-	bool s390 = a->abi == CFI_ABI_S390X;
+	bool s390 = a->abi == ABI_S390X;
 	unsigned n = fre->ndw, i = 1;
 	bool base_fp = sfr_fre_cfa_fp_p(fre->info);
 	int64_t off = sword(fre, 0);
@@ -246,7 +246,7 @@ static bool flex_frame(const vf_abi *a, const sfr_block *b,
 	if (!sfr_ctl_reg_p(c) || sfr_ctl_unused_p(c))
 		return bad(why, len, "CFA control word 0x%x without a base register", c);
 	int64_t off = sword(fre, 1);
-	if (a->abi == CFI_ABI_S390X) /* stored like default FDEs (interop) */
+	if (a->abi == ABI_S390X) /* stored like default FDEs (interop) */
 		off = sfr_s390x_cfa_off(off);
 	vf_val cfa = vf_add(vf_reg(sfr_ctl_regnum(c)), off);
 	f->cfa = sfr_ctl_deref_p(c) ? vf_deref(cfa) : cfa;
@@ -297,7 +297,7 @@ bool vf_sframe_frame(const vf_abi *a, const sfr_section *s,
 		return true;
 	}
 	if (sfr_fre_mangled_p(fre->info))
-		f->sign = a->abi != CFI_ABI_AARCH64 ? SIGN_UNKNOWN
+		f->sign = a->abi != ABI_AARCH64 ? SIGN_UNKNOWN
 			  : sfr_info_pauth_b_p(fde->info) ? SIGN_B : SIGN_A;
 	unsigned type = v3 ? sfr_info2_fdetype(fde->info2) : SFR_FDETYPE_DEFAULT;
 	if (type == SFR_FDETYPE_FLEX)

@@ -137,11 +137,11 @@ static const char *const amd64_names[17] = {
 
 const char *vf_reg_name(int abi, unsigned reg, char *buf, size_t len)
 {
-	if (abi == CFI_ABI_AMD64 && reg < 17)
+	if (abi == ABI_AMD64 && reg < 17)
 		return amd64_names[reg];
-	if (abi == CFI_ABI_AARCH64 && reg <= 31)
+	if (abi == ABI_AARCH64 && reg <= 31)
 		snprintf(buf, len, reg == 31 ? "sp" : "x%u", reg);
-	else if (abi == CFI_ABI_S390X && reg <= 31)
+	else if (abi == ABI_S390X && reg <= 31)
 		snprintf(buf, len, reg < 16 ? "r%u" : "f%u", reg % 16);
 	else
 		snprintf(buf, len, "reg%u", reg);

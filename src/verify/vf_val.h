@@ -50,7 +50,7 @@ bool vf_is_known(const vf_val *v); /* neither OPAQUE nor UNDEF */
 bool vf_eq(const vf_val *a, const vf_val *b);
 /* If v == [*](base + k) with base the value b, set *k and *deref. */
 bool vf_rel(const vf_val *v, const vf_val *b, int64_t *k, bool *deref);
-/* Text like "*(rsp+8)-16"; registers named for abi (a cfi_abi). */
+/* Text like "*(rsp+8)-16"; registers named for abi (a abi_id). */
 void vf_str(const vf_val *v, int abi, char *buf, size_t len);
 const char *vf_reg_name(int abi, unsigned reg, char *buf,
 			size_t len);

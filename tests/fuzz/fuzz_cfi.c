@@ -50,7 +50,7 @@ static FILE *devnull(void)
 	return null;
 }
 
-static void check_encoding(const cfi_section *sec, cfi_abi abi,
+static void check_encoding(const cfi_section *sec, abi_id abi,
 			   const uint8_t *bytes, size_t len)
 {
 	sfr_section s;
@@ -85,7 +85,7 @@ static void check_encoding(const cfi_section *sec, cfi_abi abi,
  * caches on or off (conv_stream_caches): the set, its verdicts and its
  * encoding (*e: the encoder's result, or E2S_ERR_NO_FUNCS; w: its bytes
  * when OK). false if the stream could not be made (out of memory). */
-static bool stream_encode(const cfi_section *sec, cfi_abi abi,
+static bool stream_encode(const cfi_section *sec, abi_id abi,
 			  const sfe_encode_opts *o, bool caches, sfe_set *set,
 			  conv_verdicts *v, bw_t *w, e2s_err *e)
 {
@@ -126,7 +126,7 @@ static bool same_verdicts(const conv_verdicts *a, const conv_verdicts *b)
  * full table (the rules alone), and the same as itself with the caches
  * off: the same bytes, the same outcome (skip reason) for every FDE,
  * the same counts. */
-static void check_stream(const cfi_section *sec, cfi_abi abi,
+static void check_stream(const cfi_section *sec, abi_id abi,
 			 const sfe_encode_opts *o, const bw_t *batch,
 			 const conv_verdicts *bv)
 {
@@ -181,11 +181,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sec.read_mem = read_mem;
 		sec.read_mem_ctx = &sec;
 	}
-	cfi_abi abi = (cfi_abi)((sel >> 3) & 3);
+	abi_id abi = (abi_id)((sel >> 3) & 3);
 	/* SFrame ABI ids fix the byte order of amd64 and s390x. */
-	if (abi == CFI_ABI_AMD64)
+	if (abi == ABI_AMD64)
 		sec.big_endian = false;
-	else if (abi == CFI_ABI_S390X)
+	else if (abi == ABI_S390X)
 		sec.big_endian = true;
 
 	cfi_table t;
@@ -208,7 +208,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sfe_encode_opts o = {.section_vaddr = SF_VADDR,
 			     .share_fres = (sel >> 6) & 1,
 			     .sframe_version = (sel & 0x80) ? 2 : 3};
-	if (abi != CFI_ABI_UNKNOWN &&
+	if (abi != ABI_UNKNOWN &&
 	    conv_project(&t, o.sframe_version, &set, &v, &d) == E2S_ERR_OK) {
 		bw_t w;
 		bool ok = false;

@@ -81,7 +81,7 @@ static void build_rel(bw_t *elf, bool be, uint16_t machine, uint32_t rtype)
 	bw_free(&syms);
 }
 
-static void test_rel(bool be, uint16_t machine, uint32_t rtype, cfi_abi abi)
+static void test_rel(bool be, uint16_t machine, uint32_t rtype, abi_id abi)
 {
 	bw_t elf;
 	elfr_cfi *f = NULL;
@@ -174,7 +174,7 @@ static void test_self(void)
 		return;
 	const cfi_table *t = elfr_cfi_table(f);
 	CHECK(!elfr_cfi_is_rel(f));
-	CHECK_EQ(t->abi, CFI_ABI_AMD64);
+	CHECK_EQ(t->abi, ABI_AMD64);
 	CHECK(t->nfdes > 10);
 	CHECK_EQ(t->nbad_fdes, 0);
 	size_t plt = 0, undef_ra = 0, normal = 0, odd = 0, mains = 0;
@@ -227,9 +227,9 @@ static void test_self(void)
 
 int main(void)
 {
-	test_rel(false, EM_X86_64, R_X86_64_PC32, CFI_ABI_AMD64);
-	test_rel(true, EM_S390, R_390_PC32, CFI_ABI_S390X);
-	test_rel(false, EM_AARCH64, R_AARCH64_PREL32, CFI_ABI_AARCH64);
+	test_rel(false, EM_X86_64, R_X86_64_PC32, ABI_AMD64);
+	test_rel(true, EM_S390, R_390_PC32, ABI_S390X);
+	test_rel(false, EM_AARCH64, R_AARCH64_PREL32, ABI_AARCH64);
 	test_errors();
 	test_self();
 	return t_done("test_cfi_elf");

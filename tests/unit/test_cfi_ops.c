@@ -55,7 +55,7 @@ static size_t fde(bw_t *w, size_t cie_off, uint64_t pc, uint64_t range,
 	return s;
 }
 
-static e2s_err parse(const bw_t *w, cfi_abi abi, cfi_table *t)
+static e2s_err parse(const bw_t *w, abi_id abi, cfi_table *t)
 {
 	cfi_section sec;
 	e2s_diag d;
@@ -76,13 +76,13 @@ static const uint8_t a64_init[] = {0x0c, 31, 0};
 /* Run one FDE program [PC0, PC0+range) under an amd64 CIE with code
  * alignment caf; returns the FDE status. *insn_off gets the section
  * offset of the program's first byte. */
-static e2s_err run(cfi_abi abi, uint64_t caf, uint64_t range,
+static e2s_err run(abi_id abi, uint64_t caf, uint64_t range,
 		   const uint8_t *ins, size_t n, cfi_table *t,
 		   size_t *insn_off)
 {
 	bw_t w;
 	bw_init(&w, false);
-	size_t c = abi == CFI_ABI_AARCH64
+	size_t c = abi == ABI_AARCH64
 			   ? cie(&w, caf, -8, 30, a64_init, sizeof a64_init)
 			   : cie(&w, caf, -8, 16, x86_init, sizeof x86_init);
 	size_t f = fde(&w, c, PC0, range, ins, n);
@@ -109,7 +109,7 @@ static void test_advance(void)
 		0x03, 0x00, 0x01, 0x0e, 32, /* advance_loc2 256 */
 		0x04, 0x00, 0x01, 0x00, 0x00, 0x0e, 40, /* advance_loc4 256 */
 	};
-	CHECK_EQ(run(CFI_ABI_AMD64, 4, 0x1000, p, sizeof p, &t, NULL),
+	CHECK_EQ(run(ABI_AMD64, 4, 0x1000, p, sizeof p, &t, NULL),
 		 E2S_ERR_OK);
 	CHECK_EQ(t.fdes[0].row_count, 5);
 	static const uint64_t start[] = {PC0, PC0 + 4, PC0 + 4 + 64,
@@ -135,7 +135,7 @@ static void test_set_loc_and_bounds(void)
 	size_t off;
 	static const uint8_t p[] = {0x01, 0x10, 0x10, 0, 0, 0, 0, 0, 0, /* 0x1010 */
 				    0x0e, 16};
-	CHECK_EQ(run(CFI_ABI_AMD64, 1, 0x100, p, sizeof p, &t, NULL),
+	CHECK_EQ(run(ABI_AMD64, 1, 0x100, p, sizeof p, &t, NULL),
 		 E2S_ERR_OK);
 	CHECK_EQ(t.fdes[0].row_count, 2);
 	CHECK_EQ(row(&t, 1)->start, 0x1010);
@@ -144,7 +144,7 @@ static void test_set_loc_and_bounds(void)
 
 	/* set_loc backwards */
 	static const uint8_t back[] = {0x41, 0x01, 0xff, 0x0f, 0, 0, 0, 0, 0, 0};
-	CHECK_EQ(run(CFI_ABI_AMD64, 1, 0x100, back, sizeof back, &t, &off),
+	CHECK_EQ(run(ABI_AMD64, 1, 0x100, back, sizeof back, &t, &off),
 		 E2S_ERR_PC_BACKWARDS);
 	CHECK_EQ(t.fdes[0].err_off, off + 1);
 	CHECK_EQ(t.fdes[0].row_count, 0);
@@ -154,14 +154,14 @@ static void test_set_loc_and_bounds(void)
 
 	/* advance past pc_begin + pc_range */
 	static const uint8_t past[] = {0x02, 0x20, 0x0e, 16, 0x02, 0xe1};
-	CHECK_EQ(run(CFI_ABI_AMD64, 1, 0x100, past, sizeof past, &t, &off),
+	CHECK_EQ(run(ABI_AMD64, 1, 0x100, past, sizeof past, &t, &off),
 		 E2S_ERR_PC_BACKWARDS);
 	CHECK_EQ(t.fdes[0].err_off, off + 4);
 	cfi_table_free(&t);
 
 	/* advancing exactly to the end is fine; the last row ends there */
 	static const uint8_t toend[] = {0x02, 0x20, 0x0e, 16, 0x02, 0xe0};
-	CHECK_EQ(run(CFI_ABI_AMD64, 1, 0x100, toend, sizeof toend, &t, &off),
+	CHECK_EQ(run(ABI_AMD64, 1, 0x100, toend, sizeof toend, &t, &off),
 		 E2S_ERR_OK);
 	CHECK_EQ(t.fdes[0].row_count, 2);
 	CHECK_EQ(row(&t, 1)->end, 0x1100);
@@ -179,7 +179,7 @@ static void test_offsets(void)
 		0x41, 0x14, 6, 1,  /* val_offset r6 1 -> v-8 */
 		0x41, 0x15, 16, 0x7f, /* val_offset_sf r16 -1 -> v+8 */
 	};
-	CHECK_EQ(run(CFI_ABI_AMD64, 1, 0x10, p, sizeof p, &t, NULL),
+	CHECK_EQ(run(ABI_AMD64, 1, 0x10, p, sizeof p, &t, NULL),
 		 E2S_ERR_OK);
 	CHECK_EQ(t.fdes[0].row_count, 6);
 	CHECK_EQ(row(&t, 0)->fp.kind, CFI_RULE_OFFSET);
@@ -207,7 +207,7 @@ static void test_restore(void)
 		0x41, 0x06, 16,    /* restore_extended r16 */
 		0x41, 0xc6,        /* restore r6 -> unspecified */
 	};
-	CHECK_EQ(run(CFI_ABI_AMD64, 1, 0x10, p, sizeof p, &t, NULL),
+	CHECK_EQ(run(ABI_AMD64, 1, 0x10, p, sizeof p, &t, NULL),
 		 E2S_ERR_OK);
 	CHECK_EQ(t.fdes[0].row_count, 5);
 	CHECK_EQ(row(&t, 0)->ra.off, -16);
@@ -229,7 +229,7 @@ static void test_undefined_same_register(void)
 		0x41, 0x09, 6, 3,  /* register r6 in r3 */
 		0x41, 0x09, 7, 10, /* register r7 (sp) in r10 */
 	};
-	CHECK_EQ(run(CFI_ABI_AMD64, 1, 0x10, p, sizeof p, &t, NULL),
+	CHECK_EQ(run(ABI_AMD64, 1, 0x10, p, sizeof p, &t, NULL),
 		 E2S_ERR_OK);
 	CHECK_EQ(t.fdes[0].row_count, 4);
 	CHECK_EQ(row(&t, 0)->ra.kind, CFI_RULE_UNDEFINED);
@@ -243,16 +243,16 @@ static void test_undefined_same_register(void)
 	/* Register numbers beyond the ABI's range. */
 	static const uint8_t bad[] = {0x09, 6, 0xc8, 0x01}; /* r6 in r200 */
 	size_t off;
-	CHECK_EQ(run(CFI_ABI_AMD64, 1, 0x10, bad, sizeof bad, &t, &off),
+	CHECK_EQ(run(ABI_AMD64, 1, 0x10, bad, sizeof bad, &t, &off),
 		 E2S_ERR_BAD_REGISTER);
 	CHECK_EQ(t.fdes[0].err_off, off);
 	cfi_table_free(&t);
 	static const uint8_t badcfa[] = {0x0c, 0x83, 0x01, 8}; /* def_cfa r131 */
-	CHECK_EQ(run(CFI_ABI_AMD64, 1, 0x10, badcfa, sizeof badcfa, &t, NULL),
+	CHECK_EQ(run(ABI_AMD64, 1, 0x10, badcfa, sizeof badcfa, &t, NULL),
 		 E2S_ERR_BAD_REGISTER);
 	cfi_table_free(&t);
 	/* Any register goes for an unknown machine. */
-	CHECK_EQ(run(CFI_ABI_UNKNOWN, 1, 0x10, badcfa, sizeof badcfa, &t,
+	CHECK_EQ(run(ABI_UNKNOWN, 1, 0x10, badcfa, sizeof badcfa, &t,
 		     NULL),
 		 E2S_ERR_OK);
 	CHECK_EQ(row(&t, 0)->cfa.reg, 131);
@@ -268,7 +268,7 @@ static void test_remember_restore(void)
 		0x41, 0x0c, 6, 32, 0xc6, 0x90, 3, /* cfa r6+32, fp -, ra c-24 */
 		0x41, 0x0b,        /* restore_state */
 	};
-	CHECK_EQ(run(CFI_ABI_AMD64, 1, 0x10, p, sizeof p, &t, NULL),
+	CHECK_EQ(run(ABI_AMD64, 1, 0x10, p, sizeof p, &t, NULL),
 		 E2S_ERR_OK);
 	CHECK_EQ(t.fdes[0].row_count, 3);
 	CHECK_EQ(row(&t, 1)->cfa.reg, 6);
@@ -283,16 +283,16 @@ static void test_remember_restore(void)
 
 	size_t off;
 	static const uint8_t under[] = {0x41, 0x0a, 0x0b, 0x0b};
-	CHECK_EQ(run(CFI_ABI_AMD64, 1, 0x10, under, sizeof under, &t, &off),
+	CHECK_EQ(run(ABI_AMD64, 1, 0x10, under, sizeof under, &t, &off),
 		 E2S_ERR_STACK_UNDERFLOW);
 	CHECK_EQ(t.fdes[0].err_off, off + 3);
 	cfi_table_free(&t);
 
 	uint8_t deep[65];
 	memset(deep, 0x0a, sizeof deep);
-	CHECK_EQ(run(CFI_ABI_AMD64, 1, 0x10, deep, 64, &t, NULL), E2S_ERR_OK);
+	CHECK_EQ(run(ABI_AMD64, 1, 0x10, deep, 64, &t, NULL), E2S_ERR_OK);
 	cfi_table_free(&t);
-	CHECK_EQ(run(CFI_ABI_AMD64, 1, 0x10, deep, 65, &t, &off),
+	CHECK_EQ(run(ABI_AMD64, 1, 0x10, deep, 65, &t, &off),
 		 E2S_ERR_STACK_OVERFLOW);
 	CHECK_EQ(t.fdes[0].err_off, off + 64);
 	cfi_table_free(&t);
@@ -308,7 +308,7 @@ static void test_def_cfa(void)
 		0x41, 0x12, 6, 0x7e, /* def_cfa_sf r6 -2 -> r6+16 */
 		0x41, 0x13, 0x7c,  /* def_cfa_offset_sf -4 -> r6+32 */
 	};
-	CHECK_EQ(run(CFI_ABI_AMD64, 1, 0x10, p, sizeof p, &t, NULL),
+	CHECK_EQ(run(ABI_AMD64, 1, 0x10, p, sizeof p, &t, NULL),
 		 E2S_ERR_OK);
 	CHECK_EQ(t.fdes[0].row_count, 5);
 	static const int reg[] = {6, 7, 7, 6, 6};
@@ -333,7 +333,7 @@ static void test_expressions(void)
 		0x41, 0x0c, 7, 8,          /* def_cfa: usable again */
 		0x41, 0x0f, 1, 0x30, 0x0d, 6, /* expr; def_cfa_register */
 	};
-	CHECK_EQ(run(CFI_ABI_AMD64, 1, 0x10, p, sizeof p, &t, &o), E2S_ERR_OK);
+	CHECK_EQ(run(ABI_AMD64, 1, 0x10, p, sizeof p, &t, &o), E2S_ERR_OK);
 	CHECK_EQ(t.fdes[0].row_count, 4);
 	const cfi_row *r = row(&t, 0);
 	CHECK_EQ(r->cfa.kind, CFI_CFA_EXPR);
@@ -361,7 +361,7 @@ static void test_expressions(void)
 
 	/* A block running past the FDE end. */
 	static const uint8_t trunc[] = {0x0f, 5, 0x77, 0x08};
-	CHECK_EQ(run(CFI_ABI_AMD64, 1, 0x10, trunc, sizeof trunc, &t, NULL),
+	CHECK_EQ(run(ABI_AMD64, 1, 0x10, trunc, sizeof trunc, &t, NULL),
 		 E2S_ERR_TRUNCATED);
 	cfi_table_free(&t);
 }
@@ -373,7 +373,7 @@ static void test_nop_args_size_merge(void)
 	 * change nothing: one merged row over the whole range. */
 	static const uint8_t p[] = {0x40, 0x0e, 16, 0x41, 0x00, 0x2e, 0x10,
 				    0x41, 0x0e, 16, 0x00, 0x00};
-	CHECK_EQ(run(CFI_ABI_AMD64, 1, 0x10, p, sizeof p, &t, NULL),
+	CHECK_EQ(run(ABI_AMD64, 1, 0x10, p, sizeof p, &t, NULL),
 		 E2S_ERR_OK);
 	CHECK_EQ(t.fdes[0].row_count, 1);
 	CHECK_EQ(row(&t, 0)->start, PC0);
@@ -382,7 +382,7 @@ static void test_nop_args_size_merge(void)
 	cfi_table_free(&t);
 
 	/* A zero pc_range gives no rows at all. */
-	CHECK_EQ(run(CFI_ABI_AMD64, 1, 0, p, 3, &t, NULL), E2S_ERR_OK);
+	CHECK_EQ(run(ABI_AMD64, 1, 0, p, 3, &t, NULL), E2S_ERR_OK);
 	CHECK_EQ(t.fdes[0].row_count, 0);
 	cfi_table_free(&t);
 }
@@ -396,7 +396,7 @@ static void test_negate_ra_state(void)
 		0x41, 0x0b,       /* 0x100c: restore -> mangled again */
 		0x41, 0x2c,       /* 0x1010: with_pc toggles too */
 	};
-	CHECK_EQ(run(CFI_ABI_AARCH64, 4, 0x20, p, sizeof p, &t, NULL),
+	CHECK_EQ(run(ABI_AARCH64, 4, 0x20, p, sizeof p, &t, NULL),
 		 E2S_ERR_OK);
 	CHECK_EQ(t.fdes[0].row_count, 5);
 	static const int m[] = {0, 1, 0, 1, 0};
@@ -408,7 +408,7 @@ static void test_negate_ra_state(void)
 	cfi_table_free(&t);
 	/* 0x2d is DW_CFA_GNU_window_save elsewhere: unsupported. */
 	size_t off;
-	CHECK_EQ(run(CFI_ABI_AMD64, 1, 0x20, p, sizeof p, &t, &off),
+	CHECK_EQ(run(ABI_AMD64, 1, 0x20, p, sizeof p, &t, &off),
 		 E2S_ERR_BAD_OPCODE);
 	CHECK_EQ(t.fdes[0].err_off, off + 1);
 	cfi_table_free(&t);
@@ -426,7 +426,7 @@ static void test_bad_opcode_file_goes_on(void)
 	size_t f1 = fde(&w, c, 0x1000, 0x10, bad, sizeof bad);
 	fde(&w, c, 0x2000, 0x10, good, sizeof good);
 	fde(&w, c, 0x3000, 0x10, bad2, sizeof bad2);
-	CHECK_EQ(parse(&w, CFI_ABI_AMD64, &t), E2S_ERR_OK);
+	CHECK_EQ(parse(&w, ABI_AMD64, &t), E2S_ERR_OK);
 	CHECK_EQ(t.nfdes, 3);
 	CHECK_EQ(t.nbad_fdes, 2);
 	CHECK_EQ(t.fdes[0].status, E2S_ERR_BAD_OPCODE);
@@ -452,16 +452,16 @@ static void test_truncated_operands(void)
 {
 	cfi_table t;
 	static const uint8_t p[] = {0x05, 16}; /* offset_extended: no offset */
-	CHECK_EQ(run(CFI_ABI_AMD64, 1, 0x10, p, sizeof p, &t, NULL),
+	CHECK_EQ(run(ABI_AMD64, 1, 0x10, p, sizeof p, &t, NULL),
 		 E2S_ERR_TRUNCATED);
 	cfi_table_free(&t);
 	static const uint8_t q[] = {0x0e, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
 				    0x80, 0x80, 0x80, 0x80, 0x00};
-	CHECK_EQ(run(CFI_ABI_AMD64, 1, 0x10, q, sizeof q, &t, NULL),
+	CHECK_EQ(run(ABI_AMD64, 1, 0x10, q, sizeof q, &t, NULL),
 		 E2S_ERR_LEB_OVERLONG);
 	cfi_table_free(&t);
 	static const uint8_t r[] = {0x04, 1, 0}; /* advance_loc4, 2 bytes */
-	CHECK_EQ(run(CFI_ABI_AMD64, 1, 0x10, r, sizeof r, &t, NULL),
+	CHECK_EQ(run(ABI_AMD64, 1, 0x10, r, sizeof r, &t, NULL),
 		 E2S_ERR_TRUNCATED);
 	cfi_table_free(&t);
 }
@@ -477,7 +477,7 @@ static void test_cie_program_error(void)
 	size_t c2 = cie(&w, 1, -8, 16, x86_init, sizeof x86_init);
 	fde(&w, c1, 0x1000, 0x10, good, sizeof good);
 	fde(&w, c2, 0x2000, 0x10, good, sizeof good);
-	CHECK_EQ(parse(&w, CFI_ABI_AMD64, &t), E2S_ERR_OK);
+	CHECK_EQ(parse(&w, ABI_AMD64, &t), E2S_ERR_OK);
 	CHECK_EQ(t.ncies, 2);
 	CHECK_EQ(t.cies[0].status, E2S_ERR_BAD_OPCODE);
 	CHECK_EQ(t.nbad_fdes, 1);
@@ -504,7 +504,7 @@ static void test_return_column_is_fp(void)
 	};
 	size_t c = cie(&w, 1, -8, 6, init, sizeof init);
 	fde(&w, c, PC0, 0x10, p, sizeof p);
-	CHECK_EQ(parse(&w, CFI_ABI_AMD64, &t), E2S_ERR_OK);
+	CHECK_EQ(parse(&w, ABI_AMD64, &t), E2S_ERR_OK);
 	bw_free(&w);
 	CHECK_EQ(t.fdes[0].status, E2S_ERR_OK);
 	CHECK_EQ(t.fdes[0].row_count, 2);
@@ -551,7 +551,7 @@ static void test_short_forms_match_decoder(void)
 		c.code_align = 1;
 		c.data_align = -8;
 		c.addr_size = 8;
-		cfi_ptr_ctx pc = {&sec, CFI_ABI_AMD64, 8, 0};
+		cfi_ptr_ctx pc = {&sec, ABI_AMD64, 8, 0};
 		cfi_dec d;
 		cfi_dec_init(&d, &sec, &c, &pc, 0, (uint32_t)len);
 		cfi_insn in;

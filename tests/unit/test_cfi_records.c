@@ -77,7 +77,7 @@ typedef struct {
 	uint8_t addr_size;
 } popt;
 
-static e2s_err parse_o(const bw_t *w, cfi_abi abi, const popt *o,
+static e2s_err parse_o(const bw_t *w, abi_id abi, const popt *o,
 		       cfi_table *t, e2s_diag *d)
 {
 	cfi_section sec;
@@ -102,7 +102,7 @@ static e2s_err parse_o(const bw_t *w, cfi_abi abi, const popt *o,
 static e2s_err parse(const bw_t *w, cfi_table *t)
 {
 	e2s_diag d;
-	return parse_o(w, CFI_ABI_AMD64, NULL, t, &d);
+	return parse_o(w, ABI_AMD64, NULL, t, &d);
 }
 
 /* ---- pointer encodings ----------------------------------------------- */
@@ -122,7 +122,7 @@ static cfi_fde one_fde(uint8_t enc, put_fn put, const popt *o, bool be)
 	size_t s = eh_fde_begin(&w, c);
 	put(&w, w.len);
 	eh_fde_end(&w, s, true);
-	if (parse_o(&w, CFI_ABI_AMD64, o, &t, &d) == E2S_ERR_OK &&
+	if (parse_o(&w, ABI_AMD64, o, &t, &d) == E2S_ERR_OK &&
 	    t.nfdes == 1) {
 		f = t.fdes[0];
 		cfi_table_free(&t);
@@ -303,7 +303,7 @@ static void test_relocs(void)
 	memset(&o, 0, sizeof o);
 	o.relas = r;
 	o.nrelas = 2;
-	CHECK_EQ(parse_o(&w, CFI_ABI_AMD64, &o, &t, &d), E2S_ERR_OK);
+	CHECK_EQ(parse_o(&w, ABI_AMD64, &o, &t, &d), E2S_ERR_OK);
 	CHECK_EQ(t.nfdes, 2);
 	CHECK(t.relocatable);
 	CHECK_EQ(t.fdes[0].pc_begin, 0x40);
@@ -320,7 +320,7 @@ static void test_relocs(void)
 
 	/* An absolute relocation on a pc-relative field is wrong. */
 	r[0].type = R_X86_64_64;
-	CHECK_EQ(parse_o(&w, CFI_ABI_AMD64, &o, &t, &d), E2S_ERR_OK);
+	CHECK_EQ(parse_o(&w, ABI_AMD64, &o, &t, &d), E2S_ERR_OK);
 	CHECK_EQ(t.fdes[0].status, E2S_ERR_BAD_RELOC);
 	CHECK_EQ(t.fdes[0].err_off, field1);
 	CHECK_EQ(t.fdes[1].status, E2S_ERR_OK);
@@ -328,13 +328,13 @@ static void test_relocs(void)
 	/* AArch64 and s390x PC-relative types. */
 	r[0].type = R_AARCH64_PREL32;
 	r[1].type = R_AARCH64_PREL32;
-	CHECK_EQ(parse_o(&w, CFI_ABI_AARCH64, &o, &t, &d), E2S_ERR_OK);
+	CHECK_EQ(parse_o(&w, ABI_AARCH64, &o, &t, &d), E2S_ERR_OK);
 	CHECK_EQ(t.nbad_fdes, 0);
 	CHECK_EQ(t.fdes[0].pc_begin, 0x40);
 	cfi_table_free(&t);
 	r[0].type = R_390_PC32;
 	r[1].type = R_390_PC32;
-	CHECK_EQ(parse_o(&w, CFI_ABI_S390X, &o, &t, &d), E2S_ERR_OK);
+	CHECK_EQ(parse_o(&w, ABI_S390X, &o, &t, &d), E2S_ERR_OK);
 	CHECK_EQ(t.nbad_fdes, 0);
 	cfi_table_free(&t);
 	/* SHT_REL: the addend is in the field. */
@@ -343,7 +343,7 @@ static void test_relocs(void)
 	r[0].addend = 0;
 	r[0].implicit_addend = true;
 	r[1].type = R_X86_64_PC32;
-	CHECK_EQ(parse_o(&w, CFI_ABI_AMD64, &o, &t, &d), E2S_ERR_OK);
+	CHECK_EQ(parse_o(&w, ABI_AMD64, &o, &t, &d), E2S_ERR_OK);
 	CHECK_EQ(t.fdes[0].pc_begin, 0x24);
 	CHECK_EQ(t.fdes[0].reloc.addend, 0x24);
 	cfi_table_free(&t);
@@ -395,7 +395,7 @@ static void test_debug_frame_relocs(void)
 	o.kind = CFI_SEC_DEBUG_FRAME;
 	o.relas = r;
 	o.nrelas = 2;
-	CHECK_EQ(parse_o(&w, CFI_ABI_AMD64, &o, &t, &d), E2S_ERR_OK);
+	CHECK_EQ(parse_o(&w, ABI_AMD64, &o, &t, &d), E2S_ERR_OK);
 	CHECK_EQ(t.nfdes, 1);
 	CHECK_EQ(t.fdes[0].status, E2S_ERR_OK);
 	CHECK_EQ(t.fdes[0].cie, 1);
@@ -471,7 +471,7 @@ static void test_fpc_debug_frame(void)
 			o.relas = r;
 			o.nrelas = 4;
 		}
-		CHECK_EQ(parse_o(&w, CFI_ABI_AMD64, &o, &t, &d), E2S_ERR_OK);
+		CHECK_EQ(parse_o(&w, ABI_AMD64, &o, &t, &d), E2S_ERR_OK);
 		CHECK_EQ(t.nfdes, 2);
 		CHECK_EQ(t.fdes[0].status, E2S_ERR_CIE_PTR_WIDTH);
 		CHECK_EQ(t.fdes[1].status, E2S_ERR_OK);
@@ -483,13 +483,13 @@ static void test_fpc_debug_frame(void)
 		 * of 2^32 (a function too large, not a misread record). */
 		if (linked) {
 			w.data[addr + 4] = 1; /* range 0x149_0000_0001 as read */
-			CHECK_EQ(parse_o(&w, CFI_ABI_AMD64, &o, &t, &d), E2S_ERR_OK);
+			CHECK_EQ(parse_o(&w, ABI_AMD64, &o, &t, &d), E2S_ERR_OK);
 			CHECK_EQ(t.fdes[0].status, E2S_ERR_OK);
 			CHECK_EQ(t.fdes[0].pc_range, 0x14900000001ull);
 			cfi_table_free(&t);
 		} else {
 			r[0].type = R_X86_64_32;
-			CHECK_EQ(parse_o(&w, CFI_ABI_AMD64, &o, &t, &d), E2S_ERR_OK);
+			CHECK_EQ(parse_o(&w, ABI_AMD64, &o, &t, &d), E2S_ERR_OK);
 			CHECK_EQ(t.fdes[0].status, E2S_ERR_OK);
 			CHECK_EQ(t.fdes[0].pc_range, 0x14900000000ull);
 			cfi_table_free(&t);
@@ -515,7 +515,7 @@ static void test_length_errors(void)
 
 	/* Length past the end: fatal, with the record's offset. */
 	bw_put_uN(&w, s, 0x100, 4);
-	CHECK_EQ(parse_o(&w, CFI_ABI_AMD64, NULL, &t, &d), E2S_ERR_BAD_LENGTH);
+	CHECK_EQ(parse_o(&w, ABI_AMD64, NULL, &t, &d), E2S_ERR_BAD_LENGTH);
 	CHECK_EQ(d.code, E2S_ERR_BAD_LENGTH);
 	CHECK_STR(d.section, ".eh_frame");
 	CHECK_EQ(d.offset, s);
@@ -525,7 +525,7 @@ static void test_length_errors(void)
 	/* Stray bytes shorter than a length field. */
 	bw_u8(&w, 0);
 	bw_u8(&w, 0);
-	CHECK_EQ(parse_o(&w, CFI_ABI_AMD64, NULL, &t, &d), E2S_ERR_BAD_LENGTH);
+	CHECK_EQ(parse_o(&w, ABI_AMD64, NULL, &t, &d), E2S_ERR_BAD_LENGTH);
 	CHECK_EQ(d.offset, good_len);
 	w.len = good_len;
 
@@ -539,7 +539,7 @@ static void test_length_errors(void)
 
 	/* Reserved length values. */
 	bw_u32(&w, 0xfffffff0);
-	CHECK_EQ(parse_o(&w, CFI_ABI_AMD64, NULL, &t, &d), E2S_ERR_BAD_LENGTH);
+	CHECK_EQ(parse_o(&w, ABI_AMD64, NULL, &t, &d), E2S_ERR_BAD_LENGTH);
 	w.len = good_len;
 
 	/* A record too short for its fields: that FDE is bad, file goes
@@ -749,7 +749,7 @@ static void test_debug_frame_versions(void)
 				  dw64 ? 8 : 4);
 			memset(&o, 0, sizeof o);
 			o.kind = CFI_SEC_DEBUG_FRAME;
-			CHECK_EQ(parse_o(&w, CFI_ABI_AMD64, &o, &t, &d),
+			CHECK_EQ(parse_o(&w, ABI_AMD64, &o, &t, &d),
 				 E2S_ERR_OK);
 			CHECK_EQ(t.ncies, 1);
 			CHECK_EQ(t.nfdes, 1);
@@ -817,7 +817,7 @@ static void test_debug_frame_ids(void)
 	rec_end(&w, s);
 	memset(&o, 0, sizeof o);
 	o.kind = CFI_SEC_DEBUG_FRAME;
-	CHECK_EQ(parse_o(&w, CFI_ABI_AMD64, &o, &t, &d), E2S_ERR_OK);
+	CHECK_EQ(parse_o(&w, ABI_AMD64, &o, &t, &d), E2S_ERR_OK);
 	CHECK_EQ(t.ncies, 2);
 	CHECK_EQ(t.nfdes, 3);
 	CHECK_EQ(t.cies[0].status, E2S_ERR_BAD_ADDRESS_SIZE);
@@ -900,7 +900,7 @@ static void test_big_endian(void)
 	memset(&o, 0, sizeof o);
 	o.vaddr = 0x4000;
 	CHECK_EQ(w.data[0], 0); /* really big-endian length */
-	CHECK_EQ(parse_o(&w, CFI_ABI_S390X, &o, &t, &d), E2S_ERR_OK);
+	CHECK_EQ(parse_o(&w, ABI_S390X, &o, &t, &d), E2S_ERR_OK);
 	CHECK_EQ(t.cies[0].code_align, 2);
 	CHECK_EQ(t.cies[0].ra_reg, 14);
 	CHECK_EQ(t.fdes[0].status, E2S_ERR_OK);

@@ -241,7 +241,7 @@ static void one_row_table(cfi_table *t, cfi_cie *cie, cfi_fde *fdes,
 		rows[i].cfa.off = 8;
 		rows[i].ra = rule_off(-8);
 	}
-	t->abi = CFI_ABI_AMD64;
+	t->abi = ABI_AMD64;
 	t->cies = cie;
 	t->ncies = 1;
 	t->fdes = fdes;
@@ -588,7 +588,7 @@ static e2s_err stream_caches(const cfi_section *sec, unsigned version,
 		return E2S_ERR_NOMEM;
 	conv_stream_caches(st, on);
 	cfi_sink k = {conv_stream_pre, conv_stream_row, conv_stream_fde, st};
-	e2s_err e = cfi_parse_sink(sec, CFI_ABI_AMD64, &k, &t, &d);
+	e2s_err e = cfi_parse_sink(sec, ABI_AMD64, &k, &t, &d);
 	if (!e) {
 		e = conv_stream_finish(st, &t, set, v, &d);
 		cfi_table_free(&t);
@@ -736,7 +736,7 @@ static void caches_on_off_synthetic(void)
 		e2s_diag d;
 		CHECK_EQ(stream_caches(&s, v, true, &on, &von), E2S_ERR_OK);
 		CHECK_EQ(stream_caches(&s, v, false, &off, &voff), E2S_ERR_OK);
-		CHECK_EQ(cfi_parse(&s, CFI_ABI_AMD64, &t, &d), E2S_ERR_OK);
+		CHECK_EQ(cfi_parse(&s, ABI_AMD64, &t, &d), E2S_ERR_OK);
 		CHECK_EQ(conv_project(&t, v, &ref, &vref, &d), E2S_ERR_OK);
 		CHECK_EQ(t.nfdes, 3 * 5 * 7 + 3 * 5);
 		CHECK(sets_equal(&on, &von, &off, &voff));

@@ -191,7 +191,7 @@ static void test_stream_count(void)
 	cfi_table t;
 	memset(fdes, 0, sizeof fdes);
 	memset(&t, 0, sizeof t);
-	t.abi = CFI_ABI_AMD64;
+	t.abi = ABI_AMD64;
 	t.fdes = fdes;
 	t.nfdes = 2;
 	CHECK_EQ(conv_stream_new(&st, 3), E2S_ERR_OK);

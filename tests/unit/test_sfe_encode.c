@@ -39,7 +39,7 @@ static void amd64_frame(void)
 	bw_t w;
 	sfe_set set;
 	conv_verdicts v;
-	synth_init(&s, CFI_ABI_AMD64, false);
+	synth_init(&s, ABI_AMD64, false);
 	synth_fde(&s, 0x401000, 7, 0);
 	cfi_row *r;
 	r = synth_row(&s, 0x401000, 7, 8);  r->ra = rule_off(-8);
@@ -81,7 +81,7 @@ static void amd64_flex(void)
 	bw_t w;
 	sfe_set set;
 	conv_verdicts v;
-	synth_init(&s, CFI_ABI_AMD64, false);
+	synth_init(&s, ABI_AMD64, false);
 	synth_fde(&s, 0x1000, 0x20, 0);
 	cfi_row *r;
 	r = synth_row(&s, 0x1000, 7, 8); r->ra = rule_off(-8);
@@ -126,7 +126,7 @@ static void s390x_be(void)
 	bw_t w;
 	sfe_set set;
 	conv_verdicts v;
-	synth_init(&s, CFI_ABI_S390X, true);
+	synth_init(&s, ABI_S390X, true);
 	synth_fde(&s, 0x100, 0x18, 0);
 	cfi_row *r;
 	synth_row(&s, 0x100, 15, 160);
@@ -176,7 +176,7 @@ static void aarch64_pauth(void)
 	bw_t w;
 	sfe_set set;
 	conv_verdicts v;
-	synth_init(&s, CFI_ABI_AARCH64, false);
+	synth_init(&s, ABI_AARCH64, false);
 	synth_fde(&s, 0x400, 0x1c, 1);
 	cfi_row *r;
 	synth_row(&s, 0x400, 31, 0);
@@ -223,7 +223,7 @@ static void aarch64_flex(void)
 	sfe_set set;
 	conv_verdicts v;
 	cfi_row *r;
-	synth_init(&s, CFI_ABI_AARCH64, false);
+	synth_init(&s, ABI_AARCH64, false);
 	synth_fde(&s, 0x500, 0x10, 0);
 	r = synth_row(&s, 0x500, 31, 16); r->fp = rule_off(-16);
 	synth_fde(&s, 0x600, 0x10, 0);
@@ -314,7 +314,7 @@ static void widths(void)
 	bw_t w;
 	sfe_set set;
 	conv_verdicts v;
-	synth_init(&s, CFI_ABI_AMD64, false);
+	synth_init(&s, ABI_AMD64, false);
 	cfi_row *r;
 	synth_fde(&s, 0x10000, 0x200, 0);
 	r = synth_row(&s, 0x10000, 7, 8); r->ra = rule_off(-8);
@@ -347,7 +347,7 @@ static void plt_and_outermost(void)
 	bw_t w;
 	sfe_set set;
 	conv_verdicts v;
-	synth_init(&s, CFI_ABI_AMD64, false);
+	synth_init(&s, ABI_AMD64, false);
 	cfi_row *r;
 	synth_fde(&s, 0x1000, 0x30, 0);
 	r = synth_row(&s, 0x1000, 7, 16); r->ra = rule_off(-8);
@@ -388,7 +388,7 @@ static void sp_in_register(void)
 	bw_t w;
 	sfe_set set;
 	conv_verdicts v;
-	synth_init(&s, CFI_ABI_S390X, true);
+	synth_init(&s, ABI_S390X, true);
 	synth_fde(&s, 0x1000, 0x20, 0);
 	synth_row(&s, 0x1000, 15, 160);
 	cfi_row *r = synth_row(&s, 0x1004, 15, 160);
@@ -401,7 +401,7 @@ static void sp_in_register(void)
 	conv_verdicts_free(&v);
 	bw_free(&w);
 	for (int k = 0; k < 2; k++) {
-		synth_init(&s, CFI_ABI_S390X, true);
+		synth_init(&s, ABI_S390X, true);
 		synth_fde(&s, 0x1000, 0x20, 0);
 		synth_row(&s, 0x1000, 15, 160);
 		r = synth_row(&s, 0x1004, 15, 320);
@@ -415,7 +415,7 @@ static void sp_in_register(void)
 		bw_free(&w);
 	}
 
-	synth_init(&s, CFI_ABI_AMD64, false);
+	synth_init(&s, ABI_AMD64, false);
 	synth_fde(&s, 0x1000, 0x20, 0);
 	r = synth_row(&s, 0x1000, 7, 8);
 	r->ra = rule_off(-8);
@@ -439,7 +439,7 @@ static void plt_short_stub(void)
 	bw_t w;
 	sfe_set set;
 	conv_verdicts v;
-	synth_init(&s, CFI_ABI_AMD64, false);
+	synth_init(&s, ABI_AMD64, false);
 	synth_fde(&s, 0x2000, 3, 0);
 	cfi_row *r = synth_row(&s, 0x2000, 0, 0);
 	r->ra = rule_off(-8);
@@ -464,7 +464,7 @@ static void policy(void)
 	bw_t w;
 	sfe_set set;
 	conv_verdicts v;
-	synth_init(&s, CFI_ABI_AMD64, false);
+	synth_init(&s, ABI_AMD64, false);
 	cfi_row *r;
 	synth_fde(&s, 0x3000, 0x10, 0);
 	r = synth_row(&s, 0x3000, 7, 8); r->ra = rule_off(-8);
@@ -558,7 +558,7 @@ static void split(void)
 	fde.pc_begin = 0x10000;
 	fde.pc_range = 4 * n;
 	fde.row_count = (uint32_t)n;
-	t.abi = CFI_ABI_AMD64;
+	t.abi = ABI_AMD64;
 	t.cies = &cie;
 	t.ncies = 1;
 	t.fdes = &fde;
@@ -597,7 +597,7 @@ static void share(void)
 	synth s;
 	cfi_row *r;
 	e2s_diag d;
-	synth_init(&s, CFI_ABI_AMD64, false);
+	synth_init(&s, ABI_AMD64, false);
 	for (int k = 0; k < 3; k++) {
 		synth_fde(&s, 0x1000 + 0x1000 * (uint64_t)k, 0x10, 0);
 		r = synth_row(&s, 0x1000 + 0x1000 * (uint64_t)k, 7, 8); r->ra = rule_off(-8);
@@ -687,7 +687,7 @@ static void share_runs(void)
 	synth s;
 	cfi_row *r;
 	e2s_diag d;
-	synth_init(&s, CFI_ABI_AMD64, false);
+	synth_init(&s, ABI_AMD64, false);
 	synth_fde(&s, 0x1000, 0x10, 0);
 	r = synth_row(&s, 0x1000, 7, 8); r->ra = rule_off(-8);
 	r = synth_row(&s, 0x1001, 7, 16); r->ra = rule_off(-8);
@@ -733,7 +733,7 @@ static void v2_amd64(void)
 	synth s;
 	cfi_row *r;
 	e2s_diag d;
-	synth_init(&s, CFI_ABI_AMD64, false);
+	synth_init(&s, ABI_AMD64, false);
 	synth_fde(&s, 0x1000, 0x10, 0);
 	r = synth_row(&s, 0x1000, 7, 8); r->ra = rule_off(-8);
 	r = synth_row(&s, 0x1001, 7, 16); r->ra = rule_off(-8); r->fp = rule_off(-16);
@@ -794,7 +794,7 @@ static void v2_outermost(void)
 	synth s;
 	cfi_row *r;
 	e2s_diag d;
-	synth_init(&s, CFI_ABI_AMD64, false);
+	synth_init(&s, ABI_AMD64, false);
 	synth_fde(&s, 0x1000, 0x10, 0); /* _start-like */
 	r = synth_row(&s, 0x1000, 7, 8); r->ra = rule_kind(CFI_RULE_UNDEFINED, 0);
 	synth_fde(&s, 0x2000, 0x10, 0); /* leading */
@@ -868,7 +868,7 @@ static void v2_s390x(void)
 	synth s;
 	cfi_row *r;
 	e2s_diag d;
-	synth_init(&s, CFI_ABI_S390X, true);
+	synth_init(&s, ABI_S390X, true);
 	synth_fde(&s, 0x2000, 0x10, 0);
 	synth_row(&s, 0x2000, 15, 160);
 	r = synth_row(&s, 0x2004, 15, 160);

@@ -15,7 +15,7 @@ typedef struct {
 	cfi_row row[64];
 } synth;
 
-static inline void synth_init(synth *s, cfi_abi abi, bool be)
+static inline void synth_init(synth *s, abi_id abi, bool be)
 {
 	memset(s, 0, sizeof *s);
 	s->t.abi = abi;
@@ -26,7 +26,7 @@ static inline void synth_init(synth *s, cfi_abi abi, bool be)
 	s->t.rows = s->row;
 	s->cie[1].signal_frame = true;
 	s->cie[1].pauth_b_key = true;
-	s->cie[0].ra_reg = s->cie[1].ra_reg = cfi_abi_info(abi)->ra;
+	s->cie[0].ra_reg = s->cie[1].ra_reg = abi_get(abi)->ra;
 }
 
 static inline cfi_fde *synth_fde(synth *s, uint64_t begin, uint64_t range,

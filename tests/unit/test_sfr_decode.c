@@ -39,7 +39,7 @@ static void roundtrip_amd64(void)
 	e2s_diag d;
 	sfr_rules ru;
 	cfi_row *r;
-	synth_init(&s, CFI_ABI_AMD64, false);
+	synth_init(&s, ABI_AMD64, false);
 	synth_fde(&s, 0x401000, 7, 0);
 	r = synth_row(&s, 0x401000, 7, 8);  r->ra = rule_off(-8);
 	r = synth_row(&s, 0x401001, 7, 16); r->ra = rule_off(-8); r->fp = rule_off(-16);
@@ -87,7 +87,7 @@ static void roundtrip_s390x(void)
 	e2s_diag d;
 	sfr_rules ru;
 	cfi_row *r;
-	synth_init(&s, CFI_ABI_S390X, true);
+	synth_init(&s, ABI_S390X, true);
 	synth_fde(&s, 0x1000, 0x20, 0);
 	synth_row(&s, 0x1000, 15, 160);
 	r = synth_row(&s, 0x1006, 15, 160); r->fp = rule_off(-72);
@@ -133,7 +133,7 @@ static void roundtrip_aarch64(void)
 	e2s_diag d;
 	sfr_rules ru;
 	cfi_row *r;
-	synth_init(&s, CFI_ABI_AARCH64, false);
+	synth_init(&s, ABI_AARCH64, false);
 	synth_fde(&s, 0x400, 0x100, 1);
 	synth_row(&s, 0x400, 31, 0);
 	r = synth_row(&s, 0x404, 31, 0); r->ra_mangled = 1;
@@ -178,7 +178,7 @@ static void hostile(void)
 	sfr_section sec;
 	e2s_diag d;
 	cfi_row *r;
-	synth_init(&s, CFI_ABI_AMD64, false);
+	synth_init(&s, ABI_AMD64, false);
 	synth_fde(&s, 0x1000, 0x40, 0);
 	r = synth_row(&s, 0x1000, 7, 8); r->ra = rule_off(-8);
 	r = synth_row(&s, 0x1001, 7, 16); r->ra = rule_off(-8);
@@ -302,7 +302,7 @@ static void relocatable(void)
 	sfe_reloc *rl = NULL;
 	size_t nrl = 0;
 	sfe_set set;
-	synth_init(&s, CFI_ABI_AMD64, false);
+	synth_init(&s, ABI_AMD64, false);
 	s.t.relocatable = true;
 	f = synth_fde(&s, 0, 8, 0);
 	f->reloc = (cfi_reloc_ref){.present = true, .sym = 3, .shndx = 2, .addend = 0};

@@ -40,10 +40,10 @@ static void values(void)
 	CHECK(deep.kind == VF_OPAQUE);
 	char buf[64];
 	vf_val s = vf_add(vf_deref(vf_add(r7, 8)), -16);
-	vf_str(&s, CFI_ABI_AMD64, buf, sizeof buf);
+	vf_str(&s, ABI_AMD64, buf, sizeof buf);
 	CHECK_STR(buf, "*(rsp+8)-16");
 	vf_val x = vf_reg(16);
-	vf_str(&x, CFI_ABI_S390X, buf, sizeof buf);
+	vf_str(&x, ABI_S390X, buf, sizeof buf);
 	CHECK_STR(buf, "f0");
 }
 
@@ -60,7 +60,7 @@ static vf_val eval(const vf_abi *a, const uint8_t *b, size_t n, uint64_t pc,
 static void expressions(void)
 {
 	vf_abi a;
-	CHECK(vf_abi_init(CFI_ABI_AMD64, &a));
+	CHECK(vf_abi_init(ABI_AMD64, &a));
 	/* GNU ld's PLT CFA: rsp + 8 + (((rip & 15) >= 11) << 3) */
 	static const uint8_t plt[] = {0x77, 0x08, 0x80, 0x00, 0x3f, 0x1a,
 				      0x3b, 0x2a, 0x33, 0x24, 0x22};
@@ -115,7 +115,7 @@ static void fix_init(cfi_fix *f, bool be)
 	f->cfi.be = be;
 }
 
-static void fix_section(cfi_fix *f, cfi_abi abi)
+static void fix_section(cfi_fix *f, abi_id abi)
 {
 	e2s_diag d;
 	memset(&f->sec, 0, sizeof f->sec);
@@ -129,7 +129,7 @@ static void fix_section(cfi_fix *f, cfi_abi abi)
 }
 
 /* Our encoder's section for the fixture (full parse + conv_build). */
-static void encode(cfi_fix *f, cfi_abi abi, bw_t *w, sfe_set *set,
+static void encode(cfi_fix *f, abi_id abi, bw_t *w, sfe_set *set,
 		   conv_verdicts *v)
 {
 	cfi_table t;
@@ -194,7 +194,7 @@ static void amd64_fixture(cfi_fix *f)
 	tb_fde(&f->cfi, SEC_VADDR, c0, 0x1100, 0x20, f2, sizeof f2);
 	size_t c1 = tb_cie(&f->cfi, 1, -8, 16, true, NULL, 0);
 	tb_fde(&f->cfi, SEC_VADDR, c1, 0x1200, 0x10, f3, sizeof f3);
-	fix_section(f, CFI_ABI_AMD64);
+	fix_section(f, ABI_AMD64);
 }
 
 static void amd64_whole(void)
@@ -206,7 +206,7 @@ static void amd64_whole(void)
 	vf_counts c;
 	seen s;
 	amd64_fixture(&f);
-	encode(&f, CFI_ABI_AMD64, &w, &set, &v);
+	encode(&f, ABI_AMD64, &w, &set, &v);
 	CHECK_EQ(set.nfuncs, 2); /* setcontext skipped */
 	CHECK_EQ(v.counts[CONV_SKIP_SP_RULE], 1);
 	CHECK_EQ(verify(&f, w.data, w.len, &c, &s), E2S_ERR_OK);
@@ -358,8 +358,8 @@ static void s390x_provenance(void)
 	tb_fde(&f.cfi, SEC_VADDR, c0, 0x7000, 0x20, ff, sizeof ff);
 	tb_fde(&f.cfi, SEC_VADDR, c0, 0x8000, 0x20, fg, sizeof fg);
 	tb_fde(&f.cfi, SEC_VADDR, c0, 0x9000, 0x20, fh, sizeof fh);
-	fix_section(&f, CFI_ABI_S390X);
-	CHECK(vf_abi_init(CFI_ABI_S390X, &a));
+	fix_section(&f, ABI_S390X);
+	CHECK(vf_abi_init(ABI_S390X, &a));
 	memset(&w, 0, sizeof w);
 	/* caller SP at pc for FDE i: the verifier's value */
 	struct { int fde; uint64_t pc; bool sp_ok; } cases[] = {
@@ -388,7 +388,7 @@ static void s390x_provenance(void)
 	/* The converter's interpreter decides the same, on its own. */
 	cfi_table t;
 	e2s_diag d;
-	CHECK_EQ(cfi_parse(&f.sec, CFI_ABI_S390X, &t, &d), E2S_ERR_OK);
+	CHECK_EQ(cfi_parse(&f.sec, ABI_S390X, &t, &d), E2S_ERR_OK);
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		const cfi_fde *fde = &t.fdes[cases[i].fde];
 		const cfi_row *row = NULL;
@@ -427,8 +427,8 @@ static void aarch64_sign(void)
 	tb_fde(&f.cfi, SEC_VADDR, c0, 0x2000, 0x10, f2, sizeof f2);
 	tb_fde(&f.cfi, SEC_VADDR, c0, 0x3000, 0x10, f3, sizeof f3);
 	tb_fde(&f.cfi, SEC_VADDR, c0, 0x4000, 0x10, f4, sizeof f4);
-	fix_section(&f, CFI_ABI_AARCH64);
-	CHECK(vf_abi_init(CFI_ABI_AARCH64, &a));
+	fix_section(&f, ABI_AARCH64);
+	CHECK(vf_abi_init(ABI_AARCH64, &a));
 	memset(&w, 0, sizeof w);
 	struct { int fde; uint64_t pc; int sign; } cases[] = {
 		{0, 0x1000, SIGN_NONE}, {0, 0x1004, SIGN_A}, {0, 0x1008, SIGN_NONE},
@@ -452,7 +452,7 @@ static void aarch64_sign(void)
 	bw_t out;
 	sfe_set set;
 	conv_verdicts v;
-	encode(&f, CFI_ABI_AARCH64, &out, &set, &v);
+	encode(&f, ABI_AARCH64, &out, &set, &v);
 	CHECK_EQ(set.nfuncs, 2);
 	CHECK_EQ(v.counts[CONV_SKIP_RA_SIGN_PC], 1);
 	CHECK_EQ(v.counts[CONV_SKIP_RA_SIGN_STATE], 1);
@@ -504,13 +504,13 @@ static void aarch64_flex(void)
 	tb_fde(&f.cfi, SEC_VADDR, c0, 0x1000, 0x10, f1, sizeof f1);
 	tb_fde(&f.cfi, SEC_VADDR, c0, 0x2000, 0x10, f2, sizeof f2);
 	tb_fde(&f.cfi, SEC_VADDR, c0, 0x3000, 0x10, f3, sizeof f3);
-	fix_section(&f, CFI_ABI_AARCH64);
+	fix_section(&f, ABI_AARCH64);
 	bw_t out;
 	sfe_set set;
 	conv_verdicts v;
 	vf_counts c;
 	seen s;
-	encode(&f, CFI_ABI_AARCH64, &out, &set, &v);
+	encode(&f, ABI_AARCH64, &out, &set, &v);
 	CHECK_EQ(set.nfuncs, 3);
 	CHECK(set.funcs[0].fde_type == SF_FDE_TYPE_FLEX &&
 	      set.funcs[1].fde_type == SF_FDE_TYPE_FLEX &&
@@ -540,7 +540,7 @@ static void aarch64_flex(void)
 	conv_verdicts_free(&v);
 
 	cfi_table t;
-	CHECK_EQ(cfi_parse(&f.sec, CFI_ABI_AARCH64, &t, &d), E2S_ERR_OK);
+	CHECK_EQ(cfi_parse(&f.sec, ABI_AARCH64, &t, &d), E2S_ERR_OK);
 	sfe_encode_opts o = {.section_vaddr = SF_VADDR, .sframe_version = 2};
 	bw_init(&out, false);
 	CHECK_EQ(conv_build(&t, &o, &out, &set, &v, NULL, NULL, &d), E2S_ERR_OK);
@@ -593,7 +593,7 @@ static void appendix_a(void)
 	/* AMD64 flexible, DRAP: CFA *(rbp-8); RA padding (fixed c-8); FP
 	 * pair at words 3-4 (section 3.2). */
 	const int32_t drap[] = {(6 << 3) | 3, -8, 0, 2, -16};
-	CHECK(frame_of(CFI_ABI_AMD64, SFR_ABI_AMD64_LE, 3, -8, SF_FDE_TYPE_FLEX,
+	CHECK(frame_of(ABI_AMD64, SFR_ABI_AMD64_LE, 3, -8, SF_FDE_TYPE_FLEX,
 		       0, drap, 5, &fr, why, sizeof why));
 	vf_val cfa = vf_deref(vf_add(r6, -8));
 	CHECK(vf_eq(&fr.cfa, &cfa) && vf_eq(&fr.sp, &cfa));
@@ -601,24 +601,24 @@ static void appendix_a(void)
 	CHECK(vf_eq(&fr.pc, &ra) && vf_eq(&fr.fp, &fp));
 	/* RA pair present: FP control word is word 4 */
 	const int32_t both[] = {(6 << 3) | 3, -8, (3 << 3) | 1, 0, 2, -16};
-	CHECK(frame_of(CFI_ABI_AMD64, SFR_ABI_AMD64_LE, 3, -8, SF_FDE_TYPE_FLEX,
+	CHECK(frame_of(ABI_AMD64, SFR_ABI_AMD64_LE, 3, -8, SF_FDE_TYPE_FLEX,
 		       0, both, 6, &fr, why, sizeof why));
 	vf_val rbx = vf_reg(3);
 	CHECK(vf_eq(&fr.pc, &rbx) && vf_eq(&fr.fp, &fp));
 	/* The erratum's reading (FP control at word 3 after an RA pair)
 	 * leaves five words unexplained: refused. */
-	CHECK(!frame_of(CFI_ABI_AMD64, SFR_ABI_AMD64_LE, 3, -8, SF_FDE_TYPE_FLEX,
+	CHECK(!frame_of(ABI_AMD64, SFR_ABI_AMD64_LE, 3, -8, SF_FDE_TYPE_FLEX,
 			0, both, 5, &fr, why, sizeof why));
 	/* s390x flexible: CFA word scaled like default FDEs (interop) */
 	const int32_t s390f[] = {(15 << 3) | 1, 0, (0 << 3) | 1, 0};
-	CHECK(frame_of(CFI_ABI_S390X, SFR_ABI_S390X_BE, 3, 0, SF_FDE_TYPE_FLEX,
+	CHECK(frame_of(ABI_S390X, SFR_ABI_S390X_BE, 3, 0, SF_FDE_TYPE_FLEX,
 		       0, s390f, 4, &fr, why, sizeof why));
 	vf_val r15 = vf_reg(15), r0 = vf_reg(0);
 	cfa = vf_add(r15, 160);
 	CHECK(vf_eq(&fr.cfa, &cfa) && vf_eq(&fr.sp, &r15) && vf_eq(&fr.pc, &r0));
 	/* s390x default: RA word 0 means RA not saved */
 	const int32_t s390d[] = {20, 0, -72};
-	CHECK(frame_of(CFI_ABI_S390X, SFR_ABI_S390X_BE, 3, 0, SF_FDE_TYPE_DEFAULT,
+	CHECK(frame_of(ABI_S390X, SFR_ABI_S390X_BE, 3, 0, SF_FDE_TYPE_DEFAULT,
 		       1, s390d, 3, &fr, why, sizeof why));
 	cfa = vf_add(r15, 20 * 8 + 160);
 	vf_val r14 = vf_reg(14);
@@ -626,17 +626,17 @@ static void appendix_a(void)
 	CHECK(vf_eq(&fr.cfa, &cfa) && vf_eq(&fr.pc, &r14) && vf_eq(&fr.fp, &fp));
 	/* s390x V2: odd words are register numbers */
 	const int32_t s390v2[] = {0, (17 << 1) | 1, (16 << 1) | 1};
-	CHECK(frame_of(CFI_ABI_S390X, SFR_ABI_S390X_BE, 2, 0, SF_FDE_TYPE_DEFAULT,
+	CHECK(frame_of(ABI_S390X, SFR_ABI_S390X_BE, 2, 0, SF_FDE_TYPE_DEFAULT,
 		       1, s390v2, 3, &fr, why, sizeof why));
 	vf_val f2 = vf_reg(17), f0 = vf_reg(16);
 	CHECK(vf_eq(&fr.pc, &f2) && vf_eq(&fr.fp, &f0));
 	/* AArch64: an RA word 0 is SFRAME_FRE_RA_OFFSET_INVALID to readers */
 	const int32_t a64[] = {16, 0, -16};
-	CHECK(!frame_of(CFI_ABI_AARCH64, SFR_ABI_AARCH64_LE, 3, 0,
+	CHECK(!frame_of(ABI_AARCH64, SFR_ABI_AARCH64_LE, 3, 0,
 			SF_FDE_TYPE_DEFAULT, 1, a64, 3, &fr, why, sizeof why));
 	CHECK(strstr(why, "RA data word") != NULL);
 	/* AArch64 one word: RA still in LR */
-	CHECK(frame_of(CFI_ABI_AARCH64, SFR_ABI_AARCH64_LE, 3, 0,
+	CHECK(frame_of(ABI_AARCH64, SFR_ABI_AARCH64_LE, 3, 0,
 		       SF_FDE_TYPE_DEFAULT, 1, a64, 1, &fr, why, sizeof why));
 	vf_val lr = vf_reg(30);
 	CHECK(vf_eq(&fr.pc, &lr));
@@ -644,30 +644,30 @@ static void appendix_a(void)
 	 * with key A; with RA padding the RA stays in LR and FP's pair
 	 * follows at words 3-4. */
 	const int32_t a64f[] = {(0 << 3) | 1, 0, (13 << 3) | 1, 0};
-	CHECK(frame_of(CFI_ABI_AARCH64, SFR_ABI_AARCH64_LE, 3, 0,
+	CHECK(frame_of(ABI_AARCH64, SFR_ABI_AARCH64_LE, 3, 0,
 		       SF_FDE_TYPE_FLEX, 0x80, a64f, 4, &fr, why, sizeof why));
 	vf_val x0 = vf_reg(0), x13 = vf_reg(13);
 	CHECK(vf_eq(&fr.cfa, &x0) && vf_eq(&fr.sp, &x0) && vf_eq(&fr.pc, &x13));
 	CHECK_EQ(fr.sign, SIGN_A);
 	const int32_t a64p[] = {(31 << 3) | 1, 16, 0, 2, -16};
-	CHECK(frame_of(CFI_ABI_AARCH64, SFR_ABI_AARCH64_LE, 3, 0,
+	CHECK(frame_of(ABI_AARCH64, SFR_ABI_AARCH64_LE, 3, 0,
 		       SF_FDE_TYPE_FLEX, 0, a64p, 5, &fr, why, sizeof why));
 	cfa = vf_add(vf_reg(31), 16);
 	fp = vf_deref(vf_add(cfa, -16));
 	CHECK(vf_eq(&fr.pc, &lr) && vf_eq(&fr.fp, &fp));
 	/* AMD64 default: too many words */
-	CHECK(!frame_of(CFI_ABI_AMD64, SFR_ABI_AMD64_LE, 3, -8,
+	CHECK(!frame_of(ABI_AMD64, SFR_ABI_AMD64_LE, 3, -8,
 			SF_FDE_TYPE_DEFAULT, 1, a64, 3, &fr, why, sizeof why));
 	/* no data words: outermost */
-	CHECK(frame_of(CFI_ABI_AMD64, SFR_ABI_AMD64_LE, 3, -8,
+	CHECK(frame_of(ABI_AMD64, SFR_ABI_AMD64_LE, 3, -8,
 		       SF_FDE_TYPE_DEFAULT, 0, a64, 0, &fr, why, sizeof why));
 	CHECK(fr.outermost);
 	/* a mangled bit outside AArch64 means nothing defined */
-	CHECK(frame_of(CFI_ABI_AMD64, SFR_ABI_AMD64_LE, 3, -8,
+	CHECK(frame_of(ABI_AMD64, SFR_ABI_AMD64_LE, 3, -8,
 		       SF_FDE_TYPE_DEFAULT, 0x81, a64, 1, &fr, why, sizeof why));
 	CHECK_EQ(fr.sign, SIGN_UNKNOWN);
 	/* the block's ABI must be the file's */
-	CHECK(!frame_of(CFI_ABI_AMD64, SFR_ABI_S390X_BE, 3, -8,
+	CHECK(!frame_of(ABI_AMD64, SFR_ABI_S390X_BE, 3, -8,
 			SF_FDE_TYPE_DEFAULT, 1, a64, 1, &fr, why, sizeof why));
 }
 
@@ -688,8 +688,8 @@ static void outermost(void)
 	size_t c0 = tb_cie(&f.cfi, 1, -8, 16, false, cie_ins, sizeof cie_ins);
 	tb_fde(&f.cfi, SEC_VADDR, c0, 0x1000, 0x10, start, sizeof start);
 	tb_fde(&f.cfi, SEC_VADDR, c0, 0x1100, 0x10, f1, sizeof f1);
-	fix_section(&f, CFI_ABI_AMD64);
-	CHECK_EQ(cfi_parse(&f.sec, CFI_ABI_AMD64, &t, &d), E2S_ERR_OK);
+	fix_section(&f, ABI_AMD64);
+	CHECK_EQ(cfi_parse(&f.sec, ABI_AMD64, &t, &d), E2S_ERR_OK);
 	for (unsigned v = 2; v <= 3; v++) {
 		sfe_encode_opts o = {.section_vaddr = SF_VADDR, .sframe_version = (uint8_t)v};
 		sfe_set set;
