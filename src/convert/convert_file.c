@@ -148,15 +148,17 @@ static e2s_err name_taken(const elfp_file *f, size_t foreign, e2s_diag *d)
 			"this file", foreign, what);
 }
 
-static e2s_err convert_linked(elfp_file *f, size_t old, size_t foreign,
-			      const sfe_set *set, const conv_file_opts *o,
-			      conv_result *res, e2s_diag *d)
+static e2s_err convert_linked_planned(elfp_file *f, size_t old,
+				      size_t foreign, const sfe_set *set,
+				      const sfe_encode_opts *eop, const sfe_plan *plan,
+				      size_t size, conv_result *res, e2s_diag *d)
 {
-	sfe_encode_opts eo = base_opts(o);
-	size_t size = sfe_encoded_size(set, &eo), idx = old;
+	sfe_encode_opts eo = *eop;
+	size_t idx = old;
 	bw_t w;
 	e2s_err e;
 
+	eo.plan = plan;
 	if (size == 0)
 		return e2s_fail(d, E2S_ERR_NO_FUNCS, NULL, 0, NULL);
 	if (old) {
@@ -204,6 +206,23 @@ static e2s_err convert_linked(elfp_file *f, size_t old, size_t foreign,
 	/* The section is megabytes for large libraries: hand the buffer
 	 * over instead of copying it. */
 	return elfp_take_content(f, idx, w.data, w.len, d);
+}
+
+static e2s_err convert_linked(elfp_file *f, size_t old, size_t foreign,
+			      const sfe_set *set, const conv_file_opts *o,
+			      conv_result *res, e2s_diag *d)
+{
+	sfe_encode_opts eo = base_opts(o);
+	sfe_plan *plan;
+	size_t size;
+	/* Laid out once: the size places the section, the plan writes it. */
+	e2s_err e = sfe_plan_make(set, &eo, &plan, d);
+	if (e)
+		return e;
+	size = sfe_plan_size(plan);
+	e = convert_linked_planned(f, old, foreign, set, &eo, plan, size, res, d);
+	sfe_plan_free(plan);
+	return e;
 }
 
 /* PC-relative relocation for a function start field of width bytes

@@ -124,11 +124,23 @@ typedef struct {
 	bool share_runs;
 	/* 0: the set's version; else it must be the set's. */
 	uint8_t sframe_version;
+	/* The layout already made for this set and these options
+	 * (sfe_plan_make), or NULL: sfe_encode makes its own. */
+	const struct sfe_plan *plan;
 } sfe_encode_opts;
 
 /* Whether sfe_encode shares FRE data for this set with these options
  * (o may be NULL: the defaults). */
 bool sfe_share_p(const sfe_set *s, const sfe_encode_opts *o);
+
+/* The layout sfe_encode gives a set for some options, made once: its
+ * size lets the ELF layout place the section, and sfe_encode_opts.plan
+ * writes it without laying it out again (the same set and options). */
+typedef struct sfe_plan sfe_plan;
+e2s_err sfe_plan_make(const sfe_set *s, const sfe_encode_opts *o,
+		      sfe_plan **out, e2s_diag *diag);
+size_t sfe_plan_size(const sfe_plan *p); /* 0: nothing selected */
+void sfe_plan_free(sfe_plan *p);
 
 /* Bytes the FRE data takes with and without sharing (for statistics). */
 typedef struct {

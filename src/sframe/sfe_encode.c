@@ -354,13 +354,24 @@ bool sfe_v2_fit(const abi_desc *abi, sfe_func *fn, sfe_fre *fres)
 
 /* ---- Section layout -------------------------------------------------- */
 
+/* A stored copy; whether a slot is used is its tag's (table_t.tag),
+ * so that only the tags are cleared and a probe reads them alone. */
 typedef struct {
-	uint64_t hash;
 	uint32_t enc_off; /* the stored copy's bytes in sfe_set.enc */
 	uint32_t out_off; /* and its offset in the FRE sub-section */
 	uint32_t len, key;
-	bool used;
 } slot_t;
+
+typedef struct {
+	uint32_t *tag;    /* hash bits, never 0 (0: free) */
+	slot_t *slot;
+	size_t cap;       /* a power of two */
+} table_t;
+
+static uint32_t slot_tag(uint64_t h)
+{
+	return (uint32_t)(h >> 32) | 1;
+}
 
 typedef struct {
 	uint32_t *off;     /* per selected function: its start_fre_off */
@@ -372,12 +383,26 @@ typedef struct {
 	uint64_t shared;   /* functions reusing an earlier copy */
 } plan_t;
 
-static uint64_t fnv(uint64_t h, const uint8_t *p, size_t n)
+/* A hash of the n bytes at p, eight at a time (the last eight overlap
+ * the step before; n is mixed in): it only spreads the table's slots,
+ * as equal bytes are compared in full (find_copy). */
+static uint64_t bytes_hash(uint64_t h, const uint8_t *p, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ull;
+	uint64_t w;
+	h ^= n;
+	if (n >= 8) {
+		for (size_t k = 0; k + 8 < n; k += 8) {
+			memcpy(&w, p + k, 8);
+			h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+			h ^= h >> 29;
+		}
+		memcpy(&w, p + n - 8, 8);
+	} else {
+		w = 0;
+		memcpy(&w, p, n);
 	}
+	h = (h ^ w) * 0xd6e8feb86659fd93ull;
+	h ^= h >> 32;
 	return h;
 }
 
@@ -386,6 +411,13 @@ static void plan_free(plan_t *p)
 	free(p->off);
 	free(p->write);
 	memset(p, 0, sizeof *p);
+}
+
+/* A plan the encoder made for itself; a caller's (sfe_plan) stays. */
+static void plan_drop(plan_t *p, bool own)
+{
+	if (own)
+		plan_free(p);
 }
 
 /* V2 keeps count, info and repetition size in the FDE, not in the
@@ -399,19 +431,21 @@ static uint32_t share_key(const sfe_func *fn, bool v2)
 			  (fn->pc_type == SF_FDE_PCTYPE_MASK ? fn->rep_size : 0)) + 1;
 }
 
-/* The stored copy equal to fn's bytes (same key), or a free slot. */
-static slot_t *find_copy(const sfe_set *s, slot_t *tab, size_t cap,
-			 const sfe_func *fn, uint32_t key, uint64_t h)
+/* The index of the stored copy equal to fn's bytes (same key), or of a
+ * free slot. */
+static size_t find_copy(const sfe_set *s, const table_t *tab,
+			const sfe_func *fn, uint32_t key, uint64_t h)
 {
-	size_t k = (size_t)h & (cap - 1);
-	while (tab[k].used) {
-		const slot_t *t = &tab[k];
-		if (t->hash == h && t->key == key && t->len == fn->enc_len &&
+	size_t k = (size_t)h & (tab->cap - 1);
+	uint32_t tag = slot_tag(h);
+	while (tab->tag[k]) {
+		const slot_t *t = &tab->slot[k];
+		if (tab->tag[k] == tag && t->key == key && t->len == fn->enc_len &&
 		    memcmp(s->enc + t->enc_off, s->enc + fn->enc_off, t->len) == 0)
 			break;
-		k = (k + 1) & (cap - 1);
+		k = (k + 1) & (tab->cap - 1);
 	}
-	return &tab[k];
+	return k;
 }
 
 bool sfe_share_p(const sfe_set *s, const sfe_encode_opts *o)
@@ -512,7 +546,7 @@ static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
 	size_t n = nselected(s, o), cap = 16;
 	bool v2 = s->version == SF_VERSION_2, share = sfe_share_p(s, o);
 	bool runs = share && o && o->share_runs;
-	slot_t *tab = NULL;
+	table_t tab = {NULL, NULL, 0};
 	runs_t rs;
 	e2s_err e = E2S_ERR_OK;
 	memset(p, 0, sizeof *p);
@@ -522,11 +556,14 @@ static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
 	if (share) {
 		while (cap < 2 * n)
 			cap *= 2;
-		tab = calloc(cap, sizeof *tab);
+		tab.cap = cap;
+		tab.tag = calloc(cap, sizeof *tab.tag);
+		tab.slot = malloc(cap * sizeof *tab.slot);
 	}
-	if (!p->off || !p->write || (share && !tab) ||
+	if (!p->off || !p->write || (share && (!tab.tag || !tab.slot)) ||
 	    (runs && !runs_init(&rs, s, o))) {
-		free(tab);
+		free(tab.tag);
+		free(tab.slot);
 		return e2s_fail(diag, E2S_ERR_NOMEM, ".sframe", 0, NULL);
 	}
 	runs = runs && rs.data;
@@ -544,10 +581,11 @@ static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
 		/* An empty V2 FRE run needs no storage to share. */
 		if (share && fn->enc_len > 0) {
 			uint32_t key = share_key(fn, v2);
-			uint64_t h = fnv(0xcbf29ce484222325ull ^ key,
-					 s->enc + fn->enc_off, fn->enc_len);
-			slot_t *sl = find_copy(s, tab, cap, fn, key, h);
-			if (sl->used) {
+			uint64_t h = bytes_hash(0xcbf29ce484222325ull ^ key,
+						s->enc + fn->enc_off, fn->enc_len);
+			size_t k = find_copy(s, &tab, fn, key, h);
+			slot_t *sl = &tab.slot[k];
+			if (tab.tag[k]) {
 				p->off[i] = sl->out_off;
 				p->write[i] = 0;
 				p->shared++;
@@ -560,8 +598,8 @@ static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
 				p->write[i] = 0;
 				p->shared++;
 			}
-			*sl = (slot_t){h, fn->enc_off, p->off[i], fn->enc_len,
-				       key, true};
+			tab.tag[k] = slot_tag(h);
+			*sl = (slot_t){fn->enc_off, p->off[i], fn->enc_len, key};
 			if (at >= 0)
 				continue;
 			if (runs && !runs_add(&rs, s->enc + fn->enc_off, fn->enc_len)) {
@@ -572,7 +610,8 @@ static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
 		}
 		p->fre_len += fn->enc_len;
 	}
-	free(tab);
+	free(tab.tag);
+	free(tab.slot);
 	runs_free(&rs);
 	return e;
 }
@@ -581,6 +620,46 @@ static uint64_t total_size(size_t n, uint64_t fre_len, bool v2)
 {
 	return SF_HEADER_SIZE + (uint64_t)n * (v2 ? SF_V2_FDE_SIZE : SF_FDE_IDX_SIZE) +
 	       fre_len;
+}
+
+struct sfe_plan {
+	plan_t p;
+	const sfe_set *s;   /* what it was made for */
+	size_t n;
+	uint64_t bytes;
+};
+
+e2s_err sfe_plan_make(const sfe_set *s, const sfe_encode_opts *o,
+		      sfe_plan **out, e2s_diag *diag)
+{
+	sfe_plan *pl = calloc(1, sizeof *pl);
+	*out = NULL;
+	if (!pl)
+		return e2s_fail(diag, E2S_ERR_NOMEM, ".sframe", 0, NULL);
+	pl->s = s;
+	pl->n = nselected(s, o);
+	e2s_err e = plan_build(s, o, &pl->p, diag);
+	if (e) {
+		sfe_plan_free(pl);
+		return e;
+	}
+	pl->bytes = pl->n ? total_size(pl->n, pl->p.fre_len,
+				       s->version == SF_VERSION_2) : 0;
+	*out = pl;
+	return E2S_ERR_OK;
+}
+
+size_t sfe_plan_size(const sfe_plan *pl)
+{
+	return pl->bytes > SIZE_MAX ? 0 : (size_t)pl->bytes;
+}
+
+void sfe_plan_free(sfe_plan *pl)
+{
+	if (!pl)
+		return;
+	plan_free(&pl->p);
+	free(pl);
 }
 
 size_t sfe_encoded_size(const sfe_set *s, const sfe_encode_opts *o)
@@ -655,27 +734,33 @@ e2s_err sfe_encode_ex(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 	if (n == 0)
 		return e2s_fail(diag, E2S_ERR_NO_FUNCS, ".sframe", 0, NULL);
 	uint64_t esz = v2 ? SF_V2_FDE_SIZE : SF_FDE_IDX_SIZE;
-	e = plan_build(s, o, &p, diag);
-	if (e) {
-		plan_free(&p);
+	/* The plan laid out for the size, if the caller made one. */
+	bool own = !o->plan;
+	if (o->plan && (o->plan->s != s || o->plan->n != n))
+		return e2s_fail(diag, E2S_ERR_INTERNAL, NULL, 0,
+				"encoder plan made for another selection");
+	if (o->plan)
+		p = o->plan->p;
+	else if ((e = plan_build(s, o, &p, diag))) {
+		plan_drop(&p, own);
 		return e;
 	}
 	total = total_size(n, p.fre_len, v2);
 	if (total > UINT32_MAX || n > UINT32_MAX || p.nfres > UINT32_MAX) {
-		plan_free(&p);
+		plan_drop(&p, own);
 		return e2s_fail(diag, E2S_ERR_TOO_LARGE, ".sframe", 0,
 				"section of %llu bytes", (unsigned long long)total);
 	}
 	if (rel && relocs) {
 		rl = calloc(n, sizeof *rl);
 		if (!rl) {
-			plan_free(&p);
+			plan_drop(&p, own);
 			return e2s_fail(diag, E2S_ERR_NOMEM, ".sframe", 0, NULL);
 		}
 	}
 	if (!bw_reserve(out, (size_t)total)) {
 		free(rl);
-		plan_free(&p);
+		plan_drop(&p, own);
 		return e2s_fail(diag, E2S_ERR_NOMEM, ".sframe", 0, NULL);
 	}
 
@@ -728,7 +813,7 @@ e2s_err sfe_encode_ex(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 	if (e) {
 		/* Stopped early: the index is incomplete; write nothing. */
 		free(rl);
-		plan_free(&p);
+		plan_drop(&p, own);
 		return e;
 	}
 	/* The FRE sub-section: each stored copy in index order. */
@@ -745,7 +830,7 @@ e2s_err sfe_encode_ex(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 		st->fre_bytes_unshared = p.unshared;
 		st->shared_fdes = p.shared;
 	}
-	plan_free(&p);
+	plan_drop(&p, own);
 	if ((uint64_t)(w - start) != total) {
 		free(rl);
 		return e2s_fail(diag, E2S_ERR_INTERNAL, NULL, 0,

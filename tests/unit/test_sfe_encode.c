@@ -900,8 +900,53 @@ static void v2_s390x(void)
 	conv_verdicts_free(&v);
 }
 
+/* A plan made once (sfe_plan_make) gives the size sfe_encode writes and
+ * the same bytes as the encoder's own layout, shared or not; a plan for
+ * another selection is refused as an internal error. */
+static void plan(void)
+{
+	synth s;
+	cfi_row *r;
+	e2s_diag d;
+	synth_init(&s, ABI_AMD64, false);
+	for (int k = 0; k < 3; k++) {
+		synth_fde(&s, 0x1000 + 0x1000 * (uint64_t)k, 0x10, 0);
+		r = synth_row(&s, 0x1000 + 0x1000 * (uint64_t)k, 7, 8); r->ra = rule_off(-8);
+		r = synth_row(&s, 0x1001 + 0x1000 * (uint64_t)k, 7, k == 2 ? 24 : 16);
+		r->ra = rule_off(-8);
+	}
+	sfe_set set;
+	conv_verdicts v;
+	CHECK_EQ(conv_project(&s.t, 0, &set, &v, &d), E2S_ERR_OK);
+	for (int share = -1; share <= 1; share += 2) {
+		sfe_encode_opts o = {.section_vaddr = 0x8000, .share_fres = share};
+		sfe_plan *pl;
+		bw_t a, b;
+		bw_init(&a, false);
+		bw_init(&b, false);
+		CHECK_EQ(sfe_plan_make(&set, &o, &pl, &d), E2S_ERR_OK);
+		CHECK_EQ(sfe_encode(&set, &o, &a, NULL, NULL, &d), E2S_ERR_OK);
+		CHECK_EQ(sfe_plan_size(pl), a.len);
+		CHECK_EQ(sfe_encoded_size(&set, &o), a.len);
+		o.plan = pl;
+		CHECK_EQ(sfe_encode(&set, &o, &b, NULL, NULL, &d), E2S_ERR_OK);
+		CHECK(a.len == b.len && memcmp(a.data, b.data, a.len) == 0);
+		/* the plan of all three functions for a selection of one */
+		o.only = (const uint32_t[]){1};
+		o.nonly = 1;
+		b.len = 0;
+		CHECK_EQ(sfe_encode(&set, &o, &b, NULL, NULL, &d), E2S_ERR_INTERNAL);
+		sfe_plan_free(pl);
+		bw_free(&a);
+		bw_free(&b);
+	}
+	sfe_set_free(&set);
+	conv_verdicts_free(&v);
+}
+
 int main(void)
 {
+	plan();
 	share();
 	share_runs();
 	v2_amd64();
