@@ -10,9 +10,11 @@ BUILD ?= build
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -g $(WARN) -Iinclude -Isrc
 CFLAGS ?= -O2
-# zlib inflates compressed sections (src/elf/elf_file.c). libelf is
-# only the unit tests' independent reader of what the library writes.
-LDLIBS := -lz
+# zlib inflates compressed sections (src/elf/elf_file.c); liblzma
+# reads and writes the xz-compressed mini debuginfo (src/common/xz.c).
+# libelf is only the unit tests' independent reader of what the library
+# writes.
+LDLIBS := -lz -llzma
 TEST_LDLIBS := $(LDLIBS) -lelf
 
 MODULES := common abi dwarf sframe elf elfpatch convert verify api

@@ -75,6 +75,9 @@ struct elfp_file {
 	/* Layout results. Output offsets: [shift bytes: new ELF header and
 	 * program headers][img up to keep][new bytes]. */
 	uint64_t new_phoff, new_shoff, shift;
+	uint64_t tail_start; /* where the rewritten non-allocated sections
+	                      * begin (elfp_replace_content lays them out
+	                      * again) */
 	uint64_t keep;       /* input bytes kept: the rest (old section
 	                      * header table, old .shstrtab) is rewritten */
 	uint64_t blk_lo, blk_hi, blk_off; /* ELFP_BLOCK bytes: input range,

@@ -726,6 +726,7 @@ e2s_err elfp_layout(elfp_file *f, e2s_diag *d)
 		sc->sh.size = f->strtab.len;
 		sc->place = ELFP_TAIL;
 	}
+	f->tail_start = end;
 	for (size_t i = 0; i < f->nsecs; i++) {
 		elfp_sec *sc = &f->secs[i];
 		if (sc->place != ELFP_TAIL)
@@ -755,6 +756,38 @@ e2s_err elfp_layout(elfp_file *f, e2s_diag *d)
 out:
 	free(g.in);
 	return e;
+}
+
+e2s_err elfp_replace_content(elfp_file *f, size_t i, void *data,
+			     size_t size, e2s_diag *d)
+{
+	if (!f->laid_out || f->in->type == ET_REL || i == 0 ||
+	    i >= f->nsecs || i == f->shstrndx || f->secs[i].is_new ||
+	    (f->secs[i].sh.flags & SHF_ALLOC) ||
+	    f->secs[i].sh.type == SHT_NOBITS || f->secs[i].place != ELFP_TAIL) {
+		free(data);
+		return e2s_fail(d, E2S_ERR_INTERNAL, NULL, 0,
+				"cannot replace the content of section %zu", i);
+	}
+	/* A section in the tail made elfp_layout rewrite the section
+	 * header table after it: lay the tail out again from its start. */
+	elfp_sec *sc = &f->secs[i];
+	free(sc->content);
+	sc->content = data;
+	sc->has_content = true;
+	sc->sh.size = size;
+	uint64_t end = f->tail_start;
+	for (size_t k = 0; k < f->nsecs; k++) {
+		elfp_sec *t = &f->secs[k];
+		if (t->place != ELFP_TAIL)
+			continue;
+		end = align_up(end, t->sh.addralign);
+		t->sh.offset = end;
+		end += t->sh.size;
+	}
+	f->new_shoff = align_up(end, 8);
+	f->info.out_size = f->new_shoff + (uint64_t)f->nsecs * ELFP_SHDR_SIZE;
+	return E2S_ERR_OK;
 }
 
 void elfp_set_extra_symbols(elfp_file *f, const elfp_file *syms)

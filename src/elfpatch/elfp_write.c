@@ -526,3 +526,25 @@ e2s_err elfp_write_pieces_atomic(const char *path, const struct stat *keep,
 	 * elfp_write_atomic_checked). */
 	return e2s_atomic_commit(&a, keep->st_mode, keep, true, d);
 }
+
+e2s_err elfp_write_pieces_mem(const elfp_source *src, elfp_piece *p,
+			      size_t n, uint64_t size, uint8_t **out,
+			      size_t *out_len, e2s_diag *d)
+{
+	wsink k = {.fd = -1, .in_fd = -1, .d = d};
+	*out = NULL;
+	*out_len = 0;
+	if (size > SIZE_MAX - 1)
+		return e2s_fail(d, E2S_ERR_TOO_LARGE, NULL, 0, "output size");
+	k.mem = malloc(size ? (size_t)size : 1);
+	if (!k.mem)
+		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+	e2s_err e = emit_pieces(&k, src, p, n, size, d);
+	if (e) {
+		free(k.mem);
+		return e;
+	}
+	*out = k.mem;
+	*out_len = (size_t)size;
+	return E2S_ERR_OK;
+}

@@ -148,6 +148,13 @@ e2s_err elfp_set_content(elfp_file *f, size_t i, const void *data,
  * no copy of a large section. */
 e2s_err elfp_take_content(elfp_file *f, size_t i, void *data, size_t size,
 			  e2s_diag *d);
+/* After elfp_layout: non-allocated section i of a linked file, moved
+ * before the layout (elfp_move_section), takes data (malloc'd; owned,
+ * freed on failure too) of any size as its content; the rewritten
+ * sections after it and the section header table move with it (the
+ * mini debuginfo of .gnu_debugdata, made from the laid-out file). */
+e2s_err elfp_replace_content(elfp_file *f, size_t i, void *data,
+			     size_t size, e2s_diag *d);
 /* Write the whole output file to fd (from its current position). The
  * input image is not changed: elfp_write may be called again. */
 e2s_err elfp_write(elfp_file *f, int fd, e2s_diag *d);
@@ -277,6 +284,10 @@ typedef struct {
 e2s_err elfp_write_pieces_atomic(const char *path, const struct stat *keep,
 				 const elfp_source *src, elfp_piece *p,
 				 size_t n, uint64_t size, e2s_diag *d);
+/* The same into one malloc'd buffer (*out, free it) of size bytes. */
+e2s_err elfp_write_pieces_mem(const elfp_source *src, elfp_piece *p,
+			      size_t n, uint64_t size, uint8_t **out,
+			      size_t *out_len, e2s_diag *d);
 /* A 64-byte section header as it is in the file. */
 void elfp_put_shdr(uint8_t *p, const elfp_shdr *sh, bool be);
 /* The table fields of a 64-bit ELF header eh (offsets, entry sizes,
@@ -285,5 +296,30 @@ void elfp_put_shdr(uint8_t *p, const elfp_shdr *sh, bool be);
 void elfp_put_ehdr_tables(uint8_t *eh, uint64_t phoff, size_t phnum,
 			  uint64_t shoff, size_t shnum, size_t shstrndx,
 			  bool be);
+
+/* ---- Debug files (elfp_debug.c) -------------------------------------
+ * A debug file g (separate, or the mini debuginfo of .gnu_debugdata)
+ * brought in line with the converted file c it was cut from: c's
+ * program header table at c's e_phoff, a SHT_NOBITS header for each
+ * allocated section c has and g lacks, moved sections (and their
+ * symbols) at c's addresses. Sections pair up by name and rank; a
+ * section of another size is refused (USAGE, "not its debug file"). */
+
+typedef struct {
+	size_t moved;        /* sections of g at a new address */
+	size_t added;        /* section headers added */
+	bool changed;        /* g was rewritten (false: already matching) */
+} elfp_debug_stats;
+
+/* What the writer needs of g's headers beyond the reader's checks; call
+ * it on g before elfp_debug_update. Messages name no file. */
+e2s_err elfp_debug_check(const elfr_file *g, e2s_diag *d);
+/* Rewrite g for c: over path (atomically, g's mode and owner; g opened
+ * with ELFR_KEEP_FD copies unchanged bytes by the kernel) or, path NULL,
+ * into *mem (malloc'd, *mem_len bytes). Nothing is written when g
+ * already matches (st->changed false; *mem stays NULL). */
+e2s_err elfp_debug_update(const elfr_file *c, const elfr_file *g,
+			  const char *path, uint8_t **mem, size_t *mem_len,
+			  elfp_debug_stats *st, e2s_diag *d);
 
 #endif
