@@ -26,10 +26,10 @@ make -s build/asan/libeh2sframe.a
 WFLAGS="-std=c11 -D_GNU_SOURCE -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes"
 cc=${CC:-gcc}
 $cc $WFLAGS -O2 -Isrc -o "$work/elf_readers" bench/elf_readers.c \
-  build/libeh2sframe-internal.a -lelf -lz
+  build/libeh2sframe-internal.a -lelf -lz -llzma
 $cc $WFLAGS -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
   -fno-sanitize-recover=all -Isrc -o "$work/elf_readers_asan" bench/elf_readers.c \
-  build/asan/libeh2sframe.a -lelf -lz
+  build/asan/libeh2sframe.a -lelf -lz -llzma
 
 # Relocatable objects: one with .eh_frame, one with a zlib-compressed
 # .debug_frame (the inflating path of both readers).

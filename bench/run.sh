@@ -38,7 +38,7 @@ e2s=$work/bin/eh2sframe
 $cc $WFLAGS -o "$work/bin/gen_synth" bench/gen_synth.c -lm
 $cc $WFLAGS -o "$work/bin/rtime" bench/rtime.c
 rt=$work/bin/rtime
-$cc $WFLAGS -Isrc -o "$work/bin/convert_only" bench/convert_only.c build/libeh2sframe-internal.a -lz
+$cc $WFLAGS -Isrc -o "$work/bin/convert_only" bench/convert_only.c build/libeh2sframe-internal.a -lz -llzma
 
 dwarfdump=$(command -v llvm-dwarfdump-14 || command -v llvm-dwarfdump || true)
 [ -n "$dwarfdump" ] || say "llvm-dwarfdump not found (Debian package llvm-14): column skipped"

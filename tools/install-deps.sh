@@ -8,7 +8,7 @@ distro=
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; else SUDO=; fi
 arch=$(dpkg --print-architecture)
 pkgs=(
-  build-essential clang lld zlib1g-dev libelf-dev elfutils libdwarf-dev dwarfdump binutils
+  build-essential clang lld zlib1g-dev liblzma-dev xz-utils libelf-dev elfutils libdwarf-dev dwarfdump binutils
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
   gcc-s390x-linux-gnu g++-s390x-linux-gnu
   qemu-user debootstrap libclang-rt-14-dev file python3 util-linux time

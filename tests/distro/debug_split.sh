@@ -56,7 +56,7 @@ run_in() {
 }
 for e in $envs; do echo "$e: $(run_in $e strip --version | head -1)"; done
 cc -std=c11 -D_GNU_SOURCE -O2 -Isrc -Iinclude -o "$T/force_kind" tests/e2e/lib/force_kind.c \
-  build/libeh2sframe-internal.a -lz || { echo "FAIL: build force_kind"; exit 1; }
+  build/libeh2sframe-internal.a -lz -llzma || { echo "FAIL: build force_kind"; exit 1; }
 
 # ---- sources: a recursion through a second file, so a backtrace has depth
 mkdir "$T/src"

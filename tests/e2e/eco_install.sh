@@ -79,7 +79,7 @@ if [ -x "$T/use-static" ]; then
   out2=$("$T/use-static" /bin/ls "$T/ls2.sf") && [ "$out2" = "$out" ] && ok || fail "static: $out2"
 else
   echo "note: no fully static link (libz static archive missing?): $(head -c 200 "$T/static.err")"
-  gcc -Wall -Werror -o "$T/use-a" "$T/use.c" -I"$D$P/include" "$D$P/lib/libeh2sframe.a" $(pkg-config --libs-only-l --static zlib) &&
+  gcc -Wall -Werror -o "$T/use-a" "$T/use.c" -I"$D$P/include" "$D$P/lib/libeh2sframe.a" $(pkg-config --libs-only-l --static zlib liblzma) &&
     out2=$("$T/use-a" /bin/ls "$T/ls2.sf") && [ "$out2" = "$out" ] && ok || fail "libeh2sframe.a: $out2"
 fi
 

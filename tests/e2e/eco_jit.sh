@@ -20,7 +20,7 @@ for cc in gcc clang g++; do
   lang=(-std=c11)
   [ $cc = g++ ] && lang=(-std=c++11 -pedantic -x c++)
   $cc -O2 -Wall -Wextra -Werror -fno-omit-frame-pointer -Iinclude \
-    -o "$T/jit_$cc" "${lang[@]}" contrib/jit/jit_sframe.c -x none build/libeh2sframe.a -lz 2>"$T/cc.err" &&
+    -o "$T/jit_$cc" "${lang[@]}" contrib/jit/jit_sframe.c -x none build/libeh2sframe.a -lz -llzma 2>"$T/cc.err" &&
     ok || { fail "$cc: $(cat "$T/cc.err")"; continue; }
   out=$("$T/jit_$cc" 2>&1); rc=$?
   echo "$out" | sed "s/^/  $cc: /"

@@ -51,7 +51,7 @@ tool() {
 for e in $envs; do echo "$e: $(version $e strip) / $(version $e eu-strip)"; done
 good=0 broken=() cells=0
 cc -std=c11 -D_GNU_SOURCE -O2 -Isrc -Iinclude -o "$T/force_kind" tests/e2e/lib/force_kind.c \
-  build/libeh2sframe-internal.a -lz || fail "build force_kind"
+  build/libeh2sframe-internal.a -lz -llzma || fail "build force_kind"
 # in_first F: the program header table lies in the first PT_LOAD.
 in_first() {
   python3 - "$1" <<'PY'

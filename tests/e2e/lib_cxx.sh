@@ -16,7 +16,7 @@ ok() { nok=$((nok + 1)); }
 W=(-Wall -Wextra -Werror -pedantic -Iinclude)
 
 for std in c++11 c++17; do
-  if g++ -std=$std "${W[@]}" -o "$T/static_$std" tests/cxx/section_api.cc build/libeh2sframe.a -lz 2>"$T/err"; then
+  if g++ -std=$std "${W[@]}" -o "$T/static_$std" tests/cxx/section_api.cc build/libeh2sframe.a -lz -llzma 2>"$T/err"; then
     ok
     out=$("$T/static_$std") && ok || fail "$std static: $out"
     echo "static, $std: $out"

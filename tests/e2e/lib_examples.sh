@@ -108,7 +108,7 @@ run_c() { # file
     local cc=${how%-*} link=${how#*-} lang=(-std=c11) libs
     command -v "$cc" >/dev/null || { echo "note: no $cc"; continue; }
     [ "$cc" = g++ ] && lang=(-std=c++11 -x c++)
-    if [ "$link" = static ]; then libs=("$ROOT/build/libeh2sframe.a" -lz)
+    if [ "$link" = static ]; then libs=("$ROOT/build/libeh2sframe.a" -lz -llzma)
     else libs=(-L"$ROOT/build" -leh2sframe); fi
     if ! $cc "${CW[@]}" "${lang[@]}" -o "$T/$b.$how" "$f" -x none "${libs[@]}" 2>"$T/err"; then
       fail "$b ($how): does not compile: $(head -c 800 "$T/err")"

@@ -63,7 +63,7 @@ names=$(nm -g --defined-only build/src/dwarf/*.o build/src/convert/*.o build/src
   echo '  return sum == 42 && strcmp(eh2s_strerror(EH2S_E_NOT_ELF), "not an ELF file") == 0 ? 0 : 1;'
   echo '}'
 } > "$T/clash.c"
-if gcc -Wall -Werror -Iinclude -o "$T/clash" "$T/clash.c" "$A" -lz 2>"$T/cc.err"; then
+if gcc -Wall -Werror -Iinclude -o "$T/clash" "$T/clash.c" "$A" -lz -llzma 2>"$T/cc.err"; then
   ok
   "$T/clash" >/dev/null && ok || fail "program with the library's internal names: wrong result"
 else
