@@ -584,13 +584,18 @@ static e2s_err empty_cfi(const elfp_file *f, e2s_diag *d)
 	return E2S_ERR_NO_CFI;
 }
 
-/* The section's error, as "mini debuginfo: what" on .gnu_debugdata. */
+/* d's error said of .gnu_debugdata ("mini debuginfo: what"), its code
+ * kept (TRUNCATED for a cut xz stream, NOT_ELF, ...). */
 static e2s_err mini_fail(e2s_diag *d, e2s_err e)
 {
-	char why[200];
-	e2s_diag_format(d, why, sizeof why);
-	return e2s_fail(d, e == E2S_ERR_NOMEM ? e : E2S_ERR_BAD_ELF,
-			".gnu_debugdata", 0, "mini debuginfo: %s", why);
+	char why[sizeof d->detail];
+	/* Not cut from this file: malformed here, not a usage error. */
+	if (e == E2S_ERR_USAGE)
+		e = E2S_ERR_BAD_ELF;
+	if (!d->detail[0])
+		return e2s_fail(d, e, ".gnu_debugdata", 0, "in the mini debuginfo");
+	snprintf(why, sizeof why, "%s", d->detail);
+	return e2s_fail(d, e, ".gnu_debugdata", 0, "mini debuginfo: %s", why);
 }
 
 /* Fedora's mini debuginfo (find-debuginfo -m; gdb's "MiniDebugInfo"):
@@ -659,7 +664,7 @@ static e2s_err update_mini_debuginfo(elfp_file *f, e2s_diag *d)
 			     "section lost in the output");
 		goto out;
 	}
-	e = e2s_xz_decode(data, ndata, ".gnu_debugdata", &mini, &nmini, d);
+	e = e2s_xz_decode(data, ndata, NULL, &mini, &nmini, d);
 	if (e) {
 		e = mini_fail(d, e);
 		goto out;
