@@ -100,7 +100,9 @@ e2s_err e2s_xz_encode(const uint8_t *in, size_t n, uint8_t **out,
 				NULL, 0, "xz compression failed (liblzma "
 				"error %d)", (int)r);
 	}
-	*out = buf;
+	/* The bound is about the input's size: keep what was written. */
+	uint8_t *fit = realloc(buf, pos ? pos : 1);
+	*out = fit ? fit : buf;
 	*out_len = pos;
 	return E2S_ERR_OK;
 }
