@@ -17,6 +17,10 @@
 #   - the same bytes from a second run, from --in-place, and from a
 #     --force rebuild of the output (the mini debuginfo then already
 #     matches and stays as it is).
+# The same for s390x (big-endian) and AArch64 PIE and non-PIE programs
+# under qemu-user, without gdb (Debian's reads only x86-64 files): the
+# embedded file's .sframe and program headers, the static function's
+# symbol at its address.
 # Bad .gnu_debugdata (a truncated xz stream, xz of a text file, bytes
 # that are not xz, the mini debuginfo of another program): the
 # conversion fails with one line naming the file and .gnu_debugdata,
@@ -71,20 +75,21 @@ gcc -O1 -g -shared -fPIC -o "$T/libmini.so" "$T/lib.c" || { echo "FAIL: build"; 
 # add_mini FILE: gdb's manual, "MiniDebugInfo": the function symbols not
 # in the dynamic symbol table, kept in a stripped copy of the debug file,
 # compressed with xz into .gnu_debugdata of the stripped file.
+# PFX: the binutils of another target ("s390x-linux-gnu-").
 add_mini() {
-  local f=$1 w=$T/work.$$
+  local f=$1 p=${2:-} w=$T/work.$$
   mkdir -p "$w"
-  nm -D "$f" --format=posix --defined-only | awk '{ print $1 }' | sort > "$w/dynsyms"
-  nm "$f" --format=posix --defined-only |
+  ${p}nm -D "$f" --format=posix --defined-only | awk '{ print $1 }' | sort > "$w/dynsyms"
+  ${p}nm "$f" --format=posix --defined-only |
     awk '{ if ($2 == "T" || $2 == "t" || $2 == "D") print $1 }' | sort > "$w/funcsyms"
   comm -13 "$w/dynsyms" "$w/funcsyms" > "$w/keep"
-  objcopy --only-keep-debug "$f" "$w/debug"
-  objcopy -S --remove-section .gdb_index --remove-section .comment \
+  ${p}objcopy --only-keep-debug "$f" "$w/debug"
+  ${p}objcopy -S --remove-section .gdb_index --remove-section .comment \
     --keep-symbols="$w/keep" "$w/debug" "$w/mini"
-  strip --strip-all -R .comment "$f"
+  ${p}strip --strip-all -R .comment "$f"
   rm -f "$w/mini.xz"
   xz "$w/mini"
-  objcopy --add-section .gnu_debugdata="$w/mini.xz" "$f"
+  ${p}objcopy --add-section .gnu_debugdata="$w/mini.xz" "$f"
   cp "$w/mini.xz" "$f.mini.xz"
   rm -rf "$w"
 }
@@ -117,10 +122,11 @@ gdb_warns() {
     fail "$3: gdb gives no warning: $out"
   fi
 }
-# embedded FILE OUT: the decompressed .gnu_debugdata of FILE into OUT.
+# embedded FILE OUT [PFX]: the decompressed .gnu_debugdata of FILE into
+# OUT.
 embedded() {
   rm -f "$2.xz"
-  objcopy --dump-section .gnu_debugdata="$2.xz" "$1" "$T/dump.tmp" &&
+  ${3:-}objcopy --dump-section .gnu_debugdata="$2.xz" "$1" "$T/dump.tmp" &&
     rm -f "$T/dump.tmp" && xz -t "$2.xz" && xz -dc "$2.xz" > "$2"
 }
 # The program header table (not the interpreter's name, which is in no
@@ -197,6 +203,45 @@ for f in pie nopie libmini.so; do
   else
     fail "$f: --force on the output: $(cat "$T/err")"
   fi
+done
+
+# Other targets (s390x: big-endian), run under qemu-user: the same
+# output, the embedded file's .sframe, program headers and the static
+# function's symbol at its address, --verify, the same bytes again.
+# (Debian's gdb reads only its own architecture's files.)
+for arch in s390x aarch64; do
+  cc=$arch-linux-gnu-gcc q=qemu-$arch
+  if ! command -v $cc >/dev/null || ! command -v $q >/dev/null ||
+     ! command -v $arch-linux-gnu-objcopy >/dev/null; then
+    echo "note: $arch skipped (no $cc, $q or binutils)"; continue
+  fi
+  for kind in pie nopie; do
+    f=$T/$arch-$kind
+    flags=(); [ $kind = nopie ] && flags=(-no-pie)
+    $cc -O1 "${flags[@]}" -o "$f" "$T/prog.c" || { fail "$arch: build"; continue; }
+    add_mini "$f" $arch-linux-gnu-
+    if ! "$E2S" "$f" -o "$f.sf" 2>"$T/err"; then
+      fail "$arch-$kind: conversion: $(cat "$T/err")"; continue
+    fi
+    want=$(QEMU_LD_PREFIX=/usr/$arch-linux-gnu $q "$f" 2>&1)
+    got=$(QEMU_LD_PREFIX=/usr/$arch-linux-gnu $q "$f.sf" 2>&1)
+    [ "$got" = "$want" ] && [ -n "$want" ] && ok || fail "$arch-$kind: output '$got', want '$want'"
+    "$E2S" --verify "$f.sf" >"$T/v" 2>&1 && ok || fail "$arch-$kind: --verify: $(tail -2 "$T/v")"
+    if embedded "$f.sf" "$T/emb" $arch-linux-gnu-; then
+      readelf -SW "$T/emb" 2>/dev/null | grep -q ' \.sframe ' && ok ||
+        fail "$arch-$kind: no .sframe in the embedded file"
+      [ "$(phdrs "$T/emb")" = "$(phdrs "$f.sf")" ] && ok ||
+        fail "$arch-$kind: the embedded file's program headers are not the file's"
+      a=$(readelf -sW "$T/emb" | awk '$8 == "mini_secret_walk" { print $2 }')
+      embedded "$f" "$T/emb0" $arch-linux-gnu-
+      b=$(readelf -sW "$T/emb0" | awk '$8 == "mini_secret_walk" { print $2 }')
+      [ -n "$a" ] && [ "$a" = "$b" ] && ok || fail "$arch-$kind: mini_secret_walk at '$a', was '$b'"
+    else
+      fail "$arch-$kind: no readable .gnu_debugdata in the output"
+    fi
+    "$E2S" "$f" -o "$T/again" 2>/dev/null && cmp -s "$f.sf" "$T/again" && ok ||
+      fail "$arch-$kind: a second run gives other bytes"
+  done
 done
 
 # Bad .gnu_debugdata: one line naming the file and the section, exit 1,
