@@ -11,7 +11,10 @@
 # links later, when it packages). Both RPMs unpacked into one root: gdb
 # finds the debug file through the build-id link and loads it without a
 # warning, eu-unstrip recombines the pair, the .gnu_debuglink CRC matches.
-# Skipped without rpmbuild.
+# Then the same with Fedora's mini debuginfo (_include_minidebuginfo:
+# find-debuginfo -m adds .gnu_debugdata before the eh2sframe step): the
+# embedded file gets .sframe, gdb with no debug file names main without
+# a warning. Skipped without rpmbuild.
 set -u
 cd "$(dirname "$0")/../.."
 E2S=$PWD/eh2sframe
@@ -75,6 +78,47 @@ if [ ${#debuginfo[@]} = 0 ]; then
     [ "$("$T/un")" = "hello from a package, depth 3" ] && ok || fail "the recombined program does not run"
   else
     fail "no debug file for build ID $id in the -debuginfo rpm"
+  fi
+fi
+
+# Fedora's mini debuginfo: the same spec with _include_minidebuginfo
+# (find-debuginfo -m, Fedora's default) puts .gnu_debugdata into the
+# program before the eh2sframe step, which brings its embedded file in
+# line with the converted program. gdb with neither the -debuginfo
+# package nor any other debug file names main (in .symtab only, so in
+# the mini debuginfo only) and warns about nothing.
+if [ ${#debuginfo[@]} = 0 ]; then
+  M=$T/mini
+  mkdir -p "$M/SOURCES"
+  cp contrib/debian/example/hello.c "$M/SOURCES/"
+  rpmbuild -bb --nodeps --load "$PWD/contrib/rpm/macros.eh2sframe" \
+    --define "_topdir $M" --define "_eh2sframe $E2S" \
+    --define "_smp_build_ncpus 2" --define "_include_minidebuginfo 1" \
+    contrib/rpm/hello.spec >"$M/build.log" 2>&1
+  rc=$?
+  mrpm=$(find "$M/RPMS" -name 'eh2sframe-hello-1.0-1.*.rpm' 2>/dev/null | head -1)
+  if [ $rc = 0 ] && [ -n "$mrpm" ]; then
+    ok
+    grep -q 'eh2sframe: debug files: 1 updated$' "$M/build.log" && ok ||
+      fail "mini: debug file not updated: $(grep 'eh2sframe:' "$M/build.log")"
+    mkdir "$M/x" && rpm2archive - <"$mrpm" | tar -xz -C "$M/x"
+    mp=$M/x/usr/bin/eh2sframe-hello
+    readelf -SW "$mp" | grep -q ' \.gnu_debugdata ' && ok ||
+      fail "mini: find-debuginfo -m added no .gnu_debugdata"
+    [ "$("$mp")" = "hello from a package, depth 3" ] && ok || fail "mini: program does not run"
+    v=$("$E2S" --verify "$mp" 2>&1) && ok || fail "mini: verify: $v"
+    objcopy --dump-section .gnu_debugdata="$M/mini.xz" "$mp" "$M/dump.tmp" &&
+      xz -dc "$M/mini.xz" > "$M/mini" && ok || fail "mini: no readable .gnu_debugdata"
+    LC_ALL=C readelf -SW "$M/mini" 2>/dev/null | grep -q ' \.sframe  *NOBITS ' && ok ||
+      fail "mini: the embedded file has no .sframe section header"
+    g=$(DEBUGINFOD_URLS= gdb -batch -nx -iex 'set debug-file-directory /nonexistent' \
+          -ex 'info functions ^main$' "$mp" 2>&1)
+    echo "$g" | grep -qiE 'warning|gnu_debugdata' &&
+      fail "mini: gdb warns: $(echo "$g" | grep -iE 'warning|gnu_debugdata' | head -1)" || ok
+    echo "$g" | grep -qE '0x[0-9a-f]+ +main$' && ok || fail "mini: gdb does not name main: $g"
+    echo "mini debuginfo: $(grep 'eh2sframe: debug files' "$M/build.log")"
+  else
+    tail -20 "$M/build.log"; fail "mini: rpmbuild with _include_minidebuginfo (exit $rc)"
   fi
 fi
 echo "eco_rpm: $nok checks passed, $nfail failed"
