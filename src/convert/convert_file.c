@@ -584,6 +584,18 @@ static e2s_err empty_cfi(const elfp_file *f, e2s_diag *d)
 	return E2S_ERR_NO_CFI;
 }
 
+/* ---- Mini debuginfo ------------------------------------------------
+ * Fedora's (find-debuginfo -m; gdb's manual, "MiniDebugInfo"):
+ * .gnu_debugdata, a non-allocated section holding an xz-compressed ELF
+ * file cut from this one like a separate debug file, with the function
+ * symbols of .symtab. gdb pairs it with the file as it pairs a debug
+ * file, so it is brought in line with the laid-out output the same way
+ * (elfp_debug_update, as eh2s_update_debug_file does on disk), in
+ * memory, recompressed (deterministic: the same bytes for the same
+ * file) and put in place of the old bytes. An embedded file that is
+ * not xz, truncated, not ELF or not cut from this file is an error: the
+ * output would make gdb warn, and nothing is written. */
+
 /* d's error said of .gnu_debugdata ("mini debuginfo: what"), its code
  * kept (TRUNCATED for a cut xz stream, NOT_ELF, ...). */
 static e2s_err mini_fail(e2s_diag *d, e2s_err e)
@@ -597,17 +609,6 @@ static e2s_err mini_fail(e2s_diag *d, e2s_err e)
 	snprintf(why, sizeof why, "%s", d->detail);
 	return e2s_fail(d, e, ".gnu_debugdata", 0, "mini debuginfo: %s", why);
 }
-
-/* Fedora's mini debuginfo (find-debuginfo -m; gdb's "MiniDebugInfo"):
- * .gnu_debugdata, a non-allocated section holding an xz-compressed ELF
- * file cut from this one like a separate debug file, with the function
- * symbols of .symtab. gdb pairs it with the file as it pairs a debug
- * file, so it is brought in line with the laid-out output the same way
- * (elfp_debug_update, as eh2s_update_debug_file does on disk), in
- * memory, recompressed (deterministic: the same bytes for the same
- * file) and put in place of the old bytes. An embedded file that is
- * not xz, truncated, not ELF or not cut from this file is an error: the
- * output would make gdb warn, and nothing is written. */
 
 /* The mini debuginfo section of a linked file, or 0. */
 static size_t mini_debuginfo(const elfp_file *f)
