@@ -221,7 +221,7 @@ eh2s_status eh2s_update_debug_file(const char *file, const char *debug,
 				     "build IDs differ: not its debug file");
 	}
 	if (!e)
-		e = elfp_debug_update(c, g, real, NULL, NULL, &ds, &d);
+		e = elfp_debug_update(c, g, false, real, NULL, NULL, &ds, &d);
 	res->moved = ds.moved;
 	res->added = ds.added;
 	res->changed = ds.changed;

@@ -590,7 +590,10 @@ static e2s_err empty_cfi(const elfp_file *f, e2s_diag *d)
  * file cut from this one like a separate debug file, with the function
  * symbols of .symtab. gdb pairs it with the file as it pairs a debug
  * file, so it is brought in line with the laid-out output the same way
- * (elfp_debug_update, as eh2s_update_debug_file does on disk), in
+ * (elfp_debug_update, as eh2s_update_debug_file does on disk; its
+ * program header table, though, right after its ELF header: no tool
+ * recombines the two, and at the converted file's e_phoff, at the end
+ * of a large library, it would make the embedded file that large), in
  * memory, recompressed (deterministic: the same bytes for the same
  * file) and put in place of the old bytes. An embedded file that is
  * not xz, truncated, not ELF or not cut from this file is an error: the
@@ -651,7 +654,9 @@ static e2s_err update_mini_debuginfo(elfp_file *f, e2s_diag *d)
 	size_t nout = 0, nmini = 0, nupd = 0, nxz = 0, ndata = 0;
 	elfr_file *c = NULL, *g = NULL;
 	elfp_debug_stats st;
-	e2s_err e = elfp_write_mem(f, &out, &nout, d);
+	/* The output's headers (what elfp_debug_update reads of it) and
+	 * the section itself, not a copy of the whole file. */
+	e2s_err e = elfp_write_mem_headers(f, &out, &nout, d);
 	if (!e)
 		e = elfr_open_view(out, nout, ELFR_ONLY64, &c, d);
 	if (e)
@@ -678,7 +683,7 @@ static e2s_err update_mini_debuginfo(elfp_file *f, e2s_diag *d)
 		e = e2s_fail(d, E2S_ERR_BAD_ELF, NULL, 0, "another type or "
 			     "machine than the file");
 	if (!e)
-		e = elfp_debug_update(c, g, NULL, &upd, &nupd, &st, d);
+		e = elfp_debug_update(c, g, true, NULL, &upd, &nupd, &st, d);
 	if (e) {
 		e = mini_fail(d, e);
 		goto out;

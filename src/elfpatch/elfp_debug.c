@@ -10,7 +10,8 @@
  * written anew, through this module's writer (elfp_write_pieces_*): its
  * ELF header, its sections in the same order (at their old offsets
  * unless the converted file's program header table, placed at the
- * converted file's e_phoff, is in the way), then .shstrtab and the
+ * converted file's e_phoff (compact: right after the ELF header), is in
+ * the way), then .shstrtab and the
  * section header table, the new section headers right after the last
  * allocated one. Symbol values of moved sections and section indices in
  * symbol tables are updated; no other byte changes. */
@@ -112,6 +113,7 @@ typedef struct {
 	size_t at;           /* they go before this old index: after the last
 	                      * allocated section (dwz, for one, wants every
 	                      * allocated section ahead of the others) */
+	uint64_t phoff;      /* where the program header table goes */
 	uint64_t str_off, str_len, sh_off, end;
 } dbg_plan;
 
@@ -165,7 +167,7 @@ static e2s_err plan(const elfr_file *c, const elfr_file *g, dbg_plan *p,
 	for (size_t i = 1; i < g->shnum; i++)
 		if (is_alloc(g, i))
 			p->at = i + 1;
-	bool ph = c->phnum != g->phnum || c->phoff != g->phoff;
+	bool ph = c->phnum != g->phnum || p->phoff != g->phoff;
 	/* Offsets and file sizes of segments differ in every debug file;
 	 * the rest must be the converted file's. */
 	for (size_t k = 0; !ph && k < c->phnum; k++) {
@@ -194,13 +196,13 @@ static e2s_err plan(const elfr_file *c, const elfr_file *g, dbg_plan *p,
 		const elfr_shdr *s = &g->sh[p->order[k]];
 		uint64_t a = s->addralign ? s->addralign : 1;
 		uint64_t off = s->offset >= end ? s->offset : align_up(end, a);
-		if (ph_len && overlaps(off, s->size, c->phoff, ph_len))
-			off = align_up(c->phoff + ph_len, a);
+		if (ph_len && overlaps(off, s->size, p->phoff, ph_len))
+			off = align_up(p->phoff + ph_len, a);
 		p->off[p->order[k]] = off;
 		end = off + s->size;
 	}
-	if (ph_len && c->phoff + ph_len > end)
-		end = c->phoff + ph_len;
+	if (ph_len && p->phoff + ph_len > end)
+		end = p->phoff + ph_len;
 	p->str_off = end;
 	p->str_len = g->sh[g->shstrndx].size;
 	for (size_t k = 0; k < p->nadded; k++)
@@ -279,7 +281,7 @@ static e2s_err replace(const elfr_file *c, const elfr_file *g,
 		goto out;
 	}
 	memcpy(eh, g->img, D_EHDR);
-	elfp_put_ehdr_tables(eh, c->phoff, c->phnum, p->sh_off, nsh,
+	elfp_put_ehdr_tables(eh, p->phoff, c->phnum, p->sh_off, nsh,
 			     new_index(p, g->shstrndx), g->be);
 	pc[n++] = (elfp_piece){.off = 0, .len = D_EHDR, .mem = eh};
 	for (size_t k = 0; k < p->norder; k++) {
@@ -295,7 +297,7 @@ static e2s_err replace(const elfr_file *c, const elfr_file *g,
 		q->mem = own[k];
 	}
 	if (c->phnum)
-		pc[n++] = (elfp_piece){.off = c->phoff,
+		pc[n++] = (elfp_piece){.off = p->phoff,
 				       .len = (uint64_t)c->phnum * D_PHDR,
 				       .mem = c->img + c->phoff};
 	/* .shstrtab: the old names, then the new ones. */
@@ -363,8 +365,8 @@ out:
 }
 
 e2s_err elfp_debug_update(const elfr_file *c, const elfr_file *g,
-			  const char *path, uint8_t **mem, size_t *mem_len,
-			  elfp_debug_stats *st, e2s_diag *d)
+			  bool compact, const char *path, uint8_t **mem,
+			  size_t *mem_len, elfp_debug_stats *st, e2s_diag *d)
 {
 	dbg_plan p;
 	bool changed = false;
@@ -372,6 +374,7 @@ e2s_err elfp_debug_update(const elfr_file *c, const elfr_file *g,
 
 	memset(st, 0, sizeof *st);
 	memset(&p, 0, sizeof p);
+	p.phoff = compact ? D_EHDR : c->phoff;
 	if (mem) {
 		*mem = NULL;
 		*mem_len = 0;

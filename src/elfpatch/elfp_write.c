@@ -64,6 +64,12 @@ typedef struct {
 	int fd;              /* -1: memory */
 	int in_fd;           /* copy_file_range source, or -1 */
 	uint8_t *mem;        /* memory sink, out_size bytes */
+	/* Memory sink: zeroed, when mem came zeroed (calloc: zeros are not
+	 * written, so untouched pages of a large buffer take no memory);
+	 * sparse, headers only (elfp_write_mem_headers): of the input only
+	 * the bytes in [keep_lo[i], keep_hi[i]) are copied. */
+	bool zeroed, sparse;
+	uint64_t keep_lo[2], keep_hi[2];
 	uint64_t pos;
 	uint8_t *stage;
 	size_t nstage;
@@ -88,7 +94,7 @@ static e2s_err sink_put(wsink *k, const uint8_t *p, uint64_t n)
 	if (k->fd < 0) {
 		if (p)
 			memcpy(k->mem + k->pos, p, (size_t)n);
-		else
+		else if (!k->zeroed)
 			memset(k->mem + k->pos, 0, (size_t)n);
 		k->pos += n;
 		return E2S_ERR_OK;
@@ -126,6 +132,18 @@ static e2s_err sink_put(wsink *k, const uint8_t *p, uint64_t n)
 static e2s_err sink_input(wsink *k, const uint8_t *img, uint64_t off,
 			  uint64_t n)
 {
+	if (k->sparse) {
+		for (size_t i = 0; i < 2; i++) {
+			uint64_t a = off > k->keep_lo[i] ? off : k->keep_lo[i];
+			uint64_t b = off + n < k->keep_hi[i] ? off + n
+							     : k->keep_hi[i];
+			if (a < b)
+				memcpy(k->mem + k->pos + (a - off), img + a,
+				       (size_t)(b - a));
+		}
+		k->pos += n;
+		return E2S_ERR_OK;
+	}
 	if (k->fd >= 0 && k->in_fd >= 0 && n >= ELFP_STAGE) {
 		e2s_err e = sink_flush(k);
 		if (e)
@@ -401,16 +419,37 @@ e2s_err elfp_write(elfp_file *f, int fd, e2s_diag *d)
 	return e;
 }
 
-e2s_err elfp_write_mem(elfp_file *f, uint8_t **out, size_t *size,
-		       e2s_diag *d)
+/* The output into memory (sparse: elfp_write_mem_headers). */
+static e2s_err write_mem(elfp_file *f, bool sparse, uint8_t **out,
+			 size_t *size, e2s_diag *d)
 {
 	uint64_t n = out_size(f);
-	wsink k = {.fd = -1, .in_fd = -1, .d = d};
+	wsink k = {.fd = -1, .in_fd = -1, .d = d, .zeroed = sparse,
+		   .sparse = sparse};
 	*out = NULL;
 	*size = 0;
 	if (n > SIZE_MAX - 1)
 		return e2s_fail(d, E2S_ERR_TOO_LARGE, NULL, 0, "output size");
-	k.mem = malloc(n ? (size_t)n : 1);
+	if (sparse) {
+		/* The input's ELF header and program header table, and its
+		 * section name table when that is not rewritten. */
+		k.keep_hi[0] = ELFP_EHDR_SIZE;
+		if (f->in->phnum &&
+		    f->in->phoff + (uint64_t)f->in->phnum * ELFP_PHDR_SIZE >
+			    k.keep_hi[0])
+			k.keep_hi[0] = f->in->phoff +
+				       (uint64_t)f->in->phnum * ELFP_PHDR_SIZE;
+		if (f->shstrndx < f->nsecs &&
+		    f->secs[f->shstrndx].place == ELFP_ORIG) {
+			k.keep_lo[1] = f->secs[f->shstrndx].in_off;
+			k.keep_hi[1] = k.keep_lo[1] + f->secs[f->shstrndx].in_size;
+		}
+		/* Untouched pages of a large zeroed allocation cost no
+		 * memory. */
+		k.mem = calloc(n ? (size_t)n : 1, 1);
+	} else {
+		k.mem = malloc(n ? (size_t)n : 1);
+	}
 	if (!k.mem)
 		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
 	e2s_err e = serialise(f, &k, d);
@@ -425,6 +464,18 @@ e2s_err elfp_write_mem(elfp_file *f, uint8_t **out, size_t *size,
 	*out = k.mem;
 	*size = (size_t)n;
 	return E2S_ERR_OK;
+}
+
+e2s_err elfp_write_mem(elfp_file *f, uint8_t **out, size_t *size,
+		       e2s_diag *d)
+{
+	return write_mem(f, false, out, size, d);
+}
+
+e2s_err elfp_write_mem_headers(elfp_file *f, uint8_t **out, size_t *size,
+			       e2s_diag *d)
+{
+	return write_mem(f, true, out, size, d);
 }
 
 e2s_err elfp_write_atomic_checked(const char *path, const char *ref_path,
@@ -531,12 +582,14 @@ e2s_err elfp_write_pieces_mem(const elfp_source *src, elfp_piece *p,
 			      size_t n, uint64_t size, uint8_t **out,
 			      size_t *out_len, e2s_diag *d)
 {
-	wsink k = {.fd = -1, .in_fd = -1, .d = d};
+	/* Zeroed: a debug file placed around a program header table far
+	 * into its file (the SEG layouts) is mostly zeros. */
+	wsink k = {.fd = -1, .in_fd = -1, .d = d, .zeroed = true};
 	*out = NULL;
 	*out_len = 0;
 	if (size > SIZE_MAX - 1)
 		return e2s_fail(d, E2S_ERR_TOO_LARGE, NULL, 0, "output size");
-	k.mem = malloc(size ? (size_t)size : 1);
+	k.mem = calloc(size ? (size_t)size : 1, 1);
 	if (!k.mem)
 		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
 	e2s_err e = emit_pieces(&k, src, p, n, size, d);

@@ -161,6 +161,14 @@ e2s_err elfp_write(elfp_file *f, int fd, e2s_diag *d);
 /* The same into one malloc'd buffer (*out, free it), *size bytes. */
 e2s_err elfp_write_mem(elfp_file *f, uint8_t **out, size_t *size,
 		       e2s_diag *d);
+/* The same with, of the input's own bytes, only its ELF header, program
+ * header table and section name table: what the layout wrote (headers,
+ * new, moved and rewritten sections) is there, the rest reads as zeros.
+ * For reading the output's headers and new sections (the mini
+ * debuginfo update) without the cost of a large file: the buffer's
+ * untouched pages take no memory. */
+e2s_err elfp_write_mem_headers(elfp_file *f, uint8_t **out, size_t *size,
+			       e2s_diag *d);
 
 /* Where the program header table of a linked file ended up when it had
  * to grow (elfp_layout.c explains each). */
@@ -317,9 +325,14 @@ e2s_err elfp_debug_check(const elfr_file *g, e2s_diag *d);
 /* Rewrite g for c: over path (atomically, g's mode and owner; g opened
  * with ELFR_KEEP_FD copies unchanged bytes by the kernel) or, path NULL,
  * into *mem (malloc'd, *mem_len bytes). Nothing is written when g
- * already matches (st->changed false; *mem stays NULL). */
+ * already matches (st->changed false; *mem stays NULL). The program
+ * header table goes at c's e_phoff (eu-unstrip takes e_phoff from the
+ * debug file), or, compact, right after g's ELF header: for the mini
+ * debuginfo, which no tool recombines with its file and which a table
+ * at the end of a large file (the SEG layouts) would fill with zeros up
+ * to that file's size. */
 e2s_err elfp_debug_update(const elfr_file *c, const elfr_file *g,
-			  const char *path, uint8_t **mem, size_t *mem_len,
-			  elfp_debug_stats *st, e2s_diag *d);
+			  bool compact, const char *path, uint8_t **mem,
+			  size_t *mem_len, elfp_debug_stats *st, e2s_diag *d);
 
 #endif

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Fedora's mini debuginfo (.gnu_debugdata: an xz-compressed ELF file with
 # the function symbols of .symtab, made here by hand as gdb's manual,
-# "MiniDebugInfo", describes it) in a PIE, a non-PIE program and a shared
-# library, each with a static function only the mini debuginfo names.
+# "MiniDebugInfo", describes it) in a PIE, a non-PIE program and two
+# shared libraries, each with a static function only the mini debuginfo
+# names.
 # Converted, each:
 #   - runs as before (the library through a program using it);
 #   - gdb, with no other debug file, names the static function and warns
@@ -13,7 +14,9 @@
 #     .gnu_debugdata";
 #   - passes --verify;
 #   - holds an embedded ELF file with a .sframe section header and the
-#     converted file's program headers; xz -t accepts the stream;
+#     converted file's program headers, their table right after its ELF
+#     header (also for libseg.so, whose table moves to the end of the
+#     file: the SEG layout); xz -t accepts the stream;
 #   - the same bytes from a second run, from --in-place, and from a
 #     --force rebuild of the output (the mini debuginfo then already
 #     matches and stays as it is).
@@ -71,6 +74,16 @@ C
 gcc -O1 -g -o "$T/pie" "$T/prog.c" || { echo "FAIL: build"; exit 1; }
 gcc -O1 -g -no-pie -o "$T/nopie" "$T/prog.c" || { echo "FAIL: build"; exit 1; }
 gcc -O1 -g -shared -fPIC -o "$T/libmini.so" "$T/lib.c" || { echo "FAIL: build"; exit 1; }
+# A library whose hash tables are too large to move: the program header
+# table goes to the new segment at the end of the file (SEG).
+{
+  echo 'static int __attribute__((noinline)) mini_seg_hidden(int x) { return x * 3; }'
+  for i in $(seq 0 399); do echo "int seg_fn_$i(int x) { return mini_seg_hidden(x) + $i; }"; done
+} > "$T/seg.c"
+echo '#include <stdio.h>
+int seg_fn_7(int x);
+int main(void) { printf("seg %d\n", seg_fn_7(5)); return 0; }' > "$T/useseg.c"
+gcc -O1 -g -shared -fPIC -o "$T/libseg.so" "$T/seg.c" || { echo "FAIL: build"; exit 1; }
 
 # add_mini FILE: gdb's manual, "MiniDebugInfo": the function symbols not
 # in the dynamic symbol table, kept in a stripped copy of the debug file,
@@ -93,8 +106,9 @@ add_mini() {
   cp "$w/mini.xz" "$f.mini.xz"
   rm -rf "$w"
 }
-for f in pie nopie libmini.so; do add_mini "$T/$f"; done
+for f in pie nopie libmini.so libseg.so; do add_mini "$T/$f"; done
 gcc -O1 -o "$T/use" "$T/use.c" -L"$T" -lmini -Wl,-rpath,"$T/lib"
+gcc -O1 -o "$T/useseg" "$T/useseg.c" -L"$T" -lseg -Wl,-rpath,"$T/lib"
 mkdir -p "$T/lib"
 
 # gdb_funcs FILE NAME: what gdb says of NAME in FILE, stderr too.
@@ -135,30 +149,38 @@ phdrs() { readelf -lW "$1" 2>/dev/null | grep -E '^ +[A-Z_]+ +0x'; }
 
 BASE=${BASE_E2S:-/tmp/base/eh2sframe}
 [ -x "$BASE" ] || BASE=
+# run_of NAME: the program's output (its converted copy once NAME.run
+# exists), a library's through a program using it from $T/lib.
 run_of() {
   case $1 in
-    libmini.so) LD_LIBRARY_PATH=$T/lib "$T/use" ;;
-    *) "$1" ;;
+    libmini.so) "$T/use" ;;
+    libseg.so) "$T/useseg" ;;
+    *) if [ -e "$T/$1.run" ]; then "$T/$1.run"; else "$T/$1"; fi ;;
   esac
 }
 
-for f in pie nopie libmini.so; do
-  case $f in libmini.so) fn=mini_lib_hidden ;; *) fn=mini_secret_walk ;; esac
+for f in pie nopie libmini.so libseg.so; do
+  case $f in libmini.so) fn=mini_lib_hidden ;; libseg.so) fn=mini_seg_hidden ;;
+    *) fn=mini_secret_walk ;; esac
   in=$T/$f out=$T/$f.sf
   # The input: gdb finds the static function in its mini debuginfo.
   gdb_clean "$in" $fn "$f (input)"
-  case $f in libmini.so) cp "$in" "$T/lib/libmini.so" ;; esac
-  want=$(run_of "$in")
-  if ! "$E2S" "$in" -o "$out" 2>"$T/err"; then
-    fail "$f: conversion: $(cat "$T/err")"
+  case $f in *.so) cp "$in" "$T/lib/$f" ;; esac
+  want=$(run_of "$f")
+  if ! "$E2S" -v "$in" -o "$out" >"$T/vlog" 2>&1; then
+    fail "$f: conversion: $(cat "$T/vlog")"
     continue
   fi
   ok
+  if [ $f = libseg.so ]; then
+    grep -q 'program headers moved' "$T/vlog" && ok ||
+      fail "libseg.so: not the SEG layout: $(grep 'program headers' "$T/vlog")"
+  fi
   # (1) runs the same.
-  case $f in libmini.so) cp "$out" "$T/lib/libmini.so" ;; esac
-  got=$(run_of "$out")
-  [ "$got" = "$want" ] && ok || fail "$f: output '$got', want '$want'"
-  case $f in libmini.so) cp "$in" "$T/lib/libmini.so" ;; esac
+  case $f in *.so) cp "$out" "$T/lib/$f" ;; *) cp "$out" "$T/$f.run" ;; esac
+  got=$(run_of "$f")
+  [ "$got" = "$want" ] && [ -n "$want" ] && ok || fail "$f: output '$got', want '$want'"
+  case $f in *.so) cp "$in" "$T/lib/$f" ;; esac
   # (2) gdb with only the mini debuginfo: no warning, the static name.
   gdb_clean "$out" $fn "$f"
   # ... and the same check sees the warning of the old .gnu_debugdata
@@ -182,6 +204,10 @@ for f in pie nopie libmini.so; do
       fail "$f: no .sframe in the embedded file"
     [ "$(phdrs "$T/emb")" = "$(phdrs "$out")" ] && ok ||
       fail "$f: the embedded file's program headers are not the file's"
+    # Its table right after its ELF header, wherever the file has it:
+    # no zeros up to the end of a library whose table moved there.
+    eph=$(readelf -hW "$T/emb" | awk '/Start of program headers/ { print $5 }')
+    [ "$eph" = 64 ] && ok || fail "$f: the embedded file's e_phoff is $eph"
     embedded "$in" "$T/emb0"
     readelf -SW "$T/emb0" 2>/dev/null | grep -q ' \.sframe ' &&
       fail "$f: the input's embedded file already has .sframe" || ok

@@ -1,6 +1,7 @@
-/* xz streams in memory (src/common/xz.c) and a non-allocated section
- * given new content of another size after the layout
- * (elfp_replace_content): what the mini debuginfo update is made of. */
+/* xz streams in memory (src/common/xz.c), a non-allocated section given
+ * new content of another size after the layout (elfp_replace_content)
+ * and the output's headers in memory (elfp_write_mem_headers): what the
+ * mini debuginfo update is made of. */
 #include <elf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,29 @@ static void test_replace_content(void)
 		CHECK_EQ(overlap, 0);
 		CHECK(o->shoff >= o->sh[i].offset + big);
 	}
+	/* Headers only: the same output size, ELF header and both tables,
+	 * section names and the new content; .text reads as zeros. */
+	uint8_t *hd = NULL;
+	size_t nhd = 0;
+	CHECK_EQ(elfp_write_mem_headers(f, &hd, &nhd, &d), E2S_ERR_OK);
+	CHECK_EQ(nhd, nout);
+	if (hd && o && nhd == nout) {
+		uint64_t ph_end = o->phoff + (uint64_t)o->phnum * 56;
+		uint64_t sh_end = o->shoff + (uint64_t)o->shnum * 64;
+		CHECK(memcmp(hd, out, (size_t)ph_end) == 0);
+		CHECK(memcmp(hd + o->shoff, out + o->shoff,
+			     (size_t)(sh_end - o->shoff)) == 0);
+		const elfr_shdr *ss = &o->sh[o->shstrndx];
+		CHECK(memcmp(hd + ss->offset, out + ss->offset,
+			     (size_t)ss->size) == 0);
+		CHECK(memcmp(hd + o->sh[i].offset, want, big) == 0);
+		const elfr_shdr *ts = &o->sh[text];
+		size_t nz = 0;
+		for (uint64_t k = 0; k < ts->size; k++)
+			nz += hd[ts->offset + k] != 0;
+		CHECK_EQ(nz, 0);
+	}
+	free(hd);
 	free(want);
 	elfr_close(in);
 	elfr_close(o);
