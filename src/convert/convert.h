@@ -131,6 +131,13 @@ void conv_run_free(conv_run *r);
 
 /* ---- Conversion of ELF files (convert_file.c) ----------------------- */
 
+/* Fedora's mini debuginfo (conv_mini.c): before the layout, move its
+ * section to the end of the file; after it, update the embedded file for
+ * the laid-out output (as a separate debug file) and recompress it. A
+ * file without one is left alone. */
+e2s_err conv_mini_move(elfp_file *f, e2s_diag *d);
+e2s_err conv_mini_update(elfp_file *f, e2s_diag *d);
+
 /* What a file's existing SFrame means for a conversion to version (0, 3
  * or 2); *old: its SFrame section (or debug placeholder), 0 if none. */
 typedef enum {
