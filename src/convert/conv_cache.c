@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../common/mem.h"
+#include "../common/hash.h"
 #include "../common/reader.h"
 #include "conv_cache.h"
 
@@ -100,29 +101,7 @@ static uint64_t memo_hash(conv_pctx *c, size_t i)
 	const cfi_fde *fde = &c->t->fdes[i];
 	const uint8_t *p = c->t->data + fde->insn_off;
 	uint32_t n = fde->insn_len;
-	uint64_t h = (uint64_t)fde->cie << 40 ^ n, w;
-	/* Eight bytes a step, the last eight overlapping the step before
-	 * (the key's bytes are compared on a match, so the hash only needs
-	 * to spread; n is in it). */
-	if (n >= 8) {
-		for (uint32_t k = 0; k + 8 < n; k += 8) {
-			memcpy(&w, p + k, 8);
-			h = (h ^ w) * 0xd6e8feb86659fd93ull;
-			h ^= h >> 32;
-		}
-		memcpy(&w, p + n - 8, 8);
-	} else if (n >= 4) {
-		uint32_t a, b;
-		memcpy(&a, p, 4);
-		memcpy(&b, p + n - 4, 4);
-		w = (uint64_t)a << 32 | b;
-	} else {
-		w = n ? p[0] | (uint64_t)p[n / 2] << 8 | (uint64_t)p[n - 1] << 16 : 0;
-	}
-	h = (h ^ w) * 0xd6e8feb86659fd93ull;
-	h ^= h >> 31;
-	h *= 0x9e3779b97f4a7c15ull;
-	h ^= h >> 32;
+	uint64_t h = e2s_hash_bytes((uint64_t)fde->cie << 40 ^ n, p, n);
 	c->hash_fde = i;
 	c->hash_val = h;
 	return h;

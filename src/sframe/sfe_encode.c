@@ -30,6 +30,7 @@
 
 #include "sfe.h"
 #include "sframe_fmt.h"
+#include "../common/hash.h"
 #include "../common/mem.h"
 
 /* Which data words of an FRE are flexible-FDE control words (unsigned):
@@ -383,29 +384,6 @@ typedef struct {
 	uint64_t shared;   /* functions reusing an earlier copy */
 } plan_t;
 
-/* A hash of the n bytes at p, eight at a time (the last eight overlap
- * the step before; n is mixed in): it only spreads the table's slots,
- * as equal bytes are compared in full (find_copy). */
-static uint64_t bytes_hash(uint64_t h, const uint8_t *p, size_t n)
-{
-	uint64_t w;
-	h ^= n;
-	if (n >= 8) {
-		for (size_t k = 0; k + 8 < n; k += 8) {
-			memcpy(&w, p + k, 8);
-			h = (h ^ w) * 0x9e3779b97f4a7c15ull;
-			h ^= h >> 29;
-		}
-		memcpy(&w, p + n - 8, 8);
-	} else {
-		w = 0;
-		memcpy(&w, p, n);
-	}
-	h = (h ^ w) * 0xd6e8feb86659fd93ull;
-	h ^= h >> 32;
-	return h;
-}
-
 static void plan_free(plan_t *p)
 {
 	free(p->off);
@@ -581,8 +559,8 @@ static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
 		/* An empty V2 FRE run needs no storage to share. */
 		if (share && fn->enc_len > 0) {
 			uint32_t key = share_key(fn, v2);
-			uint64_t h = bytes_hash(0xcbf29ce484222325ull ^ key,
-						s->enc + fn->enc_off, fn->enc_len);
+			uint64_t h = e2s_hash_bytes((uint64_t)key << 32 ^ fn->enc_len,
+						    s->enc + fn->enc_off, fn->enc_len);
 			size_t k = find_copy(s, &tab, fn, key, h);
 			slot_t *sl = &tab.slot[k];
 			if (tab.tag[k]) {
