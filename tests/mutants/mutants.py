@@ -293,8 +293,8 @@ MUTANTS = [
     # rules would.
     ("memo-ignores-cie", [
         ("src/convert/conv_cache.c",
-         "\tuint64_t h = (uint64_t)fde->cie << 40 ^ n, w;\n",
-         "\tuint64_t h = n, w;\n"),
+         "\tuint64_t h = e2s_hash_bytes((uint64_t)fde->cie << 40 ^ n, p, n);\n",
+         "\tuint64_t h = e2s_hash_bytes(n, p, n);\n"),
         ("src/convert/conv_cache.c",
          " || m->insn_len != fde->insn_len || m->cie != fde->cie)\n",
          " || m->insn_len != fde->insn_len)\n")]),
