@@ -5,9 +5,10 @@
 # section ignored") and 2.46.0 fails the link. A linked file keeps its V2
 # (glibc's reader reads V2) unless --force. Checks, with binutils 2.47 of
 # the oracle chroot as the judge:
-#   - the V2 object (written here by eh2sframe --sframe-version=2, which
-#     objdump 2.47 reads as version 2) converts, exit 0, -v says why, and
-#     the result's .sframe is V3 (objdump) and matches its DWARF (--verify);
+#   - the V2 objects (one from Debian trixie's binutils 2.44 `as --gsframe`,
+#     tools/make-v2as.sh; one written by eh2sframe --sframe-version=2;
+#     objdump 2.47 reads both as version 2) convert, exit 0, -v says why,
+#     and the result's .sframe is V3 (objdump) and matches its DWARF;
 #   - ld 2.47 links the rebuilt object into a program whose .sframe covers
 #     the object's functions (objdump lists them), where the V2 object's
 #     SFrame is left out of the link;
@@ -31,53 +32,69 @@ EOF
 oracle gcc -O1 -c f.c -o f.o || { fail "cc f.c"; exit 1; }
 oracle gcc -O1 -c m.c -o m.o || { fail "cc m.c"; exit 1; }
 
-# The V2 object, as an assembler of binutils 2.41-2.45 would leave it.
-"$e2s" -q --sframe-version=2 "$work/f.o" -o "$work/f.v2.o" || fail "writing the V2 object"
-oracle objdump --sframe f.v2.o >"$work/v2.od" 2>&1
-grep -q 'Version: SFRAME_VERSION_2' "$work/v2.od" ||
-  fail "objdump 2.47 does not read the V2 object as V2: $(grep -m1 Version "$work/v2.od")"
+# The V2 objects: one from an SFrame V2 assembler (Debian trixie's
+# binutils 2.44 `as --gsframe`, in a chroot tools/make-v2as.sh makes once),
+# and one written by eh2sframe --sframe-version=2.
+v2=()
+if v2dir=$(bash "$repo/tools/make-v2as.sh" 2>"$work/v2as.log"); then
+  gcc -O1 -S "$work/f.c" -o "$v2dir/tmp/f.s" &&
+    chroot "$v2dir" as --gsframe -o /tmp/f.o /tmp/f.s &&
+    cp "$v2dir/tmp/f.o" "$work/f.gas.o" && v2+=(gas) ||
+    fail "trixie's as --gsframe on f.s"
+  rm -f "$v2dir/tmp/f.s" "$v2dir/tmp/f.o"
+else
+  echo "note: no SFrame V2 assembler ($(tail -n1 "$work/v2as.log")); eh2sframe's own V2 object only"
+fi
+"$e2s" -q --sframe-version=2 "$work/f.o" -o "$work/f.own.o" && v2+=(own) || fail "writing the V2 object"
+echo "V2 objects: ${v2[*]}"
+[ ${#v2[@]} -gt 0 ] || fail "no V2 object"
+
+for k in "${v2[@]}"; do
+oracle objdump --sframe "f.$k.o" >"$work/v2.$k.od" 2>&1
+grep -q 'Version: SFRAME_VERSION_2' "$work/v2.$k.od" ||
+  fail "$k: objdump 2.47 does not read the V2 object as V2: $(grep -m1 Version "$work/v2.$k.od")"
 
 # 1. Rebuilt as V3 by default, and -v says why.
-cp "$work/f.v2.o" "$work/f.v2.keep"
-"$e2s" -v "$work/f.v2.o" -o "$work/f.v3.o" 2>"$work/v3.log" ||
-  fail "conversion of the V2 object: exit $? ($(head -n1 "$work/v3.log"))"
-cmp -s "$work/f.v2.o" "$work/f.v2.keep" || fail "the input was changed"
-grep -q 'rebuilt as V3' "$work/v3.log" || fail "-v does not say the V2 section was rebuilt: $(cat "$work/v3.log")"
-oracle objdump --sframe f.v3.o >"$work/v3.od" 2>&1
-grep -q 'Version: SFRAME_VERSION_3' "$work/v3.od" ||
-  fail "the rebuilt object's .sframe is not V3: $(grep -m1 Version "$work/v3.od")"
-grep -qi -e warning -e error "$work/v3.od" && fail "objdump 2.47: $(grep -i -m1 -e warn -e err "$work/v3.od")"
-[ "$(readelf -SW "$work/f.v3.o" | grep -c ' \.sframe ')" = 1 ] || fail "not exactly one .sframe"
-"$e2s" --verify "$work/f.v3.o" >"$work/v3.vf" 2>&1 || fail "--verify of the rebuilt object: $(tail -n1 "$work/v3.vf")"
-# The same through the in-place path.
-cp "$work/f.v2.keep" "$work/f.inplace.o"
-"$e2s" -q --in-place "$work/f.inplace.o" || fail "--in-place on the V2 object"
-cmp -s "$work/f.inplace.o" "$work/f.v3.o" || fail "--in-place and -o differ"
+cp "$work/f.$k.o" "$work/f.$k.keep"
+"$e2s" -v "$work/f.$k.o" -o "$work/f.$k.v3.o" 2>"$work/v3.$k.log" ||
+  fail "$k: conversion of the V2 object: exit $? ($(head -n1 "$work/v3.$k.log"))"
+cmp -s "$work/f.$k.o" "$work/f.$k.keep" || fail "$k: the input was changed"
+grep -q 'rebuilt as V3' "$work/v3.$k.log" || fail "$k: -v does not say the V2 section was rebuilt: $(cat "$work/v3.$k.log")"
+oracle objdump --sframe "f.$k.v3.o" >"$work/v3.$k.od" 2>&1
+grep -q 'Version: SFRAME_VERSION_3' "$work/v3.$k.od" ||
+  fail "$k: the rebuilt object's .sframe is not V3: $(grep -m1 Version "$work/v3.$k.od")"
+grep -qi -e warning -e error "$work/v3.$k.od" && fail "$k: objdump 2.47: $(grep -i -m1 -e warn -e err "$work/v3.$k.od")"
+[ "$(readelf -SW "$work/f.$k.v3.o" | grep -c ' \.sframe ')" = 1 ] || fail "$k: not exactly one .sframe"
+"$e2s" --verify "$work/f.$k.v3.o" >"$work/v3.$k.vf" 2>&1 || fail "$k: --verify of the rebuilt object: $(tail -n1 "$work/v3.$k.vf")"
+cp "$work/f.$k.keep" "$work/f.$k.inplace.o"
+"$e2s" -q --in-place "$work/f.$k.inplace.o" || fail "$k: --in-place on the V2 object"
+cmp -s "$work/f.$k.inplace.o" "$work/f.$k.v3.o" || fail "$k: --in-place and -o differ"
 
 # 2. ld 2.47 links the rebuilt object with its SFrame; the V2 one's is
 #    left out (or the link fails, as with 2.46.0).
-oracle gcc -Wa,--gsframe -c m.c -o m.sf.o 2>/dev/null || cp "$work/m.o" "$work/m.sf.o"
-oracle gcc -o prog.v3 f.v3.o m.sf.o 2>"$work/ld.v3.log" || fail "ld 2.47 on the rebuilt object: $(head -n2 "$work/ld.v3.log")"
-grep -qi 'sframe' "$work/ld.v3.log" && fail "ld 2.47 complains about the rebuilt object: $(grep -i -m1 sframe "$work/ld.v3.log")"
-if [ -x "$work/prog.v3" ]; then
-  oracle objdump --sframe prog.v3 >"$work/prog.od" 2>&1
-  f1=$(nm "$work/prog.v3" | awk '$3 == "f1" { print $1 }')
-  grep -q "pc = $(printf '0x%x' "0x${f1:-0}")," "$work/prog.od" ||
-    fail "the linked program's .sframe does not cover f1 (0x$f1)"
+[ -f "$work/m.sf.o" ] || oracle gcc -Wa,--gsframe -c m.c -o m.sf.o 2>/dev/null || cp "$work/m.o" "$work/m.sf.o"
+oracle gcc -o "prog.$k" "f.$k.v3.o" m.sf.o 2>"$work/ld.$k.log" || fail "$k: ld 2.47 on the rebuilt object: $(head -n2 "$work/ld.$k.log")"
+grep -qi 'sframe' "$work/ld.$k.log" && fail "$k: ld 2.47 complains about the rebuilt object: $(grep -i -m1 sframe "$work/ld.$k.log")"
+if [ -x "$work/prog.$k" ]; then
+  oracle objdump --sframe "prog.$k" >"$work/prog.$k.od" 2>&1
+  f1=$(nm "$work/prog.$k" | awk '$3 == "f1" { print $1 }')
+  grep -q "pc = $(printf '0x%x' "0x${f1:-0}")," "$work/prog.$k.od" ||
+    fail "$k: the linked program's .sframe does not cover f1 (0x$f1)"
   # ld's own rows are not ours to judge (its .plt.got FRE, _start of
   # a crt1.o without SFrame): f1 and f2 must match.
-  "$e2s" --verify -v "$work/prog.v3" >"$work/prog.vf" 2>&1
-  grep -E ' (f1|f2)(:|$)' "$work/prog.vf" &&
-    fail "--verify of the linked program: f1/f2 do not match"
-  grep -q 'functions=' "$work/prog.vf" || fail "--verify of the linked program: $(tail -n1 "$work/prog.vf")"
+  "$e2s" --verify -v "$work/prog.$k" >"$work/prog.$k.vf" 2>&1
+  grep -E ' (f1|f2)(:|$)' "$work/prog.$k.vf" &&
+    fail "$k: --verify of the linked program: f1/f2 do not match"
+  grep -q 'functions=' "$work/prog.$k.vf" || fail "$k: --verify of the linked program: $(tail -n1 "$work/prog.$k.vf")"
 fi
-oracle gcc -o prog.v2 f.v2.keep m.sf.o >"$work/ld.v2.log" 2>&1
-grep -qi 'sframe' "$work/ld.v2.log" ||
-  echo "note: ld 2.47 said nothing about the V2 object (it may accept V2 again)"
+oracle gcc -o "prog.$k.v2" "f.$k.keep" m.sf.o >"$work/ld.$k.v2.log" 2>&1
+grep -qi 'sframe' "$work/ld.$k.v2.log" ||
+  echo "note: $k: ld 2.47 said nothing about the V2 object (it may accept V2 again)"
 
 # 3. Asked for V2, the V2 object stays as it is.
-"$e2s" -q --sframe-version=2 "$work/f.v2.keep" -o "$work/f.still.o" || fail "--sframe-version=2: exit $?"
-cmp -s "$work/f.v2.keep" "$work/f.still.o" || fail "--sframe-version=2 changed the V2 object"
+"$e2s" -q --sframe-version=2 "$work/f.$k.keep" -o "$work/f.$k.still.o" || fail "$k: --sframe-version=2: exit $?"
+cmp -s "$work/f.$k.keep" "$work/f.$k.still.o" || fail "$k: --sframe-version=2 changed the V2 object"
+done
 
 # 4. A linked file keeps its V2 without --force.
 oracle gcc -o prog.nosf f.o m.o || fail "link without SFrame"
