@@ -10,25 +10,6 @@
 #include "elf_file.h"
 #include "elfr_sframe.h"
 
-#ifndef R_390_PC64
-#define R_390_PC64 23
-#endif
-#ifndef R_390_PC32
-#define R_390_PC32 5
-#endif
-
-/* PC-relative relocation types a start field can carry: 64-bit for V3,
- * 32-bit for V2. Anything else is counted, not applied. */
-static bool pcrel_type(unsigned machine, unsigned t)
-{
-	switch (machine) {
-	case EM_X86_64: return t == R_X86_64_PC64 || t == R_X86_64_PC32;
-	case EM_AARCH64: return t == R_AARCH64_PREL64 || t == R_AARCH64_PREL32;
-	case EM_S390: return t == R_390_PC64 || t == R_390_PC32;
-	default: return false;
-	}
-}
-
 /* The relocations of section sfidx, whose bytes start at base in the
  * concatenation: each gives the start field at its offset the value
  * symbol + addend in the symbol's section. */
@@ -49,7 +30,7 @@ static e2s_err read_relas(const elfr_file *e, size_t sfidx, uint64_t base,
 			elfr_sym sym;
 			elfr_rels_get(&rels, i, &r);
 			if (!elfr_symtab_get(&st, r.sym, &sym) ||
-			    !pcrel_type(e->machine, r.type) || r.offset >= size) {
+			    !sfr_pcrel_type(e->machine, r.type) || r.offset >= size) {
 				out->bad_relocs++;
 				continue;
 			}

@@ -8,6 +8,7 @@
 #ifndef E2S_SFR_SPEC_H
 #define E2S_SFR_SPEC_H
 
+#include <elf.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -137,5 +138,24 @@ enum {
 	SFR_SHT_GNU_SFRAME = 0x6ffffff4,
 	SFR_PT_GNU_SFRAME = 0x6474e554,
 };
+
+/* The reader's own relocation types for a start field of an object's
+ * .sframe (psABIs): PC-relative, 64-bit for V3, 32-bit for V2; anything
+ * else is counted, not applied. */
+#ifndef R_390_PC64
+#define R_390_PC64 23
+#endif
+#ifndef R_390_PC32
+#define R_390_PC32 5
+#endif
+static inline bool sfr_pcrel_type(unsigned machine, unsigned t)
+{
+	switch (machine) {
+	case EM_X86_64: return t == R_X86_64_PC64 || t == R_X86_64_PC32;
+	case EM_AARCH64: return t == R_AARCH64_PREL64 || t == R_AARCH64_PREL32;
+	case EM_S390: return t == R_390_PC64 || t == R_390_PC32;
+	default: return false;
+	}
+}
 
 #endif
