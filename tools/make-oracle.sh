@@ -18,6 +18,7 @@ start=$SECONDS
 
 die() { echo "make-oracle: error: $*" >&2; exit 1; }
 say() { echo "make-oracle: $*"; }
+. "$repo/tools/chroot-lib.sh"
 
 if [ -f "$marker" ]; then
   say "oracle chroot ready at $dir ($(tr '\n' ' ' <"$marker"))"
@@ -25,38 +26,12 @@ if [ -f "$marker" ]; then
 fi
 [ "$(id -u)" = 0 ] || die "must run as root (debootstrap and chroot need it)"
 
-# Find the Debian archive URI this machine already uses (deb822 .sources or
-# one-line .list); skip security/updates-only repositories.
-find_mirror() {
-  local f
-  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
-    [ -r "$f" ] || continue
-    case "$f" in
-      *.sources)
-        awk 'BEGIN{IGNORECASE=1}
-             /^URIs:/ { for (i = 2; i <= NF; i++) print $i }' "$f" ;;
-      *)
-        awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; break } }' "$f" ;;
-    esac
-  done | grep -E '/debian/?$' | grep -v -e security -e debian-ports | head -n 1
-}
 mirror=${ORACLE_MIRROR:-$(find_mirror || true)}
 [ -n "$mirror" ] || die "no Debian archive URI in /etc/apt/sources.list*; set ORACLE_MIRROR"
 
-if ! command -v debootstrap >/dev/null 2>&1; then
-  say "installing debootstrap"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >/dev/null 2>&1 ||
-    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >/dev/null; } ||
-    die "cannot install debootstrap"
-fi
+need_debootstrap
 
-# Remove a half-built chroot; first undo any mounts left inside it.
-unmount_all() {
-  local m
-  for m in $(awk -v d="$dir" 'index($5, d "/") == 1 || $5 == d { print $5 }' /proc/self/mountinfo | sort -r); do
-    umount -l "$m" 2>/dev/null || true
-  done
-}
+# A half-built chroot: its mounts undone, removed.
 if [ -e "$dir" ]; then
   say "removing incomplete chroot $dir"
   unmount_all
@@ -73,21 +48,13 @@ if ! debootstrap --variant=minbase sid "$dir" "$mirror" >"$log" 2>&1; then
 fi
 
 # apt inside the chroot: the sid Release may be past Valid-Until by this
-# machine's clock. /proc and /dev are mounted only in a private mount
-# namespace, so nothing is left mounted when we exit.
+# machine's clock.
 cp -L /etc/resolv.conf "$dir/etc/resolv.conf" 2>/dev/null || true
 cat >"$dir/etc/apt/apt.conf.d/99eh2sframe" <<'EOF'
 Acquire::Check-Valid-Until "false";
 APT::Install-Recommends "false";
 APT::Install-Suggests "false";
 EOF
-in_chroot() {
-  unshare --mount --propagation private -- sh -c '
-    d=$1; shift
-    mount -t proc proc "$d/proc" && mount --rbind /dev "$d/dev" &&
-    exec chroot "$d" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-      LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"' sh "$dir" "$@"
-}
 say "apt-get update"
 in_chroot apt-get -o Acquire::Check-Valid-Until=false update -qq >>"$log" 2>&1 ||
   { tail -n 30 "$log" >&2; die "apt-get update failed in the chroot"; }

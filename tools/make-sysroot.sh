@@ -22,6 +22,7 @@ pkgs=(python3 libpython3.11-testsuite perl gcc libc6-dev gdb git coreutils opens
 
 die() { echo "make-sysroot: error: $*" >&2; exit 1; }
 say() { echo "make-sysroot: $*"; }
+. "$repo/tools/chroot-lib.sh"
 
 if [ -f "$marker" ]; then
   say "root ready at $dir ($(tr '\n' ' ' <"$marker"))"
@@ -29,34 +30,11 @@ if [ -f "$marker" ]; then
 fi
 [ "$(id -u)" = 0 ] || die "must run as root (debootstrap and chroot need it)"
 
-find_mirror() {
-  local f
-  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
-    [ -r "$f" ] || continue
-    case "$f" in
-      *.sources)
-        awk 'BEGIN{IGNORECASE=1}
-             /^URIs:/ { for (i = 2; i <= NF; i++) print $i }' "$f" ;;
-      *)
-        awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; break } }' "$f" ;;
-    esac
-  done | grep -E '/debian/?$' | grep -v -e security -e debian-ports | head -n 1
-}
 mirror=${SYSROOT_MIRROR:-$(find_mirror || true)}
 [ -n "$mirror" ] || die "no Debian archive URI in /etc/apt/sources.list*; set SYSROOT_MIRROR"
 
-if ! command -v debootstrap >/dev/null 2>&1; then
-  say "installing debootstrap"
-  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >/dev/null; } ||
-    die "cannot install debootstrap"
-fi
+need_debootstrap
 
-unmount_all() {
-  local m
-  for m in $(awk -v d="$dir" 'index($5, d "/") == 1 || $5 == d { print $5 }' /proc/self/mountinfo | sort -r); do
-    umount -l "$m" 2>/dev/null || true
-  done
-}
 if [ -e "$dir" ]; then
   say "removing incomplete root $dir"
   unmount_all
@@ -72,7 +50,6 @@ if ! debootstrap --variant=minbase bookworm "$dir" "$mirror" >"$log" 2>&1; then
   die "debootstrap failed (see $log)"
 fi
 
-# /proc and /dev only in a private mount namespace: nothing stays mounted.
 cp -L /etc/resolv.conf "$dir/etc/resolv.conf" 2>/dev/null || true
 # debootstrap writes no /etc/hosts; python3's test_ssl binds to localhost.
 [ -e "$dir/etc/hosts" ] || printf '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n' >"$dir/etc/hosts"
@@ -80,13 +57,6 @@ cat >"$dir/etc/apt/apt.conf.d/99eh2sframe" <<'EOF'
 APT::Install-Recommends "false";
 APT::Install-Suggests "false";
 EOF
-in_chroot() {
-  unshare --mount --propagation private -- sh -c '
-    d=$1; shift
-    mount -t proc proc "$d/proc" && mount --rbind /dev "$d/dev" &&
-    exec chroot "$d" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-      LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"' sh "$dir" "$@"
-}
 say "installing: ${pkgs[*]}"
 in_chroot apt-get update -qq >>"$log" 2>&1 || { tail -n 30 "$log" >&2; die "apt-get update failed in the root"; }
 in_chroot apt-get install -y -qq "${pkgs[@]}" >>"$log" 2>&1 ||
