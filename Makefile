@@ -97,6 +97,18 @@ nocache:
 	@$(MAKE) --no-print-directory BUILD=build/nocache PROG=build/nocache/eh2sframe \
 		CFLAGS="$(CFLAGS) -DEH2S_NO_CACHE" build/nocache/eh2sframe
 
+# Each script of tests/$(1)/: exit 0 passes, 77 skips, anything else
+# fails; ends with "N passed, N failed, N skipped".
+run_scripts = pass=0; fail=0; skip=0; \
+	for t in tests/$(1)/*.sh; do \
+		echo "=== $(1)/$$(basename $$t .sh)"; s=$$(date +%s); \
+		bash $$t; rc=$$?; \
+		if [ $$rc = 0 ]; then pass=$$((pass + 1)); echo "--- PASS $$t ($$(( $$(date +%s) - s ))s)"; \
+		elif [ $$rc = 77 ]; then skip=$$((skip + 1)); echo "--- SKIP $$t"; \
+		else fail=$$((fail + 1)); echo "--- FAIL $$t (exit $$rc)"; fi; \
+	done; \
+	echo "$$pass passed, $$fail failed, $$skip skipped"; [ $$fail = 0 ]
+
 # Real-distribution tests (tests/distro/*.sh): rebuild a Debian source
 # package with the dh-sframe addon and check every file it ships. Needs
 # root and the Debian archive (deb-src); several minutes. CI runs it
@@ -104,15 +116,7 @@ nocache:
 check-distro:
 	@bash tools/install-deps.sh --distro
 	@$(MAKE) --no-print-directory all
-	@pass=0; fail=0; skip=0; \
-	for t in tests/distro/*.sh; do \
-		echo "=== distro/$$(basename $$t .sh)"; s=$$(date +%s); \
-		bash $$t; rc=$$?; \
-		if [ $$rc = 0 ]; then pass=$$((pass + 1)); echo "--- PASS $$t ($$(( $$(date +%s) - s ))s)"; \
-		elif [ $$rc = 77 ]; then skip=$$((skip + 1)); echo "--- SKIP $$t"; \
-		else fail=$$((fail + 1)); echo "--- FAIL $$t (exit $$rc)"; fi; \
-	done; \
-	echo "$$pass passed, $$fail failed, $$skip skipped"; [ $$fail = 0 ]
+	@$(call run_scripts,distro)
 
 # A whole system (tests/system/*.sh): a Debian 12 root with python3, perl,
 # gcc, gdb, git, coreutils and openssl (tools/make-sysroot.sh, cached in
@@ -124,15 +128,7 @@ check-system:
 	@bash tools/install-deps.sh
 	@bash tools/make-sysroot.sh
 	@$(MAKE) --no-print-directory all
-	@pass=0; fail=0; skip=0; \
-	for t in tests/system/*.sh; do \
-		echo "=== system/$$(basename $$t .sh)"; s=$$(date +%s); \
-		bash $$t; rc=$$?; \
-		if [ $$rc = 0 ]; then pass=$$((pass + 1)); echo "--- PASS $$t ($$(( $$(date +%s) - s ))s)"; \
-		elif [ $$rc = 77 ]; then skip=$$((skip + 1)); echo "--- SKIP $$t"; \
-		else fail=$$((fail + 1)); echo "--- FAIL $$t (exit $$rc)"; fi; \
-	done; \
-	echo "$$pass passed, $$fail failed, $$skip skipped"; [ $$fail = 0 ]
+	@$(call run_scripts,system)
 
 demo: deps
 	@$(MAKE) --no-print-directory all
