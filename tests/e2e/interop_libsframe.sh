@@ -50,26 +50,7 @@ for f in $ours; do run_check "$f" "ours/$(basename "$f")" dump; done
 # targets: large C/C++ libraries (many shared lists) are converted with
 # the defaults, must really be shared (smaller than --no-share-fres) and
 # go through the same checks; s390x (byte-swapped here) stays unshared.
-shared_files=
-sfsize() { echo $((16#$(readelf -SW "$1" | awk '$2 == ".sframe" { print $6 }'))); }
-if [ -n "$e2s" ]; then
-  for s in /lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/libstdc++.so.6 \
-           "$repo"/cache/foreign/arm64/root/usr/lib/aarch64-linux-gnu/libstdc++.so.6 \
-           "$repo"/cache/foreign/s390x/root/usr/lib/s390x-linux-gnu/libstdc++.so.6; do
-    [ -f "$s" ] || continue
-    n=default-$(echo "${s#"$repo"/cache/foreign/}" | tr / -)
-    "$e2s" -q "$s" -o "$work/$n" && "$e2s" -q --no-share-fres "$s" -o "$work/$n.unshared" ||
-      { fail "$n: eh2sframe failed"; continue; }
-    d=$(sfsize "$work/$n") u=$(sfsize "$work/$n.unshared")
-    if readelf -h "$s" | grep -q 'big endian'; then
-      [ "$d" = "$u" ] || fail "$n: big-endian default output is shared ($d vs $u bytes)"
-    else
-      [ "$d" -lt "$u" ] || fail "$n: default output not shared ($d vs $u bytes)"
-    fi
-    echo "  $n: .sframe $d bytes, unshared $u"
-    shared_files="$shared_files $work/$n"
-  done
-fi
+default_outputs
 for f in $shared_files; do run_check "$f" "$(basename "$f")" dump; done
 echo "libsframe: $reffiles reference files, $((files - reffiles)) converted files, $fres FREs, $lookups lookups, $nfail failures"
 [ $nfail -eq 0 ]

@@ -590,20 +590,27 @@ static uint32_t rd32le(const uint8_t *p)
 	       (uint32_t)p[3] << 24;
 }
 
+/* Three AMD64 functions of two rows each; the first two alike, the third
+ * with another CFA offset in its second row. */
+static void three_fdes(synth *s)
+{
+	cfi_row *r;
+	synth_init(s, ABI_AMD64, false);
+	for (int k = 0; k < 3; k++) {
+		synth_fde(s, 0x1000 + 0x1000 * (uint64_t)k, 0x10, 0);
+		r = synth_row(s, 0x1000 + 0x1000 * (uint64_t)k, 7, 8); r->ra = rule_off(-8);
+		r = synth_row(s, 0x1001 + 0x1000 * (uint64_t)k, 7, k == 2 ? 24 : 16);
+		r->ra = rule_off(-8);
+	}
+}
+
 /* FRE sharing: A and B have identical attribute + FREs, C differs. Each
  * blob: attr 5 + 2 FREs * (start 1 + info 1 + one 1-byte word) = 11. */
 static void share(void)
 {
 	synth s;
-	cfi_row *r;
 	e2s_diag d;
-	synth_init(&s, ABI_AMD64, false);
-	for (int k = 0; k < 3; k++) {
-		synth_fde(&s, 0x1000 + 0x1000 * (uint64_t)k, 0x10, 0);
-		r = synth_row(&s, 0x1000 + 0x1000 * (uint64_t)k, 7, 8); r->ra = rule_off(-8);
-		r = synth_row(&s, 0x1001 + 0x1000 * (uint64_t)k, 7, k == 2 ? 24 : 16);
-		r->ra = rule_off(-8);
-	}
+	three_fdes(&s);
 	sfe_set set;
 	conv_verdicts v;
 	CHECK_EQ(conv_project(&s.t, 0, &set, &v, &d), E2S_ERR_OK);
@@ -906,15 +913,8 @@ static void v2_s390x(void)
 static void plan(void)
 {
 	synth s;
-	cfi_row *r;
 	e2s_diag d;
-	synth_init(&s, ABI_AMD64, false);
-	for (int k = 0; k < 3; k++) {
-		synth_fde(&s, 0x1000 + 0x1000 * (uint64_t)k, 0x10, 0);
-		r = synth_row(&s, 0x1000 + 0x1000 * (uint64_t)k, 7, 8); r->ra = rule_off(-8);
-		r = synth_row(&s, 0x1001 + 0x1000 * (uint64_t)k, 7, k == 2 ? 24 : 16);
-		r->ra = rule_off(-8);
-	}
+	three_fdes(&s);
 	sfe_set set;
 	conv_verdicts v;
 	CHECK_EQ(conv_project(&s.t, 0, &set, &v, &d), E2S_ERR_OK);
