@@ -336,10 +336,14 @@ eh2s_status eh2s_open(const char *path, eh2s_file **out, eh2s_error *err)
 	f = calloc(1, sizeof *f);
 	if (!f)
 		return api_usage(err, EH2S_E_NOMEM, "out of memory");
-	if (api_read_file(path, &f->in, &f->in_size, &f->mode, &d)) {
+	if (e2s_map_file(path, false, &f->map, &d)) {
 		free(f);
 		return api_fail(err, &d);
 	}
+	/* Read-only: nothing writes the input image (MAP_PRIVATE). */
+	f->in = (uint8_t *)(uintptr_t)f->map.data;
+	f->in_size = f->map.size;
+	f->mode = (int)(f->map.st.st_mode & 07777);
 	return open_common(f, out, err);
 }
 
@@ -370,7 +374,10 @@ void eh2s_close(eh2s_file *f)
 	elfp_close(f->in_view);
 	free(f->secs);
 	free(f->out);
-	free(f->in);
+	if (f->map.data || f->map.size)
+		e2s_unmap_file(&f->map);
+	else
+		free(f->in);
 	free(f);
 }
 

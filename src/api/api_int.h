@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "../common/err.h"
+#include "../common/mem.h"
 #include "../convert/convert.h"
 #include "../elf/elfr_sframe.h"
 #include "../verify/vf.h"
@@ -20,8 +21,11 @@ typedef struct {
 } api_sec;
 
 struct eh2s_file {
-	uint8_t *in;          /* the bytes eh2s_open read */
+	uint8_t *in;          /* the input's bytes: map's, or a copy */
 	size_t in_size;
+	/* eh2s_open maps the file: a report or a conversion faults in only
+	 * the pages it reads (--stats on a 110 MB library reads 6 MB). */
+	e2s_map map;
 	uint8_t *out;         /* converted image, NULL before eh2s_convert */
 	size_t out_size;
 	int mode;             /* permission bits of the source file */

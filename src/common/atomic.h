@@ -6,6 +6,7 @@
 #define E2S_ATOMIC_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/stat.h>
 
 #include "err.h"
@@ -18,6 +19,10 @@ typedef struct {
 
 /* Create the temporary file for path. On failure nothing is left. */
 e2s_err e2s_atomic_begin(e2s_atomic *a, const char *path, e2s_diag *d);
+/* The temporary file will hold size bytes, written in order from its
+ * start: where that is cheaper (ext4), its blocks are allocated at once.
+ * A hint: nothing fails if it cannot be done. */
+void e2s_atomic_reserve(e2s_atomic *a, uint64_t size);
 /* Give it mode (permission bits) and, with owner, owner's user and group
  * (EPERM ignored unless root: an unprivileged user cannot give files
  * away), fsync it when sync, close it and rename it over path. On failure

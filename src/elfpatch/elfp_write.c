@@ -501,6 +501,7 @@ e2s_err elfp_write_atomic_checked(const char *path, const char *ref_path,
 	e = e2s_atomic_begin(&a, path, d);
 	if (e)
 		return e;
+	e2s_atomic_reserve(&a, out_size(f));
 	e = elfp_write(f, a.fd, d);
 	if (!e && check)
 		e = check(a.tmp, ctx, d);
@@ -565,6 +566,7 @@ e2s_err elfp_write_pieces_atomic(const char *path, const struct stat *keep,
 	if (e)
 		return e;
 	k.fd = a.fd;
+	e2s_atomic_reserve(&a, size);
 	k.stage = malloc(ELFP_STAGE);
 	e = k.stage ? emit_pieces(&k, src, p, n, size, d)
 		    : e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);

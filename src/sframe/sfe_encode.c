@@ -249,23 +249,18 @@ uint8_t *sfe_put_fres(uint8_t *p, const sfe_fre *fres, sfe_func *fn, bool v2,
 
 /* ---- Section layout -------------------------------------------------- */
 
-/* A stored copy; whether a slot is used is its tag's (table_t.tag),
- * so that only the tags are cleared and a probe reads them alone. */
+/* The stored copies: a slot holds the hash's high bits and the index of
+ * the function whose bytes were stored (+1; 0: free). Eight bytes a slot
+ * and about 1.5 slots a function: the table is touched at random, so its
+ * size is pages faulted in. */
 typedef struct {
-	uint32_t enc_off; /* the stored copy's bytes in sfe_set.enc */
-	uint32_t out_off; /* and its offset in the FRE sub-section */
-	uint32_t len, key;
-} slot_t;
-
-typedef struct {
-	uint32_t *tag;    /* hash bits, never 0 (0: free) */
-	slot_t *slot;
-	size_t cap;       /* a power of two */
+	uint64_t *slot;
+	size_t cap;
 } table_t;
 
-static uint32_t slot_tag(uint64_t h)
+static uint64_t slot_of(uint64_t h, size_t idx)
 {
-	return (uint32_t)(h >> 32) | 1;
+	return (h & 0xffffffff00000000u) | (uint64_t)(idx + 1);
 }
 
 typedef struct {
@@ -303,19 +298,22 @@ static uint32_t share_key(const sfe_func *fn, bool v2)
 			  (fn->pc_type == SF_FDE_PCTYPE_MASK ? fn->rep_size : 0)) + 1;
 }
 
-/* The index of the stored copy equal to fn's bytes (same key), or of a
- * free slot. */
-static size_t find_copy(const sfe_set *s, const table_t *tab,
-			const sfe_func *fn, uint32_t key, uint64_t h)
+/* The slot of the stored copy equal to fn's bytes (same key), or a free
+ * one. */
+static size_t find_copy(const sfe_set *s, const sfe_encode_opts *o,
+			const table_t *tab, const sfe_func *fn, uint32_t key,
+			uint64_t h, bool v2)
 {
-	size_t k = (size_t)h & (tab->cap - 1);
-	uint32_t tag = slot_tag(h);
-	while (tab->tag[k]) {
-		const slot_t *t = &tab->slot[k];
-		if (tab->tag[k] == tag && t->key == key && t->len == fn->enc_len &&
-		    memcmp(s->enc + t->enc_off, s->enc + fn->enc_off, t->len) == 0)
+	size_t k = (size_t)(((uint64_t)(uint32_t)h * tab->cap) >> 32);
+	for (uint64_t v; (v = tab->slot[k]) != 0;
+	     k = k + 1 == tab->cap ? 0 : k + 1) {
+		if ((v ^ h) >> 32)
+			continue;
+		const sfe_func *t = selected(s, o, (size_t)(uint32_t)v - 1);
+		if (t->enc_len == fn->enc_len && share_key(t, v2) == key &&
+		    memcmp(s->enc + t->enc_off, s->enc + fn->enc_off,
+			   t->enc_len) == 0)
 			break;
-		k = (k + 1) & (tab->cap - 1);
 	}
 	return k;
 }
@@ -415,10 +413,10 @@ static bool runs_init(runs_t *r, const sfe_set *s, const sfe_encode_opts *o)
 static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
 			  plan_t *p, e2s_diag *diag)
 {
-	size_t n = nselected(s, o), cap = 16;
+	size_t n = nselected(s, o);
 	bool v2 = s->version == SF_VERSION_2, share = sfe_share_p(s, o);
 	bool runs = share && o && o->share_runs;
-	table_t tab = {NULL, NULL, 0};
+	table_t tab = {NULL, 0};
 	runs_t rs;
 	e2s_err e = E2S_ERR_OK;
 	memset(p, 0, sizeof *p);
@@ -426,15 +424,11 @@ static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
 	p->off = malloc((n ? n : 1) * sizeof *p->off);
 	p->write = malloc(n ? n : 1);
 	if (share) {
-		while (cap < 2 * n)
-			cap *= 2;
-		tab.cap = cap;
-		tab.tag = calloc(cap, sizeof *tab.tag);
-		tab.slot = malloc(cap * sizeof *tab.slot);
+		tab.cap = n + n / 2 + 1;
+		tab.slot = calloc(tab.cap, sizeof *tab.slot);
 	}
-	if (!p->off || !p->write || (share && (!tab.tag || !tab.slot)) ||
+	if (!p->off || !p->write || (share && !tab.slot) ||
 	    (runs && !runs_init(&rs, s, o))) {
-		free(tab.tag);
 		free(tab.slot);
 		return e2s_fail(diag, E2S_ERR_NOMEM, ".sframe", 0, NULL);
 	}
@@ -455,10 +449,9 @@ static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
 			uint32_t key = share_key(fn, v2);
 			uint64_t h = e2s_hash_bytes((uint64_t)key << 32 ^ fn->enc_len,
 						    s->enc + fn->enc_off, fn->enc_len);
-			size_t k = find_copy(s, &tab, fn, key, h);
-			slot_t *sl = &tab.slot[k];
-			if (tab.tag[k]) {
-				p->off[i] = sl->out_off;
+			size_t k = find_copy(s, o, &tab, fn, key, h, v2);
+			if (tab.slot[k]) {
+				p->off[i] = p->off[(uint32_t)tab.slot[k] - 1];
 				p->write[i] = 0;
 				p->shared++;
 				continue;
@@ -470,8 +463,7 @@ static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
 				p->write[i] = 0;
 				p->shared++;
 			}
-			tab.tag[k] = slot_tag(h);
-			*sl = (slot_t){fn->enc_off, p->off[i], fn->enc_len, key};
+			tab.slot[k] = slot_of(h, i);
 			if (at >= 0)
 				continue;
 			if (runs && !runs_add(&rs, s->enc + fn->enc_off, fn->enc_len)) {
@@ -482,7 +474,6 @@ static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
 		}
 		p->fre_len += fn->enc_len;
 	}
-	free(tab.tag);
 	free(tab.slot);
 	runs_free(&rs);
 	return e;
