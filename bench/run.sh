@@ -7,7 +7,7 @@
 #   BENCH_WORK=DIR  scratch directory (default /tmp/bench/work)
 #   BENCH_NO_ORACLE=1  skip the reference-assembler size comparison
 #   BENCH_NO_SIZE=1    skip the size-on-disk sweep (/usr/bin, libraries)
-#   BENCH_TREE=DIR     tree-mode input (default /usr/lib/x86_64-linux-gnu)
+#   BENCH_TREE=DIR     tree-mode input (default /usr/bin)
 #   BENCH_NO_TREE=1    skip the tree-mode comparison with cp -a
 #   BENCH_BASELINE=REV also convert with eh2sframe built from git revision
 #                      REV (or the path of an eh2sframe binary): before/after,
@@ -24,7 +24,7 @@ full=${BENCH_FULL:-0}
 if [ "$quick" = 1 ]; then
   runs=${BENCH_RUNS:-3}; rep=0.3; synth="1000 10000"
 else
-  runs=${BENCH_RUNS:-5}; rep=1.0; synth="1000 10000 100000"
+  runs=${BENCH_RUNS:-11}; rep=1.0; synth="1000 10000 100000"
 fi
 [ "$full" = 1 ] && synth="$synth 1000000"
 say() { echo "bench: $*" >&2; }
@@ -96,7 +96,7 @@ fi
 echo "baseline=${BENCH_BASELINE:-none}" >>"$work/machine.txt"
 
 # ---- timed runs, interleaved ---------------------------------------------
-tools=(eh2sframe convert cp readelf)
+tools=(eh2sframe stats convert cp readelf)
 [ -n "$dwarfdump" ] && tools+=(dwarfdump)
 [ -n "$basebin" ] && tools+=(baseline)
 printf 'input\ttool\trun\tuser\tsys\trss_kb\twall\n' >"$raw"
@@ -107,6 +107,7 @@ measure() { # input tool run
   case $tool in
     eh2sframe) "$rt" "$t" "$e2s" -q "$in" -o "$out" ;;
     baseline)  "$rt" "$t" "$basebin" -q "$in" -o "$out" ;;
+    stats)     "$rt" "$t" "$e2s" --stats "$in" >/dev/null ;;
     convert)   "$rt" "$t" "$work/bin/convert_only" "$in" >/dev/null ;;
     cp)        "$rt" "$t" cp "$in" "$out" ;;
     # The comparison tools may exit non-zero over warnings: time them anyway.
@@ -144,9 +145,15 @@ for in in "${inputs[@]}"; do
   "$e2s" -q --no-share-fres "$in" -o "$out.unshared"
   "$e2s" --verify "$out.unshared" >"$work/verify-unshared.txt" 2>&1 ||
     say "verify failed on unshared $in: $(tail -n1 "$work/verify-unshared.txt")"
-  printf '%s file_bytes=%s hdr_bytes=%s out_sframe_bytes=%s unshared_sframe_bytes=%s verify=%s verify_unshared=%s\n' "$line" \
+  same=none
+  if [ -n "$basebin" ]; then
+    rm -f "$out.base"
+    "$basebin" -q "$in" -o "$out.base" && cmp -s "$out" "$out.base" && same=yes || same=no
+    rm -f "$out.base"
+  fi
+  printf '%s file_bytes=%s hdr_bytes=%s out_sframe_bytes=%s unshared_sframe_bytes=%s same_as_baseline=%s verify=%s verify_unshared=%s\n' "$line" \
     "$(stat -c %s "$in")" "$(sec "$in" .eh_frame_hdr)" "$(sec "$out" .sframe)" \
-    "$(sec "$out.unshared" .sframe)" "$(tail -n1 "$work/verify.txt" | tr ' ' ',')" \
+    "$(sec "$out.unshared" .sframe)" "$same" "$(tail -n1 "$work/verify.txt" | tr ' ' ',')" \
     "$(tail -n1 "$work/verify-unshared.txt" | tr ' ' ',')" >>"$stats"
   rm -f "$out" "$out.unshared"
 done
@@ -154,7 +161,7 @@ done
 # The tree is copied (timed: `cp -a`), then converted in place (timed:
 # `eh2sframe --in-place -r -j2`), so both see the same files in the page
 # cache; wall and CPU time of each, per run.
-treesrc=${BENCH_TREE:-/usr/lib/x86_64-linux-gnu}
+treesrc=${BENCH_TREE:-/usr/bin}
 tree_tsv=$work/tree.tsv
 printf 'run\ttool\tuser\tsys\trss_kb\twall\tfiles\tbytes\n' >"$tree_tsv"
 if [ "${BENCH_NO_TREE:-0}" != 1 ] && [ -d "$treesrc" ]; then
