@@ -272,7 +272,7 @@ static inline bool conv_claim_fde(conv_pctx *c, size_t i, const cfi_fde *fde)
 		return false;
 	c->cl[c->gcl.n++] = (conv_fclaim){
 		fde->pc_begin, fde->pc_begin + fde->pc_range,
-		fde->reloc.present ? fde->reloc.shndx : 0, (uint32_t)i,
+		cfi_fde_reloc(c->t, fde).shndx, (uint32_t)i,
 		(uint32_t)c->gf.n};
 	return true;
 }

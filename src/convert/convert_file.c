@@ -49,7 +49,7 @@ static e2s_err collect(const conv_run *run, const conv_file_opts *o,
 			return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
 		s->pc = fde->pc_begin;
 		s->size = fde->pc_range;
-		s->shndx = t->relocatable ? fde->reloc.shndx : 0;
+		s->shndx = t->relocatable ? cfi_fde_reloc(t, fde).shndx : 0;
 		s->reason = why;
 		/* ET_REL functions without an FDE relocation stay out of
 		 * .sframe (convert_rel); with every FDE listed they are

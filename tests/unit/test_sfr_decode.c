@@ -298,22 +298,21 @@ static void relocatable(void)
 	sfr_section sec;
 	e2s_diag d;
 	cfi_row *r;
-	cfi_fde *f;
 	sfe_reloc *rl = NULL;
 	size_t nrl = 0;
 	sfe_set set;
 	synth_init(&s, ABI_AMD64, false);
 	s.t.relocatable = true;
-	f = synth_fde(&s, 0, 8, 0);
-	f->reloc = (cfi_reloc_ref){.present = true, .sym = 3, .shndx = 2, .addend = 0};
+	synth_fde(&s, 0, 8, 0);
+	*synth_rel(&s) = (cfi_reloc_ref){.present = true, .sym = 3, .shndx = 2, .addend = 0};
 	r = synth_row(&s, 0, 7, 8); r->ra = rule_off(-8);
 	r = synth_row(&s, 1, 7, 16); r->ra = rule_off(-8);
-	f = synth_fde(&s, 0, 8, 0);
-	f->reloc = (cfi_reloc_ref){.present = true, .sym = 4, .shndx = 5, .addend = 0};
+	synth_fde(&s, 0, 8, 0);
+	*synth_rel(&s) = (cfi_reloc_ref){.present = true, .sym = 4, .shndx = 5, .addend = 0};
 	r = synth_row(&s, 0, 7, 8); r->ra = rule_off(-8);
 	r = synth_row(&s, 1, 7, 32); r->ra = rule_off(-8);
-	f = synth_fde(&s, 0x10, 4, 0); /* second function of section 2 */
-	f->reloc = (cfi_reloc_ref){.present = true, .sym = 3, .shndx = 2, .addend = 0x10};
+	synth_fde(&s, 0x10, 4, 0); /* second function of section 2 */
+	*synth_rel(&s) = (cfi_reloc_ref){.present = true, .sym = 3, .shndx = 2, .addend = 0x10};
 	r = synth_row(&s, 0x10, 7, 8); r->ra = rule_off(-8);
 	sfe_encode_opts o = {.relocatable = true};
 	bw_init(&w, false);
