@@ -49,7 +49,8 @@ typedef struct {
 
 /* Which of cl[0..n), claimed in section order, lose to an earlier one
  * they overlap (lost[k] = 1, else 0), and the others by (section, start)
- * into order (indices into cl; *nwin of them). false on OOM. */
+ * into order (indices into cl; *nwin of them; room for n). false on
+ * OOM. */
 bool conv_claims_resolve(const conv_fclaim *cl, size_t n, uint8_t *lost,
 			uint32_t *order, size_t *nwin);
 
@@ -79,15 +80,10 @@ int conv_claim(conv_claims *c, uint32_t shndx, uint64_t start, uint64_t end);
 
 /* ---- Orders (conv_sort.c) --------------------------------------------- */
 
-/* What is ordered by (section, start), and where it is: idx breaks ties
- * (claims of one start), so the order does not depend on the method. */
-typedef struct {
-	uint64_t start;
-	uint32_t shndx, idx;
-} conv_key;
-
-/* Sort key[0..n) by (shndx, start, idx). */
-void conv_sort_keys(conv_key *key, size_t n);
+/* Sort ix[0..n), indices into cl, by their claims' (shndx, start), the
+ * index breaking ties (so the order does not depend on the method).
+ * false on OOM. */
+bool conv_sort_claims(const conv_fclaim *cl, uint32_t *ix, size_t n);
 /* v[i] = the old v[from[i]] for i < n, from[0..n) a permutation of
  * [0, n) (overwritten). */
 void conv_permute_funcs(sfe_func *v, size_t n, uint32_t *from);

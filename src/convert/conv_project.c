@@ -203,8 +203,8 @@ static void pctx_init(conv_pctx *c, sfe_set *out, conv_verdicts *v,
 	c->f.fde = SIZE_MAX;
 }
 
-/* Free the scratch (not the set). */
-static void pctx_scratch_free(conv_pctx *c)
+/* Free the rows' scratch and the caches. */
+static void pctx_rows_free(conv_pctx *c)
 {
 	free(c->fres);
 	c->fres = NULL;
@@ -213,6 +213,12 @@ static void pctx_scratch_free(conv_pctx *c)
 	free(c->f.full);
 	c->f.full = NULL;
 	conv_cache_free(c);
+}
+
+/* Free the scratch (not the set). */
+static void pctx_scratch_free(conv_pctx *c)
+{
+	pctx_rows_free(c);
 	free(c->cl);
 	c->cl = NULL;
 }
@@ -303,6 +309,8 @@ static e2s_err pctx_finish(conv_pctx *c, size_t nfdes)
 	sfe_set *out = c->set;
 	if (!c->v->fde_skip && !(c->v->fde_skip = calloc(1, 1)))
 		return E2S_ERR_NOMEM;
+	/* Done with rows: their memory serves the settling. */
+	pctx_rows_free(c);
 	if (!settle_claims(c))
 		return E2S_ERR_NOMEM;
 	pctx_scratch_free(c);
