@@ -122,16 +122,16 @@ static int u32_cmp(const void *a, const void *b)
 
 /* The claims of one overlapping group (their indices, g[0..n)) one by
  * one in section order through the treap. false on OOM. */
-static bool resolve_group(const conv_fclaim *cl, uint32_t *g, size_t n,
-			  uint8_t *lost)
+static bool resolve_group(const cfi_table *t, const conv_fclaim *cl,
+			  uint32_t *g, size_t n, uint8_t *lost)
 {
 	conv_claims tr;
 	bool ok = true;
 	qsort(g, n, sizeof *g, u32_cmp);
 	conv_claims_init(&tr);
 	for (size_t i = 0; i < n && ok; i++) {
-		const conv_fclaim *k = &cl[g[i]];
-		int r = conv_claim(&tr, k->shndx, k->start, k->end);
+		conv_span k = conv_claim_span(t, &cl[g[i]]);
+		int r = conv_claim(&tr, k.shndx, k.start, k.end);
 		ok = r >= 0;
 		lost[g[i]] = r == 0;
 	}
@@ -139,8 +139,8 @@ static bool resolve_group(const conv_fclaim *cl, uint32_t *g, size_t n,
 	return ok;
 }
 
-bool conv_claims_resolve(const conv_fclaim *cl, size_t n, uint8_t *lost,
-			uint32_t *order, size_t *nwin)
+bool conv_claims_resolve(const cfi_table *t, const conv_fclaim *cl,
+			size_t n, uint8_t *lost, uint32_t *order, size_t *nwin)
 {
 	/* order holds every claim, sorted; the winners are then moved to
 	 * its front (never past a claim still to read). */
@@ -150,16 +150,19 @@ bool conv_claims_resolve(const conv_fclaim *cl, size_t n, uint8_t *lost,
 		order[k] = (uint32_t)k;
 		lost[k] = 0;
 	}
-	bool ok = conv_sort_claims(cl, order, n);
+	bool ok = conv_sort_claims(t, cl, order, n);
 	for (size_t j = 0; j < n && ok;) {
 		/* [j, k): claims each starting before the group's end. */
-		const conv_fclaim *first = &cl[order[j]];
-		uint64_t reach = first->end;
+		conv_span first = conv_claim_span(t, &cl[order[j]]);
+		uint64_t reach = first.end;
 		size_t k = j + 1;
-		for (; k < n && cl[order[k]].shndx == first->shndx &&
-		       cl[order[k]].start < reach; k++)
-			if (cl[order[k]].end > reach)
-				reach = cl[order[k]].end;
+		for (; k < n; k++) {
+			conv_span s = conv_claim_span(t, &cl[order[k]]);
+			if (s.shndx != first.shndx || s.start >= reach)
+				break;
+			if (s.end > reach)
+				reach = s.end;
+		}
 		if (k - j > 1) {
 			if (!g && !(g = malloc(n * sizeof *g))) {
 				ok = false;
@@ -167,7 +170,7 @@ bool conv_claims_resolve(const conv_fclaim *cl, size_t n, uint8_t *lost,
 			}
 			for (size_t m = j; m < k; m++)
 				g[m - j] = order[m];
-			ok = resolve_group(cl, g, k - j, lost);
+			ok = resolve_group(t, cl, g, k - j, lost);
 		}
 		for (; j < k; j++)
 			if (!lost[order[j]])

@@ -5,13 +5,21 @@
 
 #include "conv_int.h"
 
+/* The claims sorted and their FDEs. */
+typedef struct {
+	const cfi_table *t;
+	const conv_fclaim *cl;
+} claims_t;
+
 /* Claim a before claim b in (shndx, start, index) order. */
-static inline bool key_less(const conv_fclaim *cl, uint32_t a, uint32_t b)
+static inline bool key_less(const claims_t *cl, uint32_t a, uint32_t b)
 {
-	if (cl[a].shndx != cl[b].shndx)
-		return cl[a].shndx < cl[b].shndx;
-	if (cl[a].start != cl[b].start)
-		return cl[a].start < cl[b].start;
+	conv_span x = conv_claim_span(cl->t, &cl->cl[a]);
+	conv_span y = conv_claim_span(cl->t, &cl->cl[b]);
+	if (x.shndx != y.shndx)
+		return x.shndx < y.shndx;
+	if (x.start != y.start)
+		return x.start < y.start;
 	return a < b;
 }
 
@@ -20,9 +28,9 @@ static inline bool key_less(const conv_fclaim *cl, uint32_t a, uint32_t b)
  * (ix unchanged). The usual disorder is a few ascending sequences
  * interleaved: a link lays out functions in input order but their cold
  * parts (and startup code) elsewhere (libLLVM-14: 595 runs, 3 lanes).
- * Each lane reads the claims in ascending index order: no cache misses. */
+ * Each lane reads the claims (and their FDEs) in ascending order. */
 #define SORT_LANES 8
-static bool merge_lanes(const conv_fclaim *cl, uint32_t *ix, size_t n,
+static bool merge_lanes(const claims_t *cl, uint32_t *ix, size_t n,
 			uint32_t *tmp, uint8_t *lane)
 {
 	size_t cnt[SORT_LANES] = {0}, at[SORT_LANES] = {0}, end[SORT_LANES] = {0};
@@ -64,8 +72,10 @@ static bool merge_lanes(const conv_fclaim *cl, uint32_t *ix, size_t n,
  * ascending runs found. Indices, not copies of the keys: 4 bytes per
  * claim of scratch, not 32. Keys never tie (the index), so the order
  * does not depend on the method. */
-bool conv_sort_claims(const conv_fclaim *cl, uint32_t *ix, size_t n)
+bool conv_sort_claims(const cfi_table *t, const conv_fclaim *claims,
+		      uint32_t *ix, size_t n)
 {
+	const claims_t cs = {t, claims}, *cl = &cs;
 	size_t nruns = 1;
 	for (size_t i = 1; i < n; i++)
 		nruns += key_less(cl, ix[i], ix[i - 1]);
@@ -102,9 +112,9 @@ bool conv_sort_claims(const conv_fclaim *cl, uint32_t *ix, size_t n)
 		}
 		run[m] = n;
 		nruns = m;
-		uint32_t *t = src;
+		uint32_t *sw = src;
 		src = dst;
-		dst = t;
+		dst = sw;
 	}
 	if (ok && src != ix)
 		memcpy(ix, src, n * sizeof *ix);
