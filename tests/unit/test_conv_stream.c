@@ -343,8 +343,8 @@ static void duplicates_brute_force(void)
 			if (i == 0)
 				continue;
 			const sfe_func *p = &set.funcs[i - 1];
-			unsorted += p->reloc.shndx > q->reloc.shndx ||
-				    (p->reloc.shndx == q->reloc.shndx &&
+			unsorted += p->shndx > q->shndx ||
+				    (p->shndx == q->shndx &&
 				     p->start >= q->start);
 		}
 		CHECK_EQ(unsorted, 0);

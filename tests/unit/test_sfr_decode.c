@@ -320,10 +320,10 @@ static void relocatable(void)
 	CHECK_EQ(nrl, 3);
 	sfr_relfield rf[3];
 	for (size_t i = 0; i < nrl && i < 3; i++) {
-		const sfe_func *fn = &set.funcs[rl[i].func];
+		sfe_reloc_ref fn = conv_func_reloc(&s.t, &set.funcs[rl[i].func]);
 		/* what the linker would see: section symbol + addend */
-		rf[i] = (sfr_relfield){rl[i].offset, fn->reloc.shndx,
-				       (uint64_t)fn->reloc.addend};
+		rf[i] = (sfr_relfield){rl[i].offset, fn.shndx,
+				       (uint64_t)fn.addend};
 		/* the field itself holds 0 until relocated */
 		CHECK_EQ(w.data[rl[i].offset], 0);
 	}
