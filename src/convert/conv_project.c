@@ -276,10 +276,11 @@ static bool settle_claims(conv_pctx *c)
 	if (in_order >= n)
 		return true;
 	uint8_t *lost = malloc(n);
-	uint32_t *order = malloc(n * sizeof *order);
-	uint32_t *from = e2s_alloc_big((nf ? nf : 1) * sizeof *from);
-	bool ok = lost && order && from &&
+	uint32_t *order = malloc(n * sizeof *order), *from = NULL;
+	bool ok = lost && order &&
 		  conv_claims_resolve(c->t, cv, n, lost, order, &nwin);
+	/* After the sort's scratch is gone. */
+	ok = ok && (from = e2s_alloc_big((nf ? nf : 1) * sizeof *from)) != NULL;
 	for (size_t k = 0; k < n && ok; k++) {
 		if (!lost[k])
 			continue;
