@@ -122,16 +122,16 @@ static int u32_cmp(const void *a, const void *b)
 
 /* The claims of one overlapping group (their indices, g[0..n)) one by
  * one in section order through the treap. false on OOM. */
-static bool resolve_group(const conv_fclaim *cl, uint32_t *g, size_t n,
-			  uint8_t *lost)
+static bool resolve_group(const cfi_table *t, const conv_fclaim *cl,
+			  uint32_t *g, size_t n, uint8_t *lost)
 {
 	conv_claims tr;
 	bool ok = true;
 	qsort(g, n, sizeof *g, u32_cmp);
 	conv_claims_init(&tr);
 	for (size_t i = 0; i < n && ok; i++) {
-		const conv_fclaim *k = &cl[g[i]];
-		int r = conv_claim(&tr, k->shndx, k->start, k->end);
+		conv_span k = conv_claim_span(t, &cl[g[i]]);
+		int r = conv_claim(&tr, k.shndx, k.start, k.end);
 		ok = r >= 0;
 		lost[g[i]] = r == 0;
 	}
@@ -139,40 +139,43 @@ static bool resolve_group(const conv_fclaim *cl, uint32_t *g, size_t n,
 	return ok;
 }
 
-bool conv_claims_resolve(const conv_fclaim *cl, size_t n, uint8_t *lost,
-			uint32_t *order, size_t *nwin)
+bool conv_claims_resolve(const cfi_table *t, const conv_fclaim *cl,
+			size_t n, uint8_t *lost, uint32_t *order, size_t *nwin)
 {
-	conv_key *key = e2s_alloc_big((n ? n : 1) * sizeof *key);
+	/* order holds every claim, sorted; the winners are then moved to
+	 * its front (never past a claim still to read). */
 	uint32_t *g = NULL;
-	bool ok = key != NULL;
 	*nwin = 0;
-	for (size_t k = 0; k < n && ok; k++) {
-		key[k] = (conv_key){cl[k].start, cl[k].shndx, (uint32_t)k};
+	for (size_t k = 0; k < n; k++) {
+		order[k] = (uint32_t)k;
 		lost[k] = 0;
 	}
-	if (ok)
-		conv_sort_keys(key, n);
+	bool ok = conv_sort_claims(t, cl, order, n);
 	for (size_t j = 0; j < n && ok;) {
 		/* [j, k): claims each starting before the group's end. */
-		uint64_t reach = cl[key[j].idx].end;
+		conv_span first = conv_claim_span(t, &cl[order[j]]);
+		uint64_t reach = first.end;
 		size_t k = j + 1;
-		for (; k < n && key[k].shndx == key[j].shndx && key[k].start < reach; k++)
-			if (cl[key[k].idx].end > reach)
-				reach = cl[key[k].idx].end;
+		for (; k < n; k++) {
+			conv_span s = conv_claim_span(t, &cl[order[k]]);
+			if (s.shndx != first.shndx || s.start >= reach)
+				break;
+			if (s.end > reach)
+				reach = s.end;
+		}
 		if (k - j > 1) {
 			if (!g && !(g = malloc(n * sizeof *g))) {
 				ok = false;
 				break;
 			}
 			for (size_t m = j; m < k; m++)
-				g[m - j] = key[m].idx;
-			ok = resolve_group(cl, g, k - j, lost);
+				g[m - j] = order[m];
+			ok = resolve_group(t, cl, g, k - j, lost);
 		}
 		for (; j < k; j++)
-			if (!lost[key[j].idx])
-				order[(*nwin)++] = key[j].idx;
+			if (!lost[order[j]])
+				order[(*nwin)++] = order[j];
 	}
 	free(g);
-	free(key);
 	return ok;
 }

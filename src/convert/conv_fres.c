@@ -22,9 +22,7 @@ sfe_func *conv_new_func(conv_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
 	fn->pauth_b = c->abi->ra_sign != ABI_NO_REG && cie->pauth_b_key;
 	fn->enc_off = (uint32_t)c->gr.n;
 	fn->src_fde = fdeidx;
-	fn->reloc = (sfe_reloc_ref){
-		fde->reloc.addend + (int64_t)(start - fde->pc_begin),
-		fde->reloc.sym, fde->reloc.shndx, fde->reloc.present};
+	fn->shndx = cfi_fde_reloc(c->t, fde).shndx;
 	return fn;
 }
 

@@ -40,18 +40,32 @@ static inline bool conv_grow(void **p, grow_t *g, size_t elem, size_t need)
  * overlaps a kept claim of the same section is a duplicate. Decided
  * once every FDE has claimed (conv_claims_resolve). */
 typedef struct {
-	uint64_t start, end;
-	uint32_t shndx;
-	uint32_t fde;   /* its index in the table */
+	uint32_t fde;   /* its index in the table: the range is the FDE's
+	                 * (conv_claim_span), not kept twice */
 	uint32_t func;  /* its functions: set->funcs from here to the next
 	                 * claim's func (made in claim order) */
 } conv_fclaim;
 
-/* Which of cl[0..n), claimed in section order, lose to an earlier one
- * they overlap (lost[k] = 1, else 0), and the others by (section, start)
- * into order (indices into cl; *nwin of them). false on OOM. */
-bool conv_claims_resolve(const conv_fclaim *cl, size_t n, uint8_t *lost,
-			uint32_t *order, size_t *nwin);
+/* What a claim covers: [start, end) of section shndx. */
+typedef struct {
+	uint64_t start, end;
+	uint32_t shndx;
+} conv_span;
+
+static inline conv_span conv_claim_span(const cfi_table *t,
+					const conv_fclaim *k)
+{
+	const cfi_fde *fde = &t->fdes[k->fde];
+	return (conv_span){fde->pc_begin, fde->pc_begin + fde->pc_range,
+			   cfi_fde_reloc(t, fde).shndx};
+}
+
+/* Which of cl[0..n) (claims of t's FDEs), claimed in section order, lose
+ * to an earlier one they overlap (lost[k] = 1, else 0), and the others
+ * by (section, start) into order (indices into cl; *nwin of them; room
+ * for n). false on OOM. */
+bool conv_claims_resolve(const cfi_table *t, const conv_fclaim *cl,
+			size_t n, uint8_t *lost, uint32_t *order, size_t *nwin);
 
 /* The exact first-wins rule for claims that overlap, one at a time in
  * section order: a treap keyed by (section, start), O(log n) each, with
@@ -79,15 +93,11 @@ int conv_claim(conv_claims *c, uint32_t shndx, uint64_t start, uint64_t end);
 
 /* ---- Orders (conv_sort.c) --------------------------------------------- */
 
-/* What is ordered by (section, start), and where it is: idx breaks ties
- * (claims of one start), so the order does not depend on the method. */
-typedef struct {
-	uint64_t start;
-	uint32_t shndx, idx;
-} conv_key;
-
-/* Sort key[0..n) by (shndx, start, idx). */
-void conv_sort_keys(conv_key *key, size_t n);
+/* Sort ix[0..n), indices into cl, by their claims' (shndx, start), the
+ * index breaking ties (so the order does not depend on the method).
+ * false on OOM. */
+bool conv_sort_claims(const cfi_table *t, const conv_fclaim *cl,
+		      uint32_t *ix, size_t n);
 /* v[i] = the old v[from[i]] for i < n, from[0..n) a permutation of
  * [0, n) (overwritten). */
 void conv_permute_funcs(sfe_func *v, size_t n, uint32_t *from);
@@ -270,10 +280,8 @@ static inline bool conv_claim_fde(conv_pctx *c, size_t i, const cfi_fde *fde)
 	    (c->gcl.n >= UINT32_MAX ||
 	     !conv_grow((void **)&c->cl, &c->gcl, sizeof *c->cl, c->gcl.n + 1)))
 		return false;
-	c->cl[c->gcl.n++] = (conv_fclaim){
-		fde->pc_begin, fde->pc_begin + fde->pc_range,
-		fde->reloc.present ? fde->reloc.shndx : 0, (uint32_t)i,
-		(uint32_t)c->gf.n};
+	(void)fde; /* its range is read when the claims are settled */
+	c->cl[c->gcl.n++] = (conv_fclaim){(uint32_t)i, (uint32_t)c->gf.n};
 	return true;
 }
 

@@ -203,8 +203,8 @@ static void pctx_init(conv_pctx *c, sfe_set *out, conv_verdicts *v,
 	c->f.fde = SIZE_MAX;
 }
 
-/* Free the scratch (not the set). */
-static void pctx_scratch_free(conv_pctx *c)
+/* Free the rows' scratch and the caches. */
+static void pctx_rows_free(conv_pctx *c)
 {
 	free(c->fres);
 	c->fres = NULL;
@@ -213,13 +213,21 @@ static void pctx_scratch_free(conv_pctx *c)
 	free(c->f.full);
 	c->f.full = NULL;
 	conv_cache_free(c);
+}
+
+/* Free the scratch (not the set). */
+static void pctx_scratch_free(conv_pctx *c)
+{
+	pctx_rows_free(c);
 	free(c->cl);
 	c->cl = NULL;
 }
 
 /* First FDE: learn the ABI and reserve from the section size (about
  * 6 bytes of .eh_frame per FRE written in about as many bytes, and 40
- * per function; untouched reserve costs address space only). */
+ * per function; untouched reserve costs address space only). Not the
+ * claims: at 8 bytes each they stay below huge pages, where a reserve
+ * would make the first touch cost 2 MiB. */
 static e2s_err pctx_start(conv_pctx *c, const cfi_table *t)
 {
 	c->t = t;
@@ -229,7 +237,6 @@ static e2s_err pctx_start(conv_pctx *c, const cfi_table *t)
 	c->started = true;
 	if (t->size >= 4096 &&
 	    (!conv_grow((void **)&c->set->funcs, &c->gf, sizeof(sfe_func), t->size / 32) ||
-	     !conv_grow((void **)&c->cl, &c->gcl, sizeof *c->cl, t->size / 32) ||
 	     !conv_grow((void **)&c->set->enc, &c->ge, 1, t->size + t->size / 8) ||
 	     !conv_grow((void **)&c->v->fde_skip, &c->gs, 1, t->size / 32)))
 		return E2S_ERR_NOMEM;
@@ -259,18 +266,21 @@ static bool settle_claims(conv_pctx *c)
 	/* Claims in address order, none overlapping the one before (the
 	 * usual case): nothing to decide or move. */
 	size_t in_order = 1;
-	while (in_order < n &&
-	       (cv[in_order - 1].shndx < cv[in_order].shndx ||
-		(cv[in_order - 1].shndx == cv[in_order].shndx &&
-		 cv[in_order - 1].end <= cv[in_order].start)))
-		in_order++;
+	conv_span a = n ? conv_claim_span(c->t, &cv[0]) : (conv_span){0, 0, 0};
+	for (; in_order < n; in_order++) {
+		conv_span b = conv_claim_span(c->t, &cv[in_order]);
+		if (a.shndx > b.shndx || (a.shndx == b.shndx && a.end > b.start))
+			break;
+		a = b;
+	}
 	if (in_order >= n)
 		return true;
 	uint8_t *lost = malloc(n);
-	uint32_t *order = malloc(n * sizeof *order);
-	uint32_t *from = e2s_alloc_big((nf ? nf : 1) * sizeof *from);
-	bool ok = lost && order && from &&
-		  conv_claims_resolve(cv, n, lost, order, &nwin);
+	uint32_t *order = malloc(n * sizeof *order), *from = NULL;
+	bool ok = lost && order &&
+		  conv_claims_resolve(c->t, cv, n, lost, order, &nwin);
+	/* After the sort's scratch is gone. */
+	ok = ok && (from = e2s_alloc_big((nf ? nf : 1) * sizeof *from)) != NULL;
 	for (size_t k = 0; k < n && ok; k++) {
 		if (!lost[k])
 			continue;
@@ -303,6 +313,8 @@ static e2s_err pctx_finish(conv_pctx *c, size_t nfdes)
 	sfe_set *out = c->set;
 	if (!c->v->fde_skip && !(c->v->fde_skip = calloc(1, 1)))
 		return E2S_ERR_NOMEM;
+	/* Done with rows: their memory serves the settling. */
+	pctx_rows_free(c);
 	if (!settle_claims(c))
 		return E2S_ERR_NOMEM;
 	pctx_scratch_free(c);

@@ -5,47 +5,47 @@
 
 #include "conv_int.h"
 
-static bool key_less(const conv_key *x, const conv_key *y)
+/* The claims sorted and their FDEs. */
+typedef struct {
+	const cfi_table *t;
+	const conv_fclaim *cl;
+} claims_t;
+
+/* Claim a before claim b in (shndx, start, index) order. */
+static inline bool key_less(const claims_t *cl, uint32_t a, uint32_t b)
 {
-	if (x->shndx != y->shndx)
-		return x->shndx < y->shndx;
-	if (x->start != y->start)
-		return x->start < y->start;
-	return x->idx < y->idx;
+	conv_span x = conv_claim_span(cl->t, &cl->cl[a]);
+	conv_span y = conv_claim_span(cl->t, &cl->cl[b]);
+	if (x.shndx != y.shndx)
+		return x.shndx < y.shndx;
+	if (x.start != y.start)
+		return x.start < y.start;
+	return a < b;
 }
 
-static int key_cmp(const void *a, const void *b)
-{
-	return key_less(a, b) ? -1 : key_less(b, a) ? 1 : 0;
-}
-
-/* Deal key[0..n) out to at most SORT_LANES ascending lanes, first fit,
- * and merge them into out; false if more lanes would be needed. The
- * usual disorder is a few ascending sequences interleaved: a link lays
- * out functions in input order but their cold parts (and startup code)
- * elsewhere (libLLVM-14: 595 runs, 3 lanes). */
+/* Deal ix[0..n) out to at most SORT_LANES ascending lanes in tmp, first
+ * fit, and merge them back into ix; false if more lanes would be needed
+ * (ix unchanged). The usual disorder is a few ascending sequences
+ * interleaved: a link lays out functions in input order but their cold
+ * parts (and startup code) elsewhere (libLLVM-14: 595 runs, 3 lanes).
+ * Each lane reads the claims (and their FDEs) in ascending order. */
 #define SORT_LANES 8
-static bool merge_lanes(const conv_key *key, size_t n, conv_key *lanes,
-			conv_key *out)
+static bool merge_lanes(const claims_t *cl, uint32_t *ix, size_t n,
+			uint32_t *tmp, uint8_t *lane)
 {
 	size_t cnt[SORT_LANES] = {0}, at[SORT_LANES] = {0}, end[SORT_LANES] = {0};
-	conv_key tail[SORT_LANES];
+	uint32_t tail[SORT_LANES];
 	unsigned nl = 0;
-	uint8_t *lane = malloc(n);
-	if (!lane)
-		return false;
 	for (size_t i = 0; i < n; i++) {
 		unsigned l = 0;
-		while (l < nl && key_less(&key[i], &tail[l]))
+		while (l < nl && key_less(cl, ix[i], tail[l]))
 			l++;
 		if (l == nl) {
-			if (nl == SORT_LANES) {
-				free(lane);
+			if (nl == SORT_LANES)
 				return false;
-			}
 			nl++;
 		}
-		tail[l] = key[i];
+		tail[l] = ix[i];
 		lane[i] = (uint8_t)l;
 		cnt[l]++;
 	}
@@ -56,57 +56,54 @@ static bool merge_lanes(const conv_key *key, size_t n, conv_key *lanes,
 	size_t fill[SORT_LANES];
 	memcpy(fill, at, sizeof fill);
 	for (size_t i = 0; i < n; i++)
-		lanes[fill[lane[i]]++] = key[i];
-	free(lane);
+		tmp[fill[lane[i]]++] = ix[i];
 	for (size_t o = 0; o < n; o++) {
 		unsigned best = SORT_LANES;
 		for (unsigned l = 0; l < nl; l++)
 			if (at[l] < end[l] &&
-			    (best == SORT_LANES || key_less(&lanes[at[l]], &lanes[at[best]])))
+			    (best == SORT_LANES || key_less(cl, tmp[at[l]], tmp[at[best]])))
 				best = l;
-		out[o] = lanes[at[best]++];
+		ix[o] = tmp[at[best]++];
 	}
 	return true;
 }
 
 /* By merging lanes where a few hold the order, else by merging the
- * ascending runs found; qsort where memory is short. Keys never tie
- * (idx), so the order does not depend on the method. */
-void conv_sort_keys(conv_key *key, size_t n)
+ * ascending runs found. Indices, not copies of the keys: 4 bytes per
+ * claim of scratch, not 32. Keys never tie (the index), so the order
+ * does not depend on the method. */
+bool conv_sort_claims(const cfi_table *t, const conv_fclaim *claims,
+		      uint32_t *ix, size_t n)
 {
+	const claims_t cs = {t, claims}, *cl = &cs;
 	size_t nruns = 1;
 	for (size_t i = 1; i < n; i++)
-		nruns += key_less(&key[i], &key[i - 1]);
+		nruns += key_less(cl, ix[i], ix[i - 1]);
 	if (nruns == 1)
-		return;
+		return true;
 	size_t *run = malloc((nruns + 1) * sizeof *run);
-	conv_key *tmp = e2s_alloc_big(2 * n * sizeof *tmp);
-	if (!run || !tmp) {
-		free(run);
-		free(tmp);
-		qsort(key, n, sizeof *key, key_cmp);
-		return;
-	}
-	conv_key *src = key, *dst = tmp;
-	if (merge_lanes(key, n, tmp + n, tmp)) {
-		src = tmp;
+	uint32_t *tmp = malloc(n * sizeof *tmp);
+	uint8_t *lane = malloc(n);
+	bool ok = run && tmp && lane;
+	if (ok && merge_lanes(cl, ix, n, tmp, lane))
 		nruns = 1;
-	} else {
+	else if (ok) {
 		size_t k = 0;
 		run[k++] = 0;
 		for (size_t i = 1; i < n; i++)
-			if (key_less(&key[i], &key[i - 1]))
+			if (key_less(cl, ix[i], ix[i - 1]))
 				run[k++] = i;
 		run[k] = n;
 	}
-	while (nruns > 1) {
+	uint32_t *src = ix, *dst = tmp;
+	while (ok && nruns > 1) {
 		size_t m = 0;
 		for (size_t r = 0; r < nruns; r += 2) {
 			size_t lo = run[r], mid = run[r + 1 < nruns ? r + 1 : nruns];
 			size_t hi = run[r + 2 < nruns ? r + 2 : nruns];
 			size_t a = lo, b = mid, o = lo;
 			while (a < mid && b < hi)
-				dst[o++] = key_less(&src[b], &src[a]) ? src[b++] : src[a++];
+				dst[o++] = key_less(cl, src[b], src[a]) ? src[b++] : src[a++];
 			while (a < mid)
 				dst[o++] = src[a++];
 			while (b < hi)
@@ -115,14 +112,16 @@ void conv_sort_keys(conv_key *key, size_t n)
 		}
 		run[m] = n;
 		nruns = m;
-		conv_key *t = src;
+		uint32_t *sw = src;
 		src = dst;
-		dst = t;
+		dst = sw;
 	}
-	if (src != key)
-		memcpy(key, src, n * sizeof *key);
+	if (ok && src != ix)
+		memcpy(ix, src, n * sizeof *ix);
 	free(run);
 	free(tmp);
+	free(lane);
+	return ok;
 }
 
 /* v[i] = the old v[from[i]], in place: each cycle of the permutation

@@ -61,6 +61,21 @@ e2s_err conv_build(const cfi_table *t, const sfe_encode_opts *o, bw_t *out,
 		  sfe_set *set_out, conv_verdicts *v_out, sfe_reloc **relocs,
 		  size_t *nrelocs, e2s_diag *diag);
 
+/* Where function fn of a conversion of t starts in a relocatable file:
+ * its FDE's relocation, the addend moved by fn's offset in the FDE (a
+ * PLT, or a function split in several for its FRE count), so that
+ * symbol + addend == start for every part. */
+static inline sfe_reloc_ref conv_func_reloc(const cfi_table *t,
+					    const sfe_func *fn)
+{
+	if (fn->src_fde >= t->nfdes)
+		return (sfe_reloc_ref){0, 0, 0, false};
+	const cfi_fde *fde = &t->fdes[fn->src_fde];
+	cfi_reloc_ref rel = cfi_fde_reloc(t, fde);
+	return (sfe_reloc_ref){rel.addend + (int64_t)(fn->start - fde->pc_begin),
+			       rel.sym, rel.shndx, rel.present};
+}
+
 /* ---- One conversion run (convert_run.c) ----------------------------
  * Every caller's conversion goes through conv_run: the file converter
  * (conv_file), the library's section, statistics and developer
@@ -109,6 +124,9 @@ typedef struct {
 	conv_tally tally;
 	uint8_t *unrel;          /* per FDE: 1 when unrelocated (ET_REL), or
 	                          * NULL */
+	sfe_reloc_ref *frel;     /* per function of set (ET_REL): its
+	                          * conv_func_reloc, kept past
+	                          * conv_run_drop_cfi; else NULL */
 	uint8_t *sframe;         /* encode: the section (malloc'd; take it
 	                          * by setting this NULL) */
 	size_t sframe_size;

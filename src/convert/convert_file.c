@@ -49,7 +49,7 @@ static e2s_err collect(const conv_run *run, const conv_file_opts *o,
 			return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
 		s->pc = fde->pc_begin;
 		s->size = fde->pc_range;
-		s->shndx = t->relocatable ? fde->reloc.shndx : 0;
+		s->shndx = t->relocatable ? cfi_fde_reloc(t, fde).shndx : 0;
 		s->reason = why;
 		/* ET_REL functions without an FDE relocation stay out of
 		 * .sframe (convert_rel); with every FDE listed they are
@@ -301,8 +301,9 @@ static e2s_err drop_unused(elfp_file *f, size_t shnum, const uint8_t *kinds,
 }
 
 static e2s_err convert_rel(elfp_file *f, const uint8_t *kinds, size_t foreign,
-			   const sfe_set *set, const conv_file_opts *o,
-			   conv_result *res, e2s_diag *d)
+			   const sfe_set *set, const sfe_reloc_ref *frel,
+			   const conv_file_opts *o, conv_result *res,
+			   e2s_diag *d)
 {
 	size_t shnum = elfp_shnum(f), symtab = elfp_symtab(f), nparts = 0;
 	size_t *group_of = NULL, *olds = NULL, nolds = 0;
@@ -352,13 +353,13 @@ static e2s_err convert_rel(elfp_file *f, const uint8_t *kinds, size_t foreign,
 		}
 	}
 	for (size_t i = 0; i < set->nfuncs; i++) {
-		const sfe_func *fn = &set->funcs[i];
+		const sfe_reloc_ref *fn = &frel[i];
 		size_t g = 0, p = 0;
 		/* Counted by the run (conv_tally.unrelocated). */
-		if (!fn->reloc.present)
+		if (!fn->present)
 			continue;
 		/* The CFI loader resolved SHN_XINDEX through SHT_SYMTAB_SHNDX. */
-		size_t sec = fn->reloc.shndx;
+		size_t sec = fn->shndx;
 		if (sec < shnum)
 			g = group_of[sec];
 		if (g)
@@ -473,11 +474,11 @@ static e2s_err convert_rel(elfp_file *f, const uint8_t *kinds, size_t foreign,
 		 * addend of the function's .eh_frame FDE relocation. */
 		w.len = 0;
 		for (size_t k = 0; !e && k < nrl; k++) {
-			const sfe_func *fn = &set->funcs[rl[k].func];
+			const sfe_reloc_ref *fn = &frel[rl[k].func];
 			bw_u64(&w, rl[k].offset);
 			uint32_t type = pcrel_type(elfp_machine(f), rl[k].width);
-			bw_u64(&w, ((uint64_t)fn->reloc.sym << 32) | type);
-			bw_u64(&w, (uint64_t)fn->reloc.addend);
+			bw_u64(&w, ((uint64_t)fn->sym << 32) | type);
+			bw_u64(&w, (uint64_t)fn->addend);
 		}
 		free(rl);
 		if (!e && w.oom)
@@ -652,7 +653,7 @@ e2s_err conv_file(elfp_file *f, const conv_file_opts *o,
 		goto out;
 	}
 	if (elfp_is_rel(f)) {
-		e = convert_rel(f, kinds, foreign, set, o, res, d);
+		e = convert_rel(f, kinds, foreign, set, run.frel, o, res, d);
 	} else {
 		/* Symbols the stripped file lost still show what its code
 		 * refers to (elfp_grow.c, rule 2). */

@@ -43,12 +43,14 @@ static e2s_err tally(conv_run *r, e2s_diag *d)
 	n->nfdes = t->nfdes;
 	if (t->relocatable) {
 		r->unrel = calloc(t->nfdes ? t->nfdes : 1, 1);
-		if (!r->unrel)
+		r->frel = calloc(s->nfuncs ? s->nfuncs : 1, sizeof *r->frel);
+		if (!r->unrel || !r->frel)
 			return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
-		for (size_t k = 0; k < s->nfuncs; k++)
-			if (!s->funcs[k].reloc.present &&
-			    s->funcs[k].src_fde < t->nfdes)
+		for (size_t k = 0; k < s->nfuncs; k++) {
+			r->frel[k] = conv_func_reloc(t, &s->funcs[k]);
+			if (!r->frel[k].present && s->funcs[k].src_fde < t->nfdes)
 				r->unrel[s->funcs[k].src_fde] = 1;
+		}
 	}
 	for (size_t i = 0; i < t->nfdes; i++) {
 		conv_skip why = conv_fde_outcome(r, i);
@@ -129,6 +131,7 @@ void conv_run_free(conv_run *r)
 	sfe_set_free(&r->set);
 	conv_verdicts_free(&r->v);
 	free(r->unrel);
+	free(r->frel);
 	free(r->sframe);
 	memset(r, 0, sizeof *r);
 }

@@ -173,26 +173,28 @@ typedef struct {
 	bool present;
 } cfi_reloc_ref;
 
-/* Ordered for size: one is kept per FDE. */
+/* Ordered for size: one is kept per FDE (56 bytes). Offsets fit 32
+ * bits: a section over 4 GiB is refused (cfi_parse). */
 typedef struct {
-	uint64_t sec_off;    /* offset of the length field in the section */
 	uint64_t pc_begin;   /* decoded initial location (vaddr for linked
 	                      * files; sym value + addend for relocatable) */
 	uint64_t pc_range;
-	cfi_reloc_ref reloc; /* relocatable files only */
+	uint32_t sec_off;    /* offset of the length field in the section */
 	uint32_t cie;        /* index into cfi_table.cies */
-	e2s_err status;      /* OK, or why this FDE has no rows */
 	uint32_t insn_off, insn_len; /* FDE instructions (section offsets) */
 	uint32_t row_first, row_count; /* rows in cfi_table.rows */
-	uint64_t err_off;    /* section offset of the problem, if status */
-	uint64_t cie_off;    /* section offset of its CIE (as pointed to) */
+	uint32_t err_off;    /* section offset of the problem, if status */
+	uint32_t cie_off;    /* section offset of its CIE (as pointed to;
+	                      * UINT32_MAX for a pointer past 4 GiB) */
 	uint32_t reach;      /* once its program ran: the offset from pc_begin
 	                      * of the last location it advanced to (its rows
 	                      * are the same for any pc_range above it but
 	                      * for the last one's end), UINT32_MAX if more */
+	uint8_t status;      /* e2s_err: OK, or why this FDE has no rows */
 	bool set_loc;        /* its program has DW_CFA_set_loc: where its rows
 	                      * start depends on its address */
 } cfi_fde;
+_Static_assert(sizeof(cfi_fde) <= 56, "cfi_fde: one per FDE");
 
 /* Which section the records came from; this drives CIE id rules,
  * pointer encodings and the CIE pointer's meaning. */
@@ -240,11 +242,25 @@ typedef struct {
 	size_t ncies;
 	cfi_fde *fdes;       /* in section order */
 	size_t nfdes;
+	cfi_reloc_ref *relocs; /* parallel to fdes where the section has
+	                        * relocations (ET_REL), else NULL: see
+	                        * cfi_fde_reloc */
 	cfi_row *rows;
 	size_t nrows;
 	size_t nbad_fdes;    /* FDEs whose status is not OK */
 	bool relocatable;    /* from an ET_REL file (pc_begin per section) */
 } cfi_table;
+
+/* The relocation giving fde's initial location; none (present false)
+ * in a linked file. */
+static inline cfi_reloc_ref cfi_fde_reloc(const cfi_table *t,
+					  const cfi_fde *fde)
+{
+	cfi_reloc_ref r = {0};
+	if (t->relocs)
+		r = t->relocs[fde - t->fdes];
+	return r;
+}
 
 /* Streaming: called once per FDE, in section order, right after its
  * program ran and its status was set. rows/nrows are that FDE's rows

@@ -53,10 +53,10 @@ static void print_rule(FILE *out, const cfi_table *t, const cfi_rule *r)
 
 static void print_fde(FILE *out, const cfi_table *t, const cfi_fde *f)
 {
-	fprintf(out, "FDE %" PRIx64 " cie=%" PRIx64 " pc=%" PRIx64 "..%" PRIx64,
+	fprintf(out, "FDE %" PRIx32 " cie=%" PRIx32 " pc=%" PRIx64 "..%" PRIx64,
 		f->sec_off, f->cie_off, f->pc_begin, f->pc_begin + f->pc_range);
 	if (t->relocatable)
-		fprintf(out, " sec=%u", f->reloc.present ? f->reloc.shndx : 0u);
+		fprintf(out, " sec=%u", cfi_fde_reloc(t, f).shndx);
 	if (f->cie < t->ncies) {
 		const cfi_cie *c = &t->cies[f->cie];
 		if (c->signal_frame)

@@ -17,7 +17,7 @@
 typedef struct {
 	const cfi_section *sec;
 	cfi_table *t;
-	size_t cies_cap, fdes_cap;
+	size_t cies_cap, fdes_cap, relocs_cap;
 	cfi_row *cie_init;     /* initial rules per CIE (parallel to cies) */
 	uint64_t *cie_err_off; /* where a bad CIE went wrong */
 	size_t last_cie;       /* the CIE the last FDE had (find_cie) */
@@ -327,7 +327,7 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde)
 	cfi_table *t = p->t;
 	br_t *b = &rec->body;
 
-	fde->err_off = rec->id_off;
+	fde->err_off = (uint32_t)rec->id_off;
 	if (!br_ok(b))
 		return b->err;
 	/* Where the CIE is. */
@@ -348,21 +348,21 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde)
 			cie_off = ra->sym_value + (uint64_t)ra->addend +
 				  (ra->implicit_addend ? rec->id : 0);
 	}
-	fde->cie_off = cie_off;
+	fde->cie_off = cie_off > UINT32_MAX ? UINT32_MAX : (uint32_t)cie_off;
 	long ci = find_cie(t, cie_off, &p->last_cie);
 	if (ci < 0)
 		return E2S_ERR_BAD_CIE_ID;
 	fde->cie = (uint32_t)ci;
 	const cfi_cie *cie = &t->cies[ci];
 	if (cie->status != E2S_ERR_OK) {
-		fde->err_off = p->cie_err_off[ci];
+		fde->err_off = (uint32_t)p->cie_err_off[ci];
 		return cie->status;
 	}
 
 	cfi_ptr_ctx pc = {sec, t->abi, cie->addr_size, 0};
 	if (sec->kind == CFI_SEC_DEBUG_FRAME)
 		br_skip(b, cie->seg_size);
-	fde->err_off = b->pos;
+	fde->err_off = (uint32_t)b->pos;
 	e2s_err e;
 	if (cie->fde_enc == (CFI_PE_PCREL | CFI_PE_SDATA4) && !sec->nrelas &&
 	    b->err == E2S_ERR_OK && b->pos <= b->end && b->end - b->pos >= 8) {
@@ -377,9 +377,9 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde)
 		e = E2S_ERR_OK;
 	} else {
 		e = cfi_read_pointer(b, &pc, cie->fde_enc, true, &fde->pc_begin,
-				     &fde->reloc);
+				     t->relocs ? &t->relocs[fde - t->fdes] : NULL);
 		if (e == E2S_ERR_OK) {
-			fde->err_off = b->pos;
+			fde->err_off = (uint32_t)b->pos;
 			e = cfi_read_pointer(b, &pc, cie->fde_enc & 0x0f, false,
 					     &fde->pc_range, NULL);
 		}
@@ -392,7 +392,7 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde)
 		uint64_t alen = br_uleb(b);
 		br_skip(b, (size_t)(alen > SIZE_MAX ? SIZE_MAX : alen));
 		if (!br_ok(b)) {
-			fde->err_off = b->err_pos;
+			fde->err_off = (uint32_t)b->err_pos;
 			return b->err;
 		}
 	}
@@ -413,8 +413,10 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde)
 	pc.func_base = fde->pc_begin;
 	cfi_dec dec;
 	cfi_dec_init(&dec, sec, cie, &pc, fde->insn_off, fde->insn_len);
-	return cfi_run_fde(t, cie, &p->cie_init[ci], fde, &dec, &p->s,
-			   &fde->err_off);
+	uint64_t err_off = fde->err_off;
+	e = cfi_run_fde(t, cie, &p->cie_init[ci], fde, &dec, &p->s, &err_off);
+	fde->err_off = (uint32_t)err_off;
+	return e;
 }
 
 static e2s_err add_fde(parse_t *p, rec_t *rec)
@@ -422,10 +424,16 @@ static e2s_err add_fde(parse_t *p, rec_t *rec)
 	cfi_table *t = p->t;
 	if (!grow((void **)&t->fdes, &p->fdes_cap, t->nfdes, sizeof *t->fdes))
 		return E2S_ERR_NOMEM;
+	/* Only a section with relocations has FDE relocations. */
+	if (p->sec->nrelas && !grow((void **)&t->relocs, &p->relocs_cap,
+				    t->nfdes, sizeof *t->relocs))
+		return E2S_ERR_NOMEM;
 	size_t idx = t->nfdes++;
 	cfi_fde *fde = &t->fdes[idx];
 	memset(fde, 0, sizeof *fde);
-	fde->sec_off = rec->off;
+	if (t->relocs)
+		memset(&t->relocs[idx], 0, sizeof *t->relocs);
+	fde->sec_off = (uint32_t)rec->off;
 	fde->cie = UINT32_MAX;
 	if (p->on_fde)
 		p->s.nrows = 0;
@@ -433,7 +441,7 @@ static e2s_err add_fde(parse_t *p, rec_t *rec)
 	e2s_err e = parse_fde(p, rec, fde);
 	if (e == E2S_ERR_NOMEM)
 		return e;
-	fde->status = e;
+	fde->status = (uint8_t)e;
 	if (e != E2S_ERR_OK) {
 		fde->row_count = 0;
 		t->nbad_fdes++;
@@ -588,6 +596,7 @@ void cfi_table_free(cfi_table *t)
 {
 	free(t->cies);
 	free(t->fdes);
+	free(t->relocs);
 	free(t->rows);
 	memset(t, 0, sizeof *t);
 }

@@ -399,11 +399,11 @@ const char *elfr_cfi_func_name(const elfr_cfi *cf, const cfi_fde *fde)
 			hi = mid;
 	}
 	const char *best = NULL;
+	cfi_reloc_ref rel = cfi_fde_reloc(&f->table, fde);
 	for (size_t i = lo; i < f->nsyms && f->syms[i].value == fde->pc_begin;
 	     i++) {
 		const sym_ent *s = &f->syms[i];
-		if (f->is_rel && (!fde->reloc.present ||
-				  s->shndx != fde->reloc.shndx))
+		if (f->is_rel && (!rel.present || s->shndx != rel.shndx))
 			continue;
 		if (s->func)
 			return s->name;

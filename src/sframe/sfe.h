@@ -15,7 +15,8 @@
 #include "../common/err.h"
 
 /* Where a relocatable file's function starts: symbol sym + addend, in
- * section shndx (the relocation the section's FDE had). */
+ * section shndx (the relocation the section's FDE had; see
+ * conv_func_reloc). */
 typedef struct {
 	int64_t addend;
 	uint32_t sym;
@@ -37,17 +38,17 @@ typedef struct {
 	                      * section, in sfe_set.enc: V3 the attribute
 	                      * and the FREs, V2 the FREs (functions of the
 	                      * same program may share it: read-only) */
-	uint32_t src_fde;    /* the conversion's FDE index */
-	sfe_reloc_ref reloc; /* relocatable files; for a function split in
-	                      * several FDEs (> 65535 FREs) or a PLT split,
-	                      * the addend is moved so that symbol + addend
-	                      * == start for every part */
+	uint32_t src_fde;    /* the conversion's FDE index (its relocation
+	                      * is kept with the FDEs: 40 bytes, not 64) */
+	uint32_t shndx;      /* relocatable files: the section of its start
+	                      * (its relocation's shndx), else 0 */
 } sfe_func;
+_Static_assert(sizeof(sfe_func) <= 40, "sfe_func: one per function");
 
 typedef struct {
 	abi_id abi;
 	bool big_endian;
-	sfe_func *funcs;     /* sorted by (reloc.shndx, start) */
+	sfe_func *funcs;     /* sorted by (shndx, start) */
 	size_t nfuncs;
 	uint8_t version;     /* SFrame version the FRE data is written for */
 	size_t nfres;        /* FREs of all functions */

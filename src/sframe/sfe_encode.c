@@ -588,8 +588,8 @@ e2s_err sfe_encode_ex(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 					"function %zu: FRE data out of range", i);
 		if (i > 0) {
 			const sfe_func *q = selected(s, o, i - 1);
-			if (q->reloc.shndx > fn->reloc.shndx ||
-			    (q->reloc.shndx == fn->reloc.shndx && q->start > fn->start))
+			if (q->shndx > fn->shndx ||
+			    (q->shndx == fn->shndx && q->start > fn->start))
 				return e2s_fail(diag, E2S_ERR_INTERNAL, NULL, 0,
 						"functions not sorted");
 		}

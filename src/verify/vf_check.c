@@ -357,7 +357,7 @@ static const char *unusable(const cfi_table *t, const cfi_fde *fde)
 		return "empty address range";
 	if (fde->pc_range > UINT32_MAX || fde->pc_begin + fde->pc_range < fde->pc_begin)
 		return "address range too large for SFrame";
-	if (t->relocatable && !fde->reloc.present)
+	if (t->relocatable && !cfi_fde_reloc(t, fde).present)
 		return "function start without a relocation";
 	return NULL;
 }
@@ -395,7 +395,7 @@ e2s_err vf_verify(const cfi_section *sec, const cfi_table *t,
 	}
 	for (size_t i = 0; i < t->nfdes; i++) {
 		const cfi_fde *fde = &t->fdes[i];
-		uint32_t sec_ix = t->relocatable ? fde->reloc.shndx : 0;
+		uint32_t sec_ix = t->relocatable ? cfi_fde_reloc(t, fde).shndx : 0;
 		const char *why = unusable(t, fde);
 		out->functions++;
 		/* CFI that cannot be read claims no range (an unwinder has

@@ -104,10 +104,10 @@ static void test_rel(bool be, uint16_t machine, uint32_t rtype, abi_id abi)
 		const cfi_fde *fde = &t->fdes[0];
 		CHECK_EQ(fde->pc_begin, 0x40);
 		CHECK_EQ(fde->pc_range, 0x30);
-		CHECK(fde->reloc.present);
-		CHECK_EQ(fde->reloc.sym, 1);
-		CHECK_EQ(fde->reloc.shndx, 1);
-		CHECK_EQ(fde->reloc.type, rtype);
+		CHECK(cfi_fde_reloc(t, fde).present);
+		CHECK_EQ(cfi_fde_reloc(t, fde).sym, 1);
+		CHECK_EQ(cfi_fde_reloc(t, fde).shndx, 1);
+		CHECK_EQ(cfi_fde_reloc(t, fde).type, rtype);
 		CHECK_EQ(fde->row_count, 2);
 		CHECK_STR(elfr_cfi_func_name(f, fde), "foo");
 		const cfi_row *r = &t->rows[fde->row_first];

@@ -308,14 +308,14 @@ static void test_relocs(void)
 	CHECK(t.relocatable);
 	CHECK_EQ(t.fdes[0].pc_begin, 0x40);
 	CHECK_EQ(t.fdes[0].pc_range, 0x30);
-	CHECK(t.fdes[0].reloc.present);
-	CHECK_EQ(t.fdes[0].reloc.shndx, 1);
-	CHECK_EQ(t.fdes[0].reloc.sym, 2);
-	CHECK_EQ(t.fdes[0].reloc.addend, 0x40);
-	CHECK_EQ(t.fdes[0].reloc.type, R_X86_64_PC32);
+	CHECK(cfi_fde_reloc(&t, &t.fdes[0]).present);
+	CHECK_EQ(cfi_fde_reloc(&t, &t.fdes[0]).shndx, 1);
+	CHECK_EQ(cfi_fde_reloc(&t, &t.fdes[0]).sym, 2);
+	CHECK_EQ(cfi_fde_reloc(&t, &t.fdes[0]).addend, 0x40);
+	CHECK_EQ(cfi_fde_reloc(&t, &t.fdes[0]).type, R_X86_64_PC32);
 	CHECK_EQ(t.rows[t.fdes[0].row_first + 1].start, 0x41);
 	CHECK_EQ(t.fdes[1].pc_begin, 0x80);
-	CHECK_EQ(t.fdes[1].reloc.shndx, 4);
+	CHECK_EQ(cfi_fde_reloc(&t, &t.fdes[1]).shndx, 4);
 	cfi_table_free(&t);
 
 	/* An absolute relocation on a pc-relative field is wrong. */
@@ -345,7 +345,7 @@ static void test_relocs(void)
 	r[1].type = R_X86_64_PC32;
 	CHECK_EQ(parse_o(&w, ABI_AMD64, &o, &t, &d), E2S_ERR_OK);
 	CHECK_EQ(t.fdes[0].pc_begin, 0x24);
-	CHECK_EQ(t.fdes[0].reloc.addend, 0x24);
+	CHECK_EQ(cfi_fde_reloc(&t, &t.fdes[0]).addend, 0x24);
 	cfi_table_free(&t);
 	bw_free(&w);
 }
@@ -402,7 +402,7 @@ static void test_debug_frame_relocs(void)
 	CHECK_EQ(t.fdes[0].cie_off, cies[1]);
 	CHECK_EQ(t.fdes[0].pc_begin, 0x100);
 	CHECK_EQ(t.fdes[0].pc_range, 0x22);
-	CHECK_EQ(t.fdes[0].reloc.shndx, 1);
+	CHECK_EQ(cfi_fde_reloc(&t, &t.fdes[0]).shndx, 1);
 	CHECK_EQ(t.fdes[0].row_count, 1);
 	cfi_table_free(&t);
 	bw_free(&w);

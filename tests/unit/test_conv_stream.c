@@ -253,18 +253,18 @@ static void one_row_table(cfi_table *t, cfi_cie *cie, cfi_fde *fdes,
 /* FDE i's range and section in layout mode (duplicates_brute_force). */
 enum { DUP_RANDOM, DUP_REPEATS, DUP_WIDE_FIRST, DUP_WIDE_LAST, DUP_MODES };
 static void dup_layout(unsigned mode, size_t i, size_t n, uint32_t *x,
-		       cfi_fde *f)
+		       cfi_fde *f, cfi_reloc_ref *rl)
 {
 	*x ^= *x << 13;
 	*x ^= *x >> 17;
 	*x ^= *x << 5;
-	f->reloc.present = true;
-	f->reloc.shndx = 1;
+	rl->present = true;
+	rl->shndx = 1;
 	switch (mode) {
 	case DUP_RANDOM: /* random order, two sections */
 		f->pc_begin = 0x1000 + (*x % 20000) * 4;
 		f->pc_range = 4 + (*x >> 20) % 64;
-		f->reloc.shndx = (uint16_t)(1 + (*x >> 28) % 2);
+		rl->shndx = (uint16_t)(1 + (*x >> 28) % 2);
 		break;
 	case DUP_REPEATS: /* address order, every 7th FDE a copy of the last */
 		f->pc_begin = 0x1000 + (i - (i % 7 == 6)) * 16;
@@ -294,19 +294,20 @@ static void duplicates_brute_force(void)
 		cfi_table t;
 		cfi_cie cie;
 		cfi_fde *fdes = calloc(N, sizeof *fdes);
+		cfi_reloc_ref *rels = calloc(N, sizeof *rels);
 		cfi_row *rows = calloc(N, sizeof *rows);
 		bool *claimed = calloc(N, sizeof *claimed);
 		uint8_t *want = calloc(N, 1);
 		uint32_t x = 12345;
 		for (size_t i = 0; i < N; i++) {
 			cfi_fde *f = &fdes[i];
-			dup_layout(mode, i, N, &x, f);
+			dup_layout(mode, i, N, &x, f, &rels[i]);
 			/* Brute force: overlap with any earlier claimed range
 			 * of the same section. */
 			bool dup = false;
 			for (size_t j = 0; j < i && !dup; j++)
 				dup = claimed[j] &&
-				      fdes[j].reloc.shndx == f->reloc.shndx &&
+				      rels[j].shndx == rels[i].shndx &&
 				      fdes[j].pc_begin < f->pc_begin + f->pc_range &&
 				      f->pc_begin < fdes[j].pc_begin + fdes[j].pc_range;
 			claimed[i] = !dup;
@@ -314,6 +315,7 @@ static void duplicates_brute_force(void)
 		}
 		one_row_table(&t, &cie, fdes, rows, N);
 		t.relocatable = true;
+		t.relocs = rels;
 		sfe_set set;
 		conv_verdicts v;
 		e2s_diag d;
@@ -341,8 +343,8 @@ static void duplicates_brute_force(void)
 			if (i == 0)
 				continue;
 			const sfe_func *p = &set.funcs[i - 1];
-			unsorted += p->reloc.shndx > q->reloc.shndx ||
-				    (p->reloc.shndx == q->reloc.shndx &&
+			unsorted += p->shndx > q->shndx ||
+				    (p->shndx == q->shndx &&
 				     p->start >= q->start);
 		}
 		CHECK_EQ(unsorted, 0);
@@ -351,6 +353,7 @@ static void duplicates_brute_force(void)
 		sfe_set_free(&set);
 		conv_verdicts_free(&v);
 		free(fdes);
+		free(rels);
 		free(rows);
 		free(claimed);
 		free(want);

@@ -12,6 +12,7 @@ typedef struct {
 	cfi_table t;
 	cfi_cie cie[2]; /* 0: plain, 1: signal + B key */
 	cfi_fde fde[16];
+	cfi_reloc_ref rel[16]; /* t.relocs once synth_rel is called */
 	cfi_row row[64];
 } synth;
 
@@ -39,6 +40,13 @@ static inline cfi_fde *synth_fde(synth *s, uint64_t begin, uint64_t range,
 	f->pc_range = range;
 	f->row_first = (uint32_t)s->t.nrows;
 	return f;
+}
+
+/* The last FDE's relocation (the table becomes one with relocations). */
+static inline cfi_reloc_ref *synth_rel(synth *s)
+{
+	s->t.relocs = s->rel;
+	return &s->rel[s->t.nfdes - 1];
 }
 
 /* Append a row to the last FDE, starting at start; closes the previous

@@ -298,22 +298,21 @@ static void relocatable(void)
 	sfr_section sec;
 	e2s_diag d;
 	cfi_row *r;
-	cfi_fde *f;
 	sfe_reloc *rl = NULL;
 	size_t nrl = 0;
 	sfe_set set;
 	synth_init(&s, ABI_AMD64, false);
 	s.t.relocatable = true;
-	f = synth_fde(&s, 0, 8, 0);
-	f->reloc = (cfi_reloc_ref){.present = true, .sym = 3, .shndx = 2, .addend = 0};
+	synth_fde(&s, 0, 8, 0);
+	*synth_rel(&s) = (cfi_reloc_ref){.present = true, .sym = 3, .shndx = 2, .addend = 0};
 	r = synth_row(&s, 0, 7, 8); r->ra = rule_off(-8);
 	r = synth_row(&s, 1, 7, 16); r->ra = rule_off(-8);
-	f = synth_fde(&s, 0, 8, 0);
-	f->reloc = (cfi_reloc_ref){.present = true, .sym = 4, .shndx = 5, .addend = 0};
+	synth_fde(&s, 0, 8, 0);
+	*synth_rel(&s) = (cfi_reloc_ref){.present = true, .sym = 4, .shndx = 5, .addend = 0};
 	r = synth_row(&s, 0, 7, 8); r->ra = rule_off(-8);
 	r = synth_row(&s, 1, 7, 32); r->ra = rule_off(-8);
-	f = synth_fde(&s, 0x10, 4, 0); /* second function of section 2 */
-	f->reloc = (cfi_reloc_ref){.present = true, .sym = 3, .shndx = 2, .addend = 0x10};
+	synth_fde(&s, 0x10, 4, 0); /* second function of section 2 */
+	*synth_rel(&s) = (cfi_reloc_ref){.present = true, .sym = 3, .shndx = 2, .addend = 0x10};
 	r = synth_row(&s, 0x10, 7, 8); r->ra = rule_off(-8);
 	sfe_encode_opts o = {.relocatable = true};
 	bw_init(&w, false);
@@ -321,10 +320,10 @@ static void relocatable(void)
 	CHECK_EQ(nrl, 3);
 	sfr_relfield rf[3];
 	for (size_t i = 0; i < nrl && i < 3; i++) {
-		const sfe_func *fn = &set.funcs[rl[i].func];
+		sfe_reloc_ref fn = conv_func_reloc(&s.t, &set.funcs[rl[i].func]);
 		/* what the linker would see: section symbol + addend */
-		rf[i] = (sfr_relfield){rl[i].offset, fn->reloc.shndx,
-				       (uint64_t)fn->reloc.addend};
+		rf[i] = (sfr_relfield){rl[i].offset, fn.shndx,
+				       (uint64_t)fn.addend};
 		/* the field itself holds 0 until relocated */
 		CHECK_EQ(w.data[rl[i].offset], 0);
 	}
