@@ -140,8 +140,24 @@ typedef struct {
 	const cfi_ptr_ctx *pc;
 } cfi_dec;
 
-void cfi_dec_init(cfi_dec *d, const cfi_section *sec, const cfi_cie *cie,
-		  const cfi_ptr_ctx *pc, uint32_t off, uint32_t len);
+/* Inline: it runs once per program. As br_init, br_seek(off), then the
+ * end moved to off + len, an error if past the section. */
+static inline void cfi_dec_init(cfi_dec *d, const cfi_section *sec,
+				const cfi_cie *cie, const cfi_ptr_ctx *pc,
+				uint32_t off, uint32_t len)
+{
+	d->r = (br_t){sec->data, (size_t)off + len, off, sec->big_endian,
+		      E2S_ERR_OK, 0};
+	if (off > sec->size) { /* br_seek's error, at position 0 */
+		d->r.pos = 0;
+		d->r.err = E2S_ERR_TRUNCATED;
+	} else if (d->r.end > sec->size) {
+		d->r.err = E2S_ERR_TRUNCATED;
+		d->r.err_pos = off;
+	}
+	d->cie = cie;
+	d->pc = pc;
+}
 /* The next instruction into *in: true. At the end: false with *err OK.
  * On a problem: false, *err its code and *err_off the offending offset.
  * Any opcode and operand; the interpreter decodes the forms compilers
@@ -228,6 +244,7 @@ typedef struct {
 	/* Row by row (cfi_row_fn) instead, if set. */
 	cfi_row_fn row_fn;
 	void *row_ctx;
+	const abi_desc *ar; /* abi_get(t->abi), looked up once */
 } cfi_interp_scratch;
 
 #define CFI_MAX_STATE_DEPTH 64

@@ -641,7 +641,7 @@ e2s_err cfi_run_fde(const cfi_table *t, const cfi_cie *cie,
 	 * this runs once per FDE. */
 	x.t = t;
 	x.cie = cie;
-	x.ar = abi_get(t->abi);
+	x.ar = s->ar;
 	x.init = init;
 	x.s = s;
 	x.fde = fde;

@@ -52,8 +52,9 @@ const char *cfi_sec_name(cfi_sec_kind kind)
 static e2s_err next_record(parse_t *p, br_t *r, rec_t *rec, bool *done)
 {
 	bool eh = p->sec->kind == CFI_SEC_EH_FRAME;
-	memset(rec, 0, sizeof *rec);
 	*done = false;
+	rec->skip = false;
+	rec->is_cie = false;
 	if (br_at_end(r)) {
 		*done = true;
 		return E2S_ERR_OK;
@@ -88,7 +89,10 @@ static e2s_err next_record(parse_t *p, br_t *r, rec_t *rec, bool *done)
 		return e2s_fail(p->diag, E2S_ERR_BAD_LENGTH, p->secname,
 				rec->off, "length 0x%llx, 0x%zx bytes left",
 				(unsigned long long)len, br_left(r));
-	br_sub(r, (size_t)len, &rec->body);
+	/* br_sub, which cannot fail here: r is sound and len fits. */
+	rec->body = (br_t){r->base, r->pos + (size_t)len, r->pos,
+			   r->big_endian, E2S_ERR_OK, 0};
+	r->pos += (size_t)len;
 	rec->id_off = rec->body.pos;
 	rec->id = br_take_uN(&rec->body, rec->offsize);
 	if (eh)
@@ -390,7 +394,7 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde)
 		return E2S_ERR_CIE_PTR_WIDTH;
 	if (cie->has_z) {
 		uint64_t alen = br_uleb(b);
-		br_skip(b, (size_t)(alen > SIZE_MAX ? SIZE_MAX : alen));
+		(void)br_take(b, (size_t)(alen > SIZE_MAX ? SIZE_MAX : alen));
 		if (!br_ok(b)) {
 			fde->err_off = b->err_pos;
 			return b->err;
@@ -483,6 +487,7 @@ static e2s_err parse(const cfi_section *sec, abi_id abi, const cfi_sink *k,
 	memset(&p, 0, sizeof p);
 	p.records_only = records_only;
 	p.pre = on_fde ? k->pre : NULL;
+	p.s.ar = abi_get(abi);
 	if (on_fde) {
 		p.s.row_fn = k->row;
 		p.s.row_ctx = k->ctx;
