@@ -198,6 +198,9 @@ static inline unsigned cfi_dec_short(const uint8_t *p, const uint8_t *end,
 		return (n = cfi_leb2(p + 1, end, &o->b)) ? 1 + n : 0;
 	}
 	o->op = p[0];
+	/* The commonest before the switch's jump table. */
+	if (o->op == DW_CFA_def_cfa_offset)
+		return (n = cfi_leb2(p + 1, end, &o->a)) ? 1 + n : 0;
 	switch (o->op) {
 	case DW_CFA_nop:
 		/* A run of them as one: the padding that ends most
@@ -208,7 +211,6 @@ static inline unsigned cfi_dec_short(const uint8_t *p, const uint8_t *end,
 	case DW_CFA_remember_state:
 	case DW_CFA_restore_state:
 		return 1;
-	case DW_CFA_def_cfa_offset:
 	case DW_CFA_def_cfa_register:
 		return (n = cfi_leb2(p + 1, end, &o->a)) ? 1 + n : 0;
 	case DW_CFA_def_cfa:
@@ -245,7 +247,11 @@ typedef struct {
 	cfi_row_fn row_fn;
 	void *row_ctx;
 	const abi_desc *ar; /* abi_get(t->abi), looked up once */
+	uint64_t plain;     /* registers 0-63 of no ABI column, valid */
 } cfi_interp_scratch;
+
+/* Set up s for running the programs of a section of ABI abi. */
+void cfi_scratch_init(cfi_interp_scratch *s, abi_id abi);
 
 #define CFI_MAX_STATE_DEPTH 64
 

@@ -35,6 +35,8 @@ typedef struct {
 	cfi_row cur;
 	uint64_t loc, end;
 	uint64_t ca_short; /* the CIE's code alignment if below 2^32, else 0 */
+	uint64_t plain;    /* registers 0-63 a rule for only needs checked:
+	                    * valid, of no kept column (0 in a CIE) */
 	uint32_t nrows;    /* rows made (fde->row_count once it ends) */
 	cfi_row_fn row_fn; /* s->row_fn, s->row_ctx */
 	void *row_ctx;
@@ -330,9 +332,9 @@ static e2s_err set_rule(run_t *x, uint64_t reg, const cfi_rule *r)
 	return E2S_ERR_OK;
 }
 
-static e2s_err rule_off(run_t *x, uint64_t reg, uint8_t kind, int64_t off)
+static e2s_err rule_off_col(run_t *x, uint64_t reg, uint8_t kind,
+			    int64_t off)
 {
-	/* Most saves are of registers no kept column is: only checked. */
 	if (reg != x->cie->ra_reg && column_of(x, reg) == COL_NONE)
 		return reg_ok(x, reg) ? E2S_ERR_OK : E2S_ERR_BAD_REGISTER;
 	cfi_rule r;
@@ -340,6 +342,16 @@ static e2s_err rule_off(run_t *x, uint64_t reg, uint8_t kind, int64_t off)
 	r.kind = kind;
 	r.off = off;
 	return set_rule(x, reg, &r);
+}
+
+/* Most saves are of registers no kept column is: only checked, here
+ * by one bit of x->plain. */
+static E2S_ALWAYS_INLINE e2s_err rule_off(run_t *x, uint64_t reg, uint8_t kind,
+					  int64_t off)
+{
+	if (reg < 64 && (x->plain >> reg & 1))
+		return E2S_ERR_OK;
+	return rule_off_col(x, reg, kind, off);
 }
 
 static e2s_err def_cfa(run_t *x, uint64_t reg, int64_t off)
@@ -580,9 +592,9 @@ static e2s_err exec(run_t *x, cfi_dec *dec, uint64_t *err_off)
 {
 	br_t *r = &dec->r;
 	const uint8_t *base = r->base, *end = r->base + r->end;
+	const bool be = r->big_endian;
 	size_t pos = r->pos;
-	cfi_insn in, o; /* o: a short form's, never out of line */
-	memset(&o, 0, sizeof o);
+	cfi_insn in;
 	e2s_err e, de = E2S_ERR_OK;
 	x->s->depth = 0;
 	if (r->err != E2S_ERR_OK)
@@ -590,8 +602,10 @@ static e2s_err exec(run_t *x, cfi_dec *dec, uint64_t *err_off)
 	for (;;) {
 		size_t at = pos;
 		unsigned n;
+		/* A short form's, in registers (never out of line). */
+		cfi_insn o = {.op = 0};
 		if (base + pos < end &&
-		    (n = cfi_dec_short(base + pos, end, r->big_endian, &o))) {
+		    (n = cfi_dec_short(base + pos, end, be, &o))) {
 			pos += n;
 			e = exec_one(x, &o);
 		} else {
@@ -616,6 +630,17 @@ static e2s_err exec(run_t *x, cfi_dec *dec, uint64_t *err_off)
 		*err_off = at;
 		return e;
 	}
+}
+
+void cfi_scratch_init(cfi_interp_scratch *s, abi_id abi)
+{
+	const abi_desc *ar = abi_get(abi);
+	run_t x = {.t = &(cfi_table){.abi = abi}, .ar = ar};
+	s->ar = ar;
+	s->plain = 0;
+	for (unsigned reg = 0; reg < 64; reg++)
+		if (reg_ok(&x, reg) && column_of(&x, reg) == COL_NONE)
+			s->plain |= UINT64_C(1) << reg;
 }
 
 e2s_err cfi_run_cie(const cfi_table *t, const cfi_cie *cie, cfi_dec *dec,
@@ -652,6 +677,7 @@ e2s_err cfi_run_fde(const cfi_table *t, const cfi_cie *cie,
 	x.sp_set = false;
 	x.nslots = 0;
 	x.ca_short = cie->code_align <= UINT32_MAX ? cie->code_align : 0;
+	x.plain = s->plain & ~(cie->ra_reg < 64 ? UINT64_C(1) << cie->ra_reg : 0);
 	x.loc = fde->pc_begin;
 	x.end = fde->pc_begin + fde->pc_range;
 	if (x.end < x.loc)

@@ -487,7 +487,7 @@ static e2s_err parse(const cfi_section *sec, abi_id abi, const cfi_sink *k,
 	memset(&p, 0, sizeof p);
 	p.records_only = records_only;
 	p.pre = on_fde ? k->pre : NULL;
-	p.s.ar = abi_get(abi);
+	cfi_scratch_init(&p.s, abi);
 	if (on_fde) {
 		p.s.row_fn = k->row;
 		p.s.row_ctx = k->ctx;
