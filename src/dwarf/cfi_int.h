@@ -4,6 +4,7 @@
 #ifndef E2S_CFI_INT_H
 #define E2S_CFI_INT_H
 
+#include "../common/mem.h"
 #include "../common/reader.h"
 #include "cfi.h"
 
@@ -186,8 +187,9 @@ static inline unsigned cfi_leb2(const uint8_t *p, const uint8_t *end,
  * (another opcode, a longer operand, bytes cut short): cfi_dec_next
  * decodes those. Sets op and the opcode's operands, not off. A run of
  * DW_CFA_nop is one (nothing to run for each). */
-static inline unsigned cfi_dec_short(const uint8_t *p, const uint8_t *end,
-				     bool big_endian, cfi_insn *o)
+static E2S_ALWAYS_INLINE unsigned cfi_dec_short(const uint8_t *p,
+						const uint8_t *end,
+						bool big_endian, cfi_insn *o)
 {
 	unsigned n, m;
 	if (p[0] >> 6) { /* primary: advance_loc, offset, restore */

@@ -42,13 +42,8 @@ typedef struct {
 	void *row_ctx;
 	unsigned chg; /* CFI_COL_* columns changed since the last row */
 	/* The CFA rule when this location's group began (what identifies
-	 * it: an expression by its bytes' place). */
-	struct grp_cfa {
-		uint8_t kind;
-		uint16_t reg;
-		int64_t off;
-		uint32_t expr_off, expr_len;
-	} grp;
+	 * it: an expression by its bytes' place; grp_set). */
+	cfi_cfa grp;
 	bool sp_set;     /* an SP save rule was set in this group */
 	struct sp_slot {
 		uint8_t kind;
@@ -99,19 +94,17 @@ static struct sp_slot *find_slot(run_t *x, const cfi_rule *r)
 	return NULL;
 }
 
-static void grp_set(struct grp_cfa *g, const cfi_cfa *c)
+/* Only the leading fields grp_same reads: one copy of 24 bytes. */
+static void grp_set(cfi_cfa *g, const cfi_cfa *c)
 {
-	g->kind = c->kind;
-	g->reg = c->reg;
-	g->off = c->off;
-	g->expr_off = c->expr.sec_off;
-	g->expr_len = c->expr.len;
+	memcpy(g, c, offsetof(cfi_cfa, expr.len) + sizeof c->expr.len);
 }
 
-static bool grp_same(const struct grp_cfa *g, const cfi_cfa *c)
+static bool grp_same(const cfi_cfa *g, const cfi_cfa *c)
 {
 	return g->kind == c->kind && g->reg == c->reg && g->off == c->off &&
-	       g->expr_off == c->expr.sec_off && g->expr_len == c->expr.len;
+	       g->expr.sec_off == c->expr.sec_off &&
+	       g->expr.len == c->expr.len;
 }
 
 /* Settle SP provenance when a location group with an SP save ends (see
@@ -322,7 +315,7 @@ static e2s_err set_rule(run_t *x, uint64_t reg, const cfi_rule *r)
 	if (col == &x->cur.sp && x->fde &&
 	    (r->kind == CFI_RULE_OFFSET || r->kind == CFI_RULE_REGISTER)) {
 		x->sp_set = true;
-		const struct grp_cfa *g = &x->grp;
+		const cfi_cfa *g = &x->grp;
 		if (g->kind == CFI_CFA_REG_OFF && g->reg == x->ar->sp &&
 		    g->off >= INT32_MIN && g->off <= INT32_MAX) {
 			col->prov = CFI_PROV_PENDING;
@@ -593,33 +586,32 @@ static e2s_err exec(run_t *x, cfi_dec *dec, uint64_t *err_off)
 	br_t *r = &dec->r;
 	const uint8_t *base = r->base, *end = r->base + r->end;
 	const bool be = r->big_endian;
-	size_t pos = r->pos;
+	const uint8_t *p = base + r->pos;
 	cfi_insn in;
 	e2s_err e, de = E2S_ERR_OK;
 	x->s->depth = 0;
 	if (r->err != E2S_ERR_OK)
-		pos = r->end; /* cfi_dec_next reports it */
+		p = end; /* cfi_dec_next reports it */
 	for (;;) {
-		size_t at = pos;
+		const uint8_t *at = p;
 		unsigned n;
 		/* A short form's, in registers (never out of line). */
 		cfi_insn o = {.op = 0};
-		if (base + pos < end &&
-		    (n = cfi_dec_short(base + pos, end, be, &o))) {
-			pos += n;
+		if (p < end && (n = cfi_dec_short(p, end, be, &o))) {
+			p += n;
 			e = exec_one(x, &o);
 		} else {
-			r->pos = pos;
+			r->pos = (size_t)(p - base);
 			if (!cfi_dec_next(dec, &in, &de, err_off))
 				return de;
-			pos = r->pos;
-			at = in.off;
+			p = base + r->pos;
+			at = base + in.off;
 			e = exec_one(x, &in);
 		}
 		if (e == E2S_ERR_OK)
 			continue;
 		/* The rest of the program decoded, for a problem there. */
-		r->pos = pos;
+		r->pos = (size_t)(p - base);
 		uint64_t doff;
 		while (cfi_dec_next(dec, &in, &de, &doff))
 			;
@@ -627,7 +619,7 @@ static e2s_err exec(run_t *x, cfi_dec *dec, uint64_t *err_off)
 			*err_off = doff;
 			return de;
 		}
-		*err_off = at;
+		*err_off = (uint64_t)(at - base);
 		return e;
 	}
 }

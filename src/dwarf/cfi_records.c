@@ -371,10 +371,13 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde)
 	if (cie->fde_enc == (CFI_PE_PCREL | CFI_PE_SDATA4) && !sec->nrelas &&
 	    b->err == E2S_ERR_OK && b->pos <= b->end && b->end - b->pos >= 8) {
 		/* What GCC, LLVM and every linker write: pcrel sdata4 from
-		 * the field, range sdata4 (cfi_read_pointer's result). */
+		 * the field, range sdata4 (cfi_read_pointer's result). The
+		 * test above covers both reads. */
 		size_t field = b->pos;
-		int64_t begin = (int32_t)(uint32_t)br_take_uN(b, 4);
-		int64_t range = (int32_t)(uint32_t)br_take_uN(b, 4);
+		const uint8_t *f = b->base + field;
+		int64_t begin = (int32_t)e2s_load_uN(f, 4, b->big_endian);
+		int64_t range = (int32_t)e2s_load_uN(f + 4, 4, b->big_endian);
+		b->pos = field + 8;
 		fde->pc_begin = cfi_addr_mask((uint64_t)begin + sec->vaddr + field,
 					      cie->addr_size);
 		fde->pc_range = cfi_addr_mask((uint64_t)range, cie->addr_size);
