@@ -55,17 +55,20 @@ static e2s_err next_record(parse_t *p, br_t *r, rec_t *rec, bool *done)
 	*done = false;
 	rec->skip = false;
 	rec->is_cie = false;
-	if (br_at_end(r)) {
+	size_t left = br_left(r);
+	if (left == 0) {
 		*done = true;
 		return E2S_ERR_OK;
 	}
 	rec->off = r->pos;
 	rec->offsize = 4;
-	if (br_left(r) < 4)
+	if (left < 4)
 		return e2s_fail(p->diag, E2S_ERR_BAD_LENGTH, p->secname,
-				rec->off, "%zu stray bytes at the end",
-				br_left(r));
-	uint64_t len = br_take_uN(r, 4);
+				rec->off, "%zu stray bytes at the end", left);
+	/* br_take_uN(r, 4), its test made above. */
+	uint64_t len = e2s_load_uN(r->base + r->pos, 4, r->big_endian);
+	r->pos += 4;
+	left -= 4;
 	if (len == 0) {
 		if (eh)
 			*done = true;
@@ -80,21 +83,28 @@ static e2s_err next_record(parse_t *p, br_t *r, rec_t *rec, bool *done)
 			return e2s_fail(p->diag, E2S_ERR_BAD_LENGTH,
 					p->secname, rec->off,
 					"truncated 64-bit length");
+		left = br_left(r);
 	} else if (len >= 0xfffffff0) {
 		return e2s_fail(p->diag, E2S_ERR_BAD_LENGTH, p->secname,
 				rec->off, "reserved length value 0x%llx",
 				(unsigned long long)len);
 	}
-	if (len > br_left(r))
+	if (len > left)
 		return e2s_fail(p->diag, E2S_ERR_BAD_LENGTH, p->secname,
 				rec->off, "length 0x%llx, 0x%zx bytes left",
-				(unsigned long long)len, br_left(r));
+				(unsigned long long)len, left);
 	/* br_sub, which cannot fail here: r is sound and len fits. */
 	rec->body = (br_t){r->base, r->pos + (size_t)len, r->pos,
 			   r->big_endian, E2S_ERR_OK, 0};
 	r->pos += (size_t)len;
 	rec->id_off = rec->body.pos;
-	rec->id = br_take_uN(&rec->body, rec->offsize);
+	if (len >= rec->offsize) { /* br_take_uN's test */
+		rec->id = e2s_load_uN(r->base + rec->id_off, rec->offsize,
+				      r->big_endian);
+		rec->body.pos += rec->offsize;
+	} else {
+		rec->id = br_take_uN(&rec->body, rec->offsize);
+	}
 	if (eh)
 		rec->is_cie = br_ok(&rec->body) && rec->id == 0;
 	else
