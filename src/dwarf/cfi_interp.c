@@ -589,8 +589,9 @@ static e2s_err exec(run_t *x, cfi_dec *dec, uint64_t *err_off)
 	const uint8_t *p = base + r->pos;
 	cfi_insn in;
 	e2s_err e, de = E2S_ERR_OK;
+	const bool bad = r->err != E2S_ERR_OK;
 	x->s->depth = 0;
-	if (r->err != E2S_ERR_OK)
+	if (bad)
 		p = end; /* cfi_dec_next reports it */
 	for (;;) {
 		const uint8_t *at = p;
@@ -600,6 +601,8 @@ static e2s_err exec(run_t *x, cfi_dec *dec, uint64_t *err_off)
 		if (p < end && (n = cfi_dec_short(p, end, be, &o))) {
 			p += n;
 			e = exec_one(x, &o);
+		} else if (p == end && !bad) {
+			return E2S_ERR_OK; /* as cfi_dec_next says there */
 		} else {
 			r->pos = (size_t)(p - base);
 			if (!cfi_dec_next(dec, &in, &de, err_off))

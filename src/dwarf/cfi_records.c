@@ -334,8 +334,9 @@ static bool fpc_layout_p(const cfi_section *sec, const rec_t *rec,
 	       fde->pc_begin != 0 && (fde->pc_begin & 0xffffffffu) == 0;
 }
 
-/* Fill fde from its record; returns its status (NOMEM is fatal). */
-static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde)
+/* Fill fde (index idx) from its record; returns its status (NOMEM is
+ * fatal). */
+static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde, size_t idx)
 {
 	const cfi_section *sec = p->sec;
 	cfi_table *t = p->t;
@@ -373,7 +374,7 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde)
 		return cie->status;
 	}
 
-	cfi_ptr_ctx pc = {sec, t->abi, cie->addr_size, 0};
+	cfi_ptr_ctx pc; /* set where used: most FDEs need none */
 	if (sec->kind == CFI_SEC_DEBUG_FRAME)
 		br_skip(b, cie->seg_size);
 	fde->err_off = b->pos;
@@ -393,6 +394,7 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde)
 		fde->pc_range = cfi_addr_mask((uint64_t)range, cie->addr_size);
 		e = E2S_ERR_OK;
 	} else {
+		pc = (cfi_ptr_ctx){sec, t->abi, cie->addr_size, 0};
 		e = cfi_read_pointer(b, &pc, cie->fde_enc, true, &fde->pc_begin,
 				     &fde->reloc);
 		if (e == E2S_ERR_OK) {
@@ -419,7 +421,7 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde)
 	if (p->records_only)
 		return E2S_ERR_OK;
 	if (p->pre) {
-		int h = p->pre(p->on_fde_ctx, t, (size_t)(fde - t->fdes));
+		int h = p->pre(p->on_fde_ctx, t, idx);
 		if (h < 0)
 			return E2S_ERR_NOMEM;
 		if (h > 0) {
@@ -427,7 +429,7 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde)
 			return E2S_ERR_OK;
 		}
 	}
-	pc.func_base = fde->pc_begin;
+	pc = (cfi_ptr_ctx){sec, t->abi, cie->addr_size, fde->pc_begin};
 	cfi_dec dec;
 	cfi_dec_init(&dec, sec, cie, &pc, fde->insn_off, fde->insn_len);
 	return cfi_run_fde(t, cie, &p->cie_init[ci], fde, &dec, &p->s,
@@ -447,7 +449,7 @@ static e2s_err add_fde(parse_t *p, rec_t *rec)
 	if (p->on_fde)
 		p->s.nrows = 0;
 	p->pre_done = false;
-	e2s_err e = parse_fde(p, rec, fde);
+	e2s_err e = parse_fde(p, rec, fde, idx);
 	if (e == E2S_ERR_NOMEM)
 		return e;
 	fde->status = e;
