@@ -672,7 +672,9 @@ e2s_err cfi_run_fde(const cfi_table *t, const cfi_cie *cie,
 	x.sp_set = false;
 	x.nslots = 0;
 	x.ca_short = cie->code_align <= UINT32_MAX ? cie->code_align : 0;
-	x.plain = s->plain & ~(cie->ra_reg < 64 ? UINT64_C(1) << cie->ra_reg : 0);
+	x.plain = s->plain;
+	if (cie->ra_reg < 64) /* the return column is kept */
+		x.plain &= ~(UINT64_C(1) << cie->ra_reg);
 	x.loc = fde->pc_begin;
 	x.end = fde->pc_begin + fde->pc_range;
 	if (x.end < x.loc)

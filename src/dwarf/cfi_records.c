@@ -386,8 +386,9 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde, size_t idx)
 		 * test above covers both reads. */
 		size_t field = b->pos;
 		const uint8_t *f = b->base + field;
-		int64_t begin = (int32_t)e2s_load_uN(f, 4, b->big_endian);
-		int64_t range = (int32_t)e2s_load_uN(f + 4, 4, b->big_endian);
+		bool be = b->big_endian;
+		int64_t begin = (int32_t)(uint32_t)e2s_load_uN(f, 4, be);
+		int64_t range = (int32_t)(uint32_t)e2s_load_uN(f + 4, 4, be);
 		b->pos = field + 8;
 		fde->pc_begin = cfi_addr_mask((uint64_t)begin + sec->vaddr + field,
 					      cie->addr_size);
