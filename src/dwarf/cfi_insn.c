@@ -108,18 +108,6 @@ static e2s_err read_operand(br_t *r, cfi_opk k, uint8_t opbyte,
 	return br_ok(r) ? E2S_ERR_OK : r->err;
 }
 
-void cfi_dec_init(cfi_dec *d, const cfi_section *sec, const cfi_cie *cie,
-		  const cfi_ptr_ctx *pc, uint32_t off, uint32_t len)
-{
-	br_init(&d->r, sec->data, sec->size, sec->big_endian);
-	br_seek(&d->r, off);
-	d->r.end = (size_t)off + len;
-	if (d->r.end > sec->size)
-		br_set_error(&d->r, E2S_ERR_TRUNCATED);
-	d->cie = cie;
-	d->pc = pc;
-}
-
 bool cfi_dec_next(cfi_dec *d, cfi_insn *in, e2s_err *err, uint64_t *err_off)
 {
 	br_t *r = &d->r;

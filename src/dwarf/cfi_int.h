@@ -4,6 +4,7 @@
 #ifndef E2S_CFI_INT_H
 #define E2S_CFI_INT_H
 
+#include "../common/mem.h"
 #include "../common/reader.h"
 #include "cfi.h"
 
@@ -140,8 +141,24 @@ typedef struct {
 	const cfi_ptr_ctx *pc;
 } cfi_dec;
 
-void cfi_dec_init(cfi_dec *d, const cfi_section *sec, const cfi_cie *cie,
-		  const cfi_ptr_ctx *pc, uint32_t off, uint32_t len);
+/* Inline: it runs once per program. As br_init, br_seek(off), then the
+ * end moved to off + len, an error if past the section. */
+static inline void cfi_dec_init(cfi_dec *d, const cfi_section *sec,
+				const cfi_cie *cie, const cfi_ptr_ctx *pc,
+				uint32_t off, uint32_t len)
+{
+	d->r = (br_t){sec->data, (size_t)off + len, off, sec->big_endian,
+		      E2S_ERR_OK, 0};
+	if (off > sec->size) { /* br_seek's error, at position 0 */
+		d->r.pos = 0;
+		d->r.err = E2S_ERR_TRUNCATED;
+	} else if (d->r.end > sec->size) {
+		d->r.err = E2S_ERR_TRUNCATED;
+		d->r.err_pos = off;
+	}
+	d->cie = cie;
+	d->pc = pc;
+}
 /* The next instruction into *in: true. At the end: false with *err OK.
  * On a problem: false, *err its code and *err_off the offending offset.
  * Any opcode and operand; the interpreter decodes the forms compilers
@@ -170,8 +187,9 @@ static inline unsigned cfi_leb2(const uint8_t *p, const uint8_t *end,
  * (another opcode, a longer operand, bytes cut short): cfi_dec_next
  * decodes those. Sets op and the opcode's operands, not off. A run of
  * DW_CFA_nop is one (nothing to run for each). */
-static inline unsigned cfi_dec_short(const uint8_t *p, const uint8_t *end,
-				     bool big_endian, cfi_insn *o)
+static E2S_ALWAYS_INLINE unsigned cfi_dec_short(const uint8_t *p,
+						const uint8_t *end,
+						bool big_endian, cfi_insn *o)
 {
 	unsigned n, m;
 	if (p[0] >> 6) { /* primary: advance_loc, offset, restore */
@@ -182,6 +200,9 @@ static inline unsigned cfi_dec_short(const uint8_t *p, const uint8_t *end,
 		return (n = cfi_leb2(p + 1, end, &o->b)) ? 1 + n : 0;
 	}
 	o->op = p[0];
+	/* The commonest before the switch's jump table. */
+	if (o->op == DW_CFA_def_cfa_offset)
+		return (n = cfi_leb2(p + 1, end, &o->a)) ? 1 + n : 0;
 	switch (o->op) {
 	case DW_CFA_nop:
 		/* A run of them as one: the padding that ends most
@@ -192,7 +213,6 @@ static inline unsigned cfi_dec_short(const uint8_t *p, const uint8_t *end,
 	case DW_CFA_remember_state:
 	case DW_CFA_restore_state:
 		return 1;
-	case DW_CFA_def_cfa_offset:
 	case DW_CFA_def_cfa_register:
 		return (n = cfi_leb2(p + 1, end, &o->a)) ? 1 + n : 0;
 	case DW_CFA_def_cfa:
@@ -228,7 +248,12 @@ typedef struct {
 	/* Row by row (cfi_row_fn) instead, if set. */
 	cfi_row_fn row_fn;
 	void *row_ctx;
+	const abi_desc *ar; /* abi_get(t->abi), looked up once */
+	uint64_t plain;     /* registers 0-63 of no ABI column, valid */
 } cfi_interp_scratch;
+
+/* Set up s for running the programs of a section of ABI abi. */
+void cfi_scratch_init(cfi_interp_scratch *s, abi_id abi);
 
 #define CFI_MAX_STATE_DEPTH 64
 

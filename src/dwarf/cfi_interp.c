@@ -35,18 +35,15 @@ typedef struct {
 	cfi_row cur;
 	uint64_t loc, end;
 	uint64_t ca_short; /* the CIE's code alignment if below 2^32, else 0 */
+	uint64_t plain;    /* registers 0-63 a rule for only needs checked:
+	                    * valid, of no kept column (0 in a CIE) */
 	uint32_t nrows;    /* rows made (fde->row_count once it ends) */
 	cfi_row_fn row_fn; /* s->row_fn, s->row_ctx */
 	void *row_ctx;
 	unsigned chg; /* CFI_COL_* columns changed since the last row */
 	/* The CFA rule when this location's group began (what identifies
-	 * it: an expression by its bytes' place). */
-	struct grp_cfa {
-		uint8_t kind;
-		uint16_t reg;
-		int64_t off;
-		uint32_t expr_off, expr_len;
-	} grp;
+	 * it: an expression by its bytes' place; grp_set). */
+	cfi_cfa grp;
 	bool sp_set;     /* an SP save rule was set in this group */
 	struct sp_slot {
 		uint8_t kind;
@@ -97,19 +94,17 @@ static struct sp_slot *find_slot(run_t *x, const cfi_rule *r)
 	return NULL;
 }
 
-static void grp_set(struct grp_cfa *g, const cfi_cfa *c)
+/* Only the leading fields grp_same reads: one copy of 24 bytes. */
+static void grp_set(cfi_cfa *g, const cfi_cfa *c)
 {
-	g->kind = c->kind;
-	g->reg = c->reg;
-	g->off = c->off;
-	g->expr_off = c->expr.sec_off;
-	g->expr_len = c->expr.len;
+	memcpy(g, c, offsetof(cfi_cfa, expr.len) + sizeof c->expr.len);
 }
 
-static bool grp_same(const struct grp_cfa *g, const cfi_cfa *c)
+static bool grp_same(const cfi_cfa *g, const cfi_cfa *c)
 {
 	return g->kind == c->kind && g->reg == c->reg && g->off == c->off &&
-	       g->expr_off == c->expr.sec_off && g->expr_len == c->expr.len;
+	       g->expr.sec_off == c->expr.sec_off &&
+	       g->expr.len == c->expr.len;
 }
 
 /* Settle SP provenance when a location group with an SP save ends (see
@@ -320,7 +315,7 @@ static e2s_err set_rule(run_t *x, uint64_t reg, const cfi_rule *r)
 	if (col == &x->cur.sp && x->fde &&
 	    (r->kind == CFI_RULE_OFFSET || r->kind == CFI_RULE_REGISTER)) {
 		x->sp_set = true;
-		const struct grp_cfa *g = &x->grp;
+		const cfi_cfa *g = &x->grp;
 		if (g->kind == CFI_CFA_REG_OFF && g->reg == x->ar->sp &&
 		    g->off >= INT32_MIN && g->off <= INT32_MAX) {
 			col->prov = CFI_PROV_PENDING;
@@ -330,9 +325,9 @@ static e2s_err set_rule(run_t *x, uint64_t reg, const cfi_rule *r)
 	return E2S_ERR_OK;
 }
 
-static e2s_err rule_off(run_t *x, uint64_t reg, uint8_t kind, int64_t off)
+static e2s_err rule_off_col(run_t *x, uint64_t reg, uint8_t kind,
+			    int64_t off)
 {
-	/* Most saves are of registers no kept column is: only checked. */
 	if (reg != x->cie->ra_reg && column_of(x, reg) == COL_NONE)
 		return reg_ok(x, reg) ? E2S_ERR_OK : E2S_ERR_BAD_REGISTER;
 	cfi_rule r;
@@ -340,6 +335,16 @@ static e2s_err rule_off(run_t *x, uint64_t reg, uint8_t kind, int64_t off)
 	r.kind = kind;
 	r.off = off;
 	return set_rule(x, reg, &r);
+}
+
+/* Most saves are of registers no kept column is: only checked, here
+ * by one bit of x->plain. */
+static E2S_ALWAYS_INLINE e2s_err rule_off(run_t *x, uint64_t reg, uint8_t kind,
+					  int64_t off)
+{
+	if (reg < 64 && (x->plain >> reg & 1))
+		return E2S_ERR_OK;
+	return rule_off_col(x, reg, kind, off);
 }
 
 static e2s_err def_cfa(run_t *x, uint64_t reg, int64_t off)
@@ -580,32 +585,36 @@ static e2s_err exec(run_t *x, cfi_dec *dec, uint64_t *err_off)
 {
 	br_t *r = &dec->r;
 	const uint8_t *base = r->base, *end = r->base + r->end;
-	size_t pos = r->pos;
-	cfi_insn in, o; /* o: a short form's, never out of line */
-	memset(&o, 0, sizeof o);
+	const bool be = r->big_endian;
+	const uint8_t *p = base + r->pos;
+	cfi_insn in;
 	e2s_err e, de = E2S_ERR_OK;
+	const bool bad = r->err != E2S_ERR_OK;
 	x->s->depth = 0;
-	if (r->err != E2S_ERR_OK)
-		pos = r->end; /* cfi_dec_next reports it */
+	if (bad)
+		p = end; /* cfi_dec_next reports it */
 	for (;;) {
-		size_t at = pos;
+		const uint8_t *at = p;
 		unsigned n;
-		if (base + pos < end &&
-		    (n = cfi_dec_short(base + pos, end, r->big_endian, &o))) {
-			pos += n;
+		/* A short form's, in registers (never out of line). */
+		cfi_insn o = {.op = 0};
+		if (p < end && (n = cfi_dec_short(p, end, be, &o))) {
+			p += n;
 			e = exec_one(x, &o);
+		} else if (p == end && !bad) {
+			return E2S_ERR_OK; /* as cfi_dec_next says there */
 		} else {
-			r->pos = pos;
+			r->pos = (size_t)(p - base);
 			if (!cfi_dec_next(dec, &in, &de, err_off))
 				return de;
-			pos = r->pos;
-			at = in.off;
+			p = base + r->pos;
+			at = base + in.off;
 			e = exec_one(x, &in);
 		}
 		if (e == E2S_ERR_OK)
 			continue;
 		/* The rest of the program decoded, for a problem there. */
-		r->pos = pos;
+		r->pos = (size_t)(p - base);
 		uint64_t doff;
 		while (cfi_dec_next(dec, &in, &de, &doff))
 			;
@@ -613,9 +622,20 @@ static e2s_err exec(run_t *x, cfi_dec *dec, uint64_t *err_off)
 			*err_off = doff;
 			return de;
 		}
-		*err_off = at;
+		*err_off = (uint64_t)(at - base);
 		return e;
 	}
+}
+
+void cfi_scratch_init(cfi_interp_scratch *s, abi_id abi)
+{
+	const abi_desc *ar = abi_get(abi);
+	run_t x = {.t = &(cfi_table){.abi = abi}, .ar = ar};
+	s->ar = ar;
+	s->plain = 0;
+	for (unsigned reg = 0; reg < 64; reg++)
+		if (reg_ok(&x, reg) && column_of(&x, reg) == COL_NONE)
+			s->plain |= UINT64_C(1) << reg;
 }
 
 e2s_err cfi_run_cie(const cfi_table *t, const cfi_cie *cie, cfi_dec *dec,
@@ -641,7 +661,7 @@ e2s_err cfi_run_fde(const cfi_table *t, const cfi_cie *cie,
 	 * this runs once per FDE. */
 	x.t = t;
 	x.cie = cie;
-	x.ar = abi_get(t->abi);
+	x.ar = s->ar;
 	x.init = init;
 	x.s = s;
 	x.fde = fde;
@@ -652,6 +672,9 @@ e2s_err cfi_run_fde(const cfi_table *t, const cfi_cie *cie,
 	x.sp_set = false;
 	x.nslots = 0;
 	x.ca_short = cie->code_align <= UINT32_MAX ? cie->code_align : 0;
+	x.plain = s->plain;
+	if (cie->ra_reg < 64) /* the return column is kept */
+		x.plain &= ~(UINT64_C(1) << cie->ra_reg);
 	x.loc = fde->pc_begin;
 	x.end = fde->pc_begin + fde->pc_range;
 	if (x.end < x.loc)

@@ -52,19 +52,23 @@ const char *cfi_sec_name(cfi_sec_kind kind)
 static e2s_err next_record(parse_t *p, br_t *r, rec_t *rec, bool *done)
 {
 	bool eh = p->sec->kind == CFI_SEC_EH_FRAME;
-	memset(rec, 0, sizeof *rec);
 	*done = false;
-	if (br_at_end(r)) {
+	rec->skip = false;
+	rec->is_cie = false;
+	size_t left = br_left(r);
+	if (left == 0) {
 		*done = true;
 		return E2S_ERR_OK;
 	}
 	rec->off = r->pos;
 	rec->offsize = 4;
-	if (br_left(r) < 4)
+	if (left < 4)
 		return e2s_fail(p->diag, E2S_ERR_BAD_LENGTH, p->secname,
-				rec->off, "%zu stray bytes at the end",
-				br_left(r));
-	uint64_t len = br_take_uN(r, 4);
+				rec->off, "%zu stray bytes at the end", left);
+	/* br_take_uN(r, 4), its test made above. */
+	uint64_t len = e2s_load_uN(r->base + r->pos, 4, r->big_endian);
+	r->pos += 4;
+	left -= 4;
 	if (len == 0) {
 		if (eh)
 			*done = true;
@@ -79,18 +83,28 @@ static e2s_err next_record(parse_t *p, br_t *r, rec_t *rec, bool *done)
 			return e2s_fail(p->diag, E2S_ERR_BAD_LENGTH,
 					p->secname, rec->off,
 					"truncated 64-bit length");
+		left = br_left(r);
 	} else if (len >= 0xfffffff0) {
 		return e2s_fail(p->diag, E2S_ERR_BAD_LENGTH, p->secname,
 				rec->off, "reserved length value 0x%llx",
 				(unsigned long long)len);
 	}
-	if (len > br_left(r))
+	if (len > left)
 		return e2s_fail(p->diag, E2S_ERR_BAD_LENGTH, p->secname,
 				rec->off, "length 0x%llx, 0x%zx bytes left",
-				(unsigned long long)len, br_left(r));
-	br_sub(r, (size_t)len, &rec->body);
+				(unsigned long long)len, left);
+	/* br_sub, which cannot fail here: r is sound and len fits. */
+	rec->body = (br_t){r->base, r->pos + (size_t)len, r->pos,
+			   r->big_endian, E2S_ERR_OK, 0};
+	r->pos += (size_t)len;
 	rec->id_off = rec->body.pos;
-	rec->id = br_take_uN(&rec->body, rec->offsize);
+	if (len >= rec->offsize) { /* br_take_uN's test */
+		rec->id = e2s_load_uN(r->base + rec->id_off, rec->offsize,
+				      r->big_endian);
+		rec->body.pos += rec->offsize;
+	} else {
+		rec->id = br_take_uN(&rec->body, rec->offsize);
+	}
 	if (eh)
 		rec->is_cie = br_ok(&rec->body) && rec->id == 0;
 	else
@@ -320,8 +334,9 @@ static bool fpc_layout_p(const cfi_section *sec, const rec_t *rec,
 	       fde->pc_begin != 0 && (fde->pc_begin & 0xffffffffu) == 0;
 }
 
-/* Fill fde from its record; returns its status (NOMEM is fatal). */
-static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde)
+/* Fill fde (index idx) from its record; returns its status (NOMEM is
+ * fatal). */
+static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde, size_t idx)
 {
 	const cfi_section *sec = p->sec;
 	cfi_table *t = p->t;
@@ -359,7 +374,7 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde)
 		return cie->status;
 	}
 
-	cfi_ptr_ctx pc = {sec, t->abi, cie->addr_size, 0};
+	cfi_ptr_ctx pc; /* set where used: most FDEs need none */
 	if (sec->kind == CFI_SEC_DEBUG_FRAME)
 		br_skip(b, cie->seg_size);
 	fde->err_off = (uint32_t)b->pos;
@@ -367,15 +382,20 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde)
 	if (cie->fde_enc == (CFI_PE_PCREL | CFI_PE_SDATA4) && !sec->nrelas &&
 	    b->err == E2S_ERR_OK && b->pos <= b->end && b->end - b->pos >= 8) {
 		/* What GCC, LLVM and every linker write: pcrel sdata4 from
-		 * the field, range sdata4 (cfi_read_pointer's result). */
+		 * the field, range sdata4 (cfi_read_pointer's result). The
+		 * test above covers both reads. */
 		size_t field = b->pos;
-		int64_t begin = (int32_t)(uint32_t)br_take_uN(b, 4);
-		int64_t range = (int32_t)(uint32_t)br_take_uN(b, 4);
+		const uint8_t *f = b->base + field;
+		bool be = b->big_endian;
+		int64_t begin = (int32_t)(uint32_t)e2s_load_uN(f, 4, be);
+		int64_t range = (int32_t)(uint32_t)e2s_load_uN(f + 4, 4, be);
+		b->pos = field + 8;
 		fde->pc_begin = cfi_addr_mask((uint64_t)begin + sec->vaddr + field,
 					      cie->addr_size);
 		fde->pc_range = cfi_addr_mask((uint64_t)range, cie->addr_size);
 		e = E2S_ERR_OK;
 	} else {
+		pc = (cfi_ptr_ctx){sec, t->abi, cie->addr_size, 0};
 		e = cfi_read_pointer(b, &pc, cie->fde_enc, true, &fde->pc_begin,
 				     t->relocs ? &t->relocs[fde - t->fdes] : NULL);
 		if (e == E2S_ERR_OK) {
@@ -390,7 +410,7 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde)
 		return E2S_ERR_CIE_PTR_WIDTH;
 	if (cie->has_z) {
 		uint64_t alen = br_uleb(b);
-		br_skip(b, (size_t)(alen > SIZE_MAX ? SIZE_MAX : alen));
+		(void)br_take(b, (size_t)(alen > SIZE_MAX ? SIZE_MAX : alen));
 		if (!br_ok(b)) {
 			fde->err_off = (uint32_t)b->err_pos;
 			return b->err;
@@ -402,7 +422,7 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde)
 	if (p->records_only)
 		return E2S_ERR_OK;
 	if (p->pre) {
-		int h = p->pre(p->on_fde_ctx, t, (size_t)(fde - t->fdes));
+		int h = p->pre(p->on_fde_ctx, t, idx);
 		if (h < 0)
 			return E2S_ERR_NOMEM;
 		if (h > 0) {
@@ -410,7 +430,7 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde)
 			return E2S_ERR_OK;
 		}
 	}
-	pc.func_base = fde->pc_begin;
+	pc = (cfi_ptr_ctx){sec, t->abi, cie->addr_size, fde->pc_begin};
 	cfi_dec dec;
 	cfi_dec_init(&dec, sec, cie, &pc, fde->insn_off, fde->insn_len);
 	uint64_t err_off = fde->err_off;
@@ -438,7 +458,7 @@ static e2s_err add_fde(parse_t *p, rec_t *rec)
 	if (p->on_fde)
 		p->s.nrows = 0;
 	p->pre_done = false;
-	e2s_err e = parse_fde(p, rec, fde);
+	e2s_err e = parse_fde(p, rec, fde, idx);
 	if (e == E2S_ERR_NOMEM)
 		return e;
 	fde->status = (uint8_t)e;
@@ -491,6 +511,7 @@ static e2s_err parse(const cfi_section *sec, abi_id abi, const cfi_sink *k,
 	memset(&p, 0, sizeof p);
 	p.records_only = records_only;
 	p.pre = on_fde ? k->pre : NULL;
+	cfi_scratch_init(&p.s, abi);
 	if (on_fde) {
 		p.s.row_fn = k->row;
 		p.s.row_ctx = k->ctx;

@@ -517,6 +517,60 @@ static void test_return_column_is_fp(void)
 	cfi_table_free(&t);
 }
 
+/* A save of a register no kept column is only checks its number (for
+ * 0-63 by one bit of a mask); one of a kept column sets the column:
+ * SP, FP, the CIE's return column (here r3, among the plain ones
+ * otherwise), AArch64's RA_SIGN_STATE. */
+static void test_save_columns(void)
+{
+	cfi_table t;
+	size_t off;
+	static const uint8_t p[] = {
+		0x83, 1,            /* offset r3: no column */
+		0x41, 0xbf, 1,      /* offset r63 */
+		0x41, 0x05, 100, 1, /* offset_extended r100 */
+		0x41, 0x87, 2,      /* offset r7: SP */
+	};
+	CHECK_EQ(run(ABI_AMD64, 1, 0x10, p, sizeof p, &t, NULL),
+		 E2S_ERR_OK);
+	CHECK_EQ(t.fdes[0].row_count, 2);
+	CHECK_EQ(row(&t, 0)->end, PC0 + 3);
+	CHECK_EQ(row(&t, 0)->sp.kind, CFI_RULE_UNSPEC);
+	CHECK_EQ(row(&t, 0)->fp.kind, CFI_RULE_UNSPEC);
+	CHECK_EQ(row(&t, 0)->ra.off, -8);
+	CHECK_EQ(row(&t, 1)->sp.kind, CFI_RULE_OFFSET);
+	CHECK_EQ(row(&t, 1)->sp.off, -16);
+	cfi_table_free(&t);
+
+	static const uint8_t bad[] = {0x41, 0x05, 0x83, 0x01, 1}; /* r131 */
+	CHECK_EQ(run(ABI_AMD64, 1, 0x10, bad, sizeof bad, &t, &off),
+		 E2S_ERR_BAD_REGISTER);
+	CHECK_EQ(t.fdes[0].err_off, off + 1);
+	cfi_table_free(&t);
+
+	bw_t w;
+	bw_init(&w, false);
+	static const uint8_t init[] = {0x0c, 7, 8};
+	static const uint8_t r3[] = {0x41, 0x83, 2}; /* offset r3 */
+	size_t c = cie(&w, 1, -8, 3, init, sizeof init);
+	fde(&w, c, PC0, 0x10, r3, sizeof r3);
+	CHECK_EQ(parse(&w, ABI_AMD64, &t), E2S_ERR_OK);
+	bw_free(&w);
+	CHECK_EQ(t.fdes[0].row_count, 2);
+	CHECK_EQ(row(&t, 0)->ra.kind, CFI_RULE_UNSPEC);
+	CHECK_EQ(row(&t, 1)->ra.kind, CFI_RULE_OFFSET);
+	CHECK_EQ(row(&t, 1)->ra.off, -16);
+	cfi_table_free(&t);
+
+	static const uint8_t sign[] = {0x41, 0xa2, 1}; /* offset r34 */
+	CHECK_EQ(run(ABI_AARCH64, 1, 0x10, sign, sizeof sign, &t, NULL),
+		 E2S_ERR_OK);
+	CHECK_EQ(t.fdes[0].row_count, 2);
+	CHECK_EQ(row(&t, 0)->ra_sign_bad, 0);
+	CHECK_EQ(row(&t, 1)->ra_sign_bad, 1);
+	cfi_table_free(&t);
+}
+
 /* The decoder's inline short forms (cfi_dec_short) read every byte
  * string as the table-driven decoder (cfi_dec_next) does: opcode,
  * operands and length, for every first byte and operand bytes at the
@@ -590,6 +644,7 @@ int main(void)
 	test_restore();
 	test_undefined_same_register();
 	test_return_column_is_fp();
+	test_save_columns();
 	test_remember_restore();
 	test_def_cfa();
 	test_expressions();
