@@ -118,10 +118,31 @@ static uint32_t memo_tag(uint64_t h)
 	return (uint32_t)(h >> 32) | 1;
 }
 
-/* A program of up to 8 bytes as a number (the rest 0). */
-static uint64_t short_insns(const uint8_t *p, uint32_t n)
+/* A program of 1 to 8 bytes at section offset off as a number (the rest
+ * 0): one 8-byte load where the section has 8 bytes there. */
+static uint64_t short_insns(const cfi_table *t, uint32_t off, uint32_t n)
 {
-	return e2s_load_uN(p, n, false);
+	const uint8_t *p = t->data + off;
+	if (t->size - off < 8)
+		return e2s_load_uN(p, n, false);
+	return e2s_load_uN(p, 8, false) & (~(uint64_t)0 >> (64 - 8 * n));
+}
+
+static uint64_t load8(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* a[0..n) == b[0..n) for n > 8, 8 bytes at a time (the last 8 overlap):
+ * programs are some 10 to 60 bytes, too few for a call to memcmp. */
+static bool same_insns(const uint8_t *a, const uint8_t *b, uint32_t n)
+{
+	for (uint32_t k = 0; k + 8 < n; k += 8)
+		if (load8(a + k) != load8(b + k))
+			return false;
+	return load8(a + n - 8) == load8(b + n - 8);
 }
 
 /* Kept in the entry, a short program is compared without reading the
@@ -129,7 +150,6 @@ static uint64_t short_insns(const uint8_t *p, uint32_t n)
 static bool memo_same(const conv_pctx *c, const conv_memo *m, const cfi_fde *fde,
 		      uint32_t tag)
 {
-	const uint8_t *p = c->t->data + fde->insn_off;
 	if (m->tag != tag || m->insn_len != fde->insn_len || m->cie != fde->cie)
 		return false;
 	if (m->pc_range != fde->pc_range &&
@@ -137,8 +157,9 @@ static bool memo_same(const conv_pctx *c, const conv_memo *m, const cfi_fde *fde
 	      (m->pc_range > m->reach && fde->pc_range > m->reach)))
 		return false;
 	if (m->insn_len <= 8)
-		return m->insn == short_insns(p, m->insn_len);
-	return memcmp(c->t->data + m->insn, p, m->insn_len) == 0;
+		return m->insn == short_insns(c->t, fde->insn_off, m->insn_len);
+	return same_insns(c->t->data + m->insn, c->t->data + fde->insn_off,
+			  m->insn_len);
 }
 
 bool conv_memo_put(conv_pctx *c, size_t i, conv_skip s, size_t first)
@@ -199,7 +220,7 @@ bool conv_memo_put(conv_pctx *c, size_t i, conv_skip s, size_t first)
 	m->reach = fde->reach < CONV_MEMO_FAR ? (uint16_t)fde->reach : CONV_MEMO_FAR;
 	m->insn_len = (uint16_t)fde->insn_len;
 	m->insn = fde->insn_len <= 8
-			  ? short_insns(c->t->data + fde->insn_off, fde->insn_len)
+			  ? short_insns(c->t, fde->insn_off, fde->insn_len)
 			  : fde->insn_off;
 	m->out = (uint8_t)s;
 	m->enc_off = 0;
