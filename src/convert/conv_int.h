@@ -128,7 +128,9 @@ typedef struct {
 	uint64_t pc, end;   /* its range */
 	bool active;        /* its rows are projected (fde_precheck passed) */
 	bool rows_bad;      /* the table's row range of it is broken */
-	size_t nrows;       /* rows seen (up to the first PLT row) */
+	size_t nrows;       /* rows seen (up to the first PLT row); only
+	                     * whether it is 0 counts (conv_cfa_row adds
+	                     * none) */
 	conv_skip row_skip;  /* the first row SFrame cannot express */
 	bool flex;          /* some row needs a flexible FDE */
 	unsigned same;      /* CFI_COL_* the rows since the last projected

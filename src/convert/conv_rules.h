@@ -78,10 +78,26 @@ bool conv_rule_cfa_only_ok(const abi_desc *a, const cfi_row *r);
  * ULEB128 included), and beyond +/-2^40 no SFrame word could hold it
  * even scaled, while below it the scaling cannot overflow. */
 #define CONV_OFF_LIMIT ((int64_t)1 << 40)
+
+/* Does the ABI scale CFA offsets (s390x)? */
+static inline bool conv_cfa_scaled(const abi_desc *a)
+{
+	return a->cfa_adjust || a->cfa_align != 1;
+}
+
+/* conv_cfa_word for an ABI that does not scale them. */
+static inline conv_skip conv_cfa_word_plain(int64_t off, int32_t *w)
+{
+	if (off < INT32_MIN || off > INT32_MAX)
+		return CONV_SKIP_OFFSET_RANGE;
+	*w = (int32_t)off;
+	return CONV_SKIP_NONE;
+}
+
 static inline conv_skip conv_cfa_word(const abi_desc *a, int64_t off,
 				    int32_t *w)
 {
-	if (a->cfa_adjust || a->cfa_align != 1) {
+	if (conv_cfa_scaled(a)) {
 		if (off < -CONV_OFF_LIMIT || off > CONV_OFF_LIMIT)
 			return CONV_SKIP_OFFSET_RANGE;
 		int64_t v = off - a->cfa_adjust;
@@ -89,10 +105,7 @@ static inline conv_skip conv_cfa_word(const abi_desc *a, int64_t off,
 			return CONV_SKIP_CFA_ALIGN;
 		off = v / a->cfa_align;
 	}
-	if (off < INT32_MIN || off > INT32_MAX)
-		return CONV_SKIP_OFFSET_RANGE;
-	*w = (int32_t)off;
-	return CONV_SKIP_NONE;
+	return conv_cfa_word_plain(off, w);
 }
 
 #endif
