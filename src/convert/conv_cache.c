@@ -195,17 +195,16 @@ bool conv_memo_put(conv_pctx *c, size_t i, conv_skip s, size_t first)
 		size_t sets = 64;
 		while (sets < CONV_MEMO_SETS && sets < c->t->size / 128)
 			sets *= 2;
+		/* One zeroed block, the entries 64-aligned, then the tags:
+		 * calloc's fresh pages need no clearing, and pages no entry
+		 * touches cost nothing. */
 		size_t bytes = 2 * sets * sizeof *c->memo;
-		conv_memo *v = aligned_alloc(64, bytes);
-		uint16_t *tags = calloc(2 * sets, sizeof *tags);
-		if (!v || !tags) {
-			free(v);
-			free(tags);
+		unsigned char *mem = calloc(1, 63 + bytes + 2 * sets * sizeof *c->memo_tags);
+		if (!mem)
 			return false;
-		}
-		memset(v, 0, bytes);
-		c->memo = v;
-		c->memo_tags = tags;
+		c->memo_mem = mem;
+		c->memo = (conv_memo *)(mem + (-(uintptr_t)mem & 63));
+		c->memo_tags = (uint16_t *)(c->memo + 2 * sets);
 		c->memo_sets = sets;
 	}
 	uint64_t h = memo_hash(c, i);
@@ -280,9 +279,9 @@ int conv_memo_take(conv_pctx *c, size_t i)
 
 void conv_cache_free(conv_pctx *c)
 {
-	free(c->memo);
+	free(c->memo_mem);
+	c->memo_mem = NULL;
 	c->memo = NULL;
-	free(c->memo_tags);
 	c->memo_tags = NULL;
 	free(c->first);
 	c->first = NULL;

@@ -188,6 +188,7 @@ typedef struct {
 	size_t memo_sets; /* a power of two, up to CONV_MEMO_SETS */
 	uint16_t *memo_tags; /* each entry's tag's low half (0: empty), apart:
 	                      * a lookup that finds nothing reads these only */
+	void *memo_mem;   /* the block memo and memo_tags are in */
 	size_t hash_fde; /* the FDE whose key hash_val is (SIZE_MAX: none) */
 	uint64_t hash_val;
 	size_t checked_fde; /* the FDE whose fde_precheck checked is */
