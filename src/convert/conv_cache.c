@@ -162,6 +162,39 @@ static bool memo_same(const conv_pctx *c, const conv_memo *m, const cfi_fde *fde
 			  m->insn_len);
 }
 
+/* The table, at the first entry. false on OOM. */
+static bool memo_alloc(conv_pctx *c)
+{
+	/* About one entry per 64 bytes of section (an FDE takes
+	 * 40 to 60), so that a small file pays for a small table. */
+	size_t sets = 64;
+	while (sets < CONV_MEMO_SETS && sets < c->t->size / 128)
+		sets *= 2;
+	/* One zeroed block, the entries 64-aligned, then the tags:
+	 * calloc's fresh pages need no clearing, and pages no entry
+	 * touches cost nothing. */
+	size_t bytes = 2 * sets * sizeof *c->memo;
+	unsigned char *mem = calloc(1, 63 + bytes + 2 * sets * sizeof *c->memo_tags);
+	if (!mem)
+		return false;
+	c->memo_mem = mem;
+	c->memo = (conv_memo *)(mem + (-(uintptr_t)mem & 63));
+	c->memo_tags = (uint16_t *)(c->memo + 2 * sets);
+	c->memo_sets = sets;
+	return true;
+}
+
+/* conv_memo_put without the table, or without FDE i's hash (memo_take
+ * makes it, unless the table was not there yet): make them, then put. */
+static E2S_OUT_OF_LINE bool memo_put_first(conv_pctx *c, size_t i,
+					   conv_skip s, size_t first)
+{
+	if (!c->memo && !memo_alloc(c))
+		return false;
+	memo_hash(c, i);
+	return conv_memo_put(c, i, s, first);
+}
+
 bool conv_memo_put(conv_pctx *c, size_t i, conv_skip s, size_t first)
 {
 	const cfi_fde *fde = &c->t->fdes[i];
@@ -189,25 +222,10 @@ bool conv_memo_put(conv_pctx *c, size_t i, conv_skip s, size_t first)
 	default:
 		break;
 	}
-	if (!c->memo) {
-		/* About one entry per 64 bytes of section (an FDE takes
-		 * 40 to 60), so that a small file pays for a small table. */
-		size_t sets = 64;
-		while (sets < CONV_MEMO_SETS && sets < c->t->size / 128)
-			sets *= 2;
-		/* One zeroed block, the entries 64-aligned, then the tags:
-		 * calloc's fresh pages need no clearing, and pages no entry
-		 * touches cost nothing. */
-		size_t bytes = 2 * sets * sizeof *c->memo;
-		unsigned char *mem = calloc(1, 63 + bytes + 2 * sets * sizeof *c->memo_tags);
-		if (!mem)
-			return false;
-		c->memo_mem = mem;
-		c->memo = (conv_memo *)(mem + (-(uintptr_t)mem & 63));
-		c->memo_tags = (uint16_t *)(c->memo + 2 * sets);
-		c->memo_sets = sets;
-	}
-	uint64_t h = memo_hash(c, i);
+	/* Called last: the usual call saves no registers. */
+	if (!c->memo || c->hash_fde != i)
+		return memo_put_first(c, i, s, first);
+	uint64_t h = c->hash_val;
 	conv_memo *m = memo_set(c, h);
 	uint16_t *mt = &c->memo_tags[m - c->memo];
 	m[1] = m[0];
