@@ -94,7 +94,7 @@ static bool memo_key_ok(const cfi_fde *fde)
 	       fde->cie <= UINT16_MAX && fde->pc_range <= UINT32_MAX;
 }
 
-static uint64_t memo_hash(conv_pctx *c, size_t i)
+static E2S_ALWAYS_INLINE uint64_t memo_hash(conv_pctx *c, size_t i)
 {
 	if (c->hash_fde == i)
 		return c->hash_val;
@@ -147,8 +147,8 @@ static bool same_insns(const uint8_t *a, const uint8_t *b, uint32_t n)
 
 /* Kept in the entry, a short program is compared without reading the
  * earlier FDE's bytes (a cache miss each, on the most common hits). */
-static bool memo_same(const conv_pctx *c, const conv_memo *m, const cfi_fde *fde,
-		      uint32_t tag)
+static E2S_ALWAYS_INLINE bool memo_same(const conv_pctx *c, const conv_memo *m,
+					const cfi_fde *fde, uint32_t tag)
 {
 	if (m->tag != tag || m->insn_len != fde->insn_len || m->cie != fde->cie)
 		return false;
