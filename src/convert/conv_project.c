@@ -16,7 +16,7 @@
  * is reduced to what SFrame tracks (conv_prow) at once. The functions and
  * their FREs are made when the FDE ends and its status is known. */
 
-static void fde_begin(conv_pctx *c, size_t i)
+static E2S_ALWAYS_INLINE void fde_begin(conv_pctx *c, size_t i)
 {
 	conv_fdeproj *f = &c->f;
 	const cfi_fde *fde = &c->t->fdes[i];
