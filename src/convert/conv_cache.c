@@ -94,7 +94,7 @@ static bool memo_key_ok(const cfi_fde *fde)
 	       fde->cie <= UINT16_MAX && fde->pc_range <= UINT32_MAX;
 }
 
-static uint64_t memo_hash(conv_pctx *c, size_t i)
+static E2S_ALWAYS_INLINE uint64_t memo_hash(conv_pctx *c, size_t i)
 {
 	if (c->hash_fde == i)
 		return c->hash_val;
@@ -118,18 +118,38 @@ static uint32_t memo_tag(uint64_t h)
 	return (uint32_t)(h >> 32) | 1;
 }
 
-/* A program of up to 8 bytes as a number (the rest 0). */
-static uint64_t short_insns(const uint8_t *p, uint32_t n)
+/* A program of 1 to 8 bytes at section offset off as a number (the rest
+ * 0): one 8-byte load where the section has 8 bytes there. */
+static uint64_t short_insns(const cfi_table *t, uint32_t off, uint32_t n)
 {
-	return e2s_load_uN(p, n, false);
+	const uint8_t *p = t->data + off;
+	if (t->size - off < 8)
+		return e2s_load_uN(p, n, false);
+	return e2s_load_uN(p, 8, false) & (~(uint64_t)0 >> (64 - 8 * n));
+}
+
+static uint64_t load8(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* a[0..n) == b[0..n) for n > 8, 8 bytes at a time (the last 8 overlap):
+ * programs are some 10 to 60 bytes, too few for a call to memcmp. */
+static bool same_insns(const uint8_t *a, const uint8_t *b, uint32_t n)
+{
+	for (uint32_t k = 0; k + 8 < n; k += 8)
+		if (load8(a + k) != load8(b + k))
+			return false;
+	return load8(a + n - 8) == load8(b + n - 8);
 }
 
 /* Kept in the entry, a short program is compared without reading the
  * earlier FDE's bytes (a cache miss each, on the most common hits). */
-static bool memo_same(const conv_pctx *c, const conv_memo *m, const cfi_fde *fde,
-		      uint32_t tag)
+static E2S_ALWAYS_INLINE bool memo_same(const conv_pctx *c, const conv_memo *m,
+					const cfi_fde *fde, uint32_t tag)
 {
-	const uint8_t *p = c->t->data + fde->insn_off;
 	if (m->tag != tag || m->insn_len != fde->insn_len || m->cie != fde->cie)
 		return false;
 	if (m->pc_range != fde->pc_range &&
@@ -137,8 +157,42 @@ static bool memo_same(const conv_pctx *c, const conv_memo *m, const cfi_fde *fde
 	      (m->pc_range > m->reach && fde->pc_range > m->reach)))
 		return false;
 	if (m->insn_len <= 8)
-		return m->insn == short_insns(p, m->insn_len);
-	return memcmp(c->t->data + m->insn, p, m->insn_len) == 0;
+		return m->insn == short_insns(c->t, fde->insn_off, m->insn_len);
+	return same_insns(c->t->data + m->insn, c->t->data + fde->insn_off,
+			  m->insn_len);
+}
+
+/* The table, at the first entry. false on OOM. */
+static bool memo_alloc(conv_pctx *c)
+{
+	/* About one entry per 64 bytes of section (an FDE takes
+	 * 40 to 60), so that a small file pays for a small table. */
+	size_t sets = 64;
+	while (sets < CONV_MEMO_SETS && sets < c->t->size / 128)
+		sets *= 2;
+	/* One zeroed block, the entries 64-aligned, then the tags:
+	 * calloc's fresh pages need no clearing, and pages no entry
+	 * touches cost nothing. */
+	size_t bytes = 2 * sets * sizeof *c->memo;
+	unsigned char *mem = calloc(1, 63 + bytes + 2 * sets * sizeof *c->memo_tags);
+	if (!mem)
+		return false;
+	c->memo_mem = mem;
+	c->memo = (conv_memo *)(mem + (-(uintptr_t)mem & 63));
+	c->memo_tags = (uint16_t *)(c->memo + 2 * sets);
+	c->memo_sets = sets;
+	return true;
+}
+
+/* conv_memo_put without the table, or without FDE i's hash (memo_take
+ * makes it, unless the table was not there yet): make them, then put. */
+static E2S_OUT_OF_LINE bool memo_put_first(conv_pctx *c, size_t i,
+					   conv_skip s, size_t first)
+{
+	if (!c->memo && !memo_alloc(c))
+		return false;
+	memo_hash(c, i);
+	return conv_memo_put(c, i, s, first);
 }
 
 bool conv_memo_put(conv_pctx *c, size_t i, conv_skip s, size_t first)
@@ -168,26 +222,10 @@ bool conv_memo_put(conv_pctx *c, size_t i, conv_skip s, size_t first)
 	default:
 		break;
 	}
-	if (!c->memo) {
-		/* About one entry per 64 bytes of section (an FDE takes
-		 * 40 to 60), so that a small file pays for a small table. */
-		size_t sets = 64;
-		while (sets < CONV_MEMO_SETS && sets < c->t->size / 128)
-			sets *= 2;
-		size_t bytes = 2 * sets * sizeof *c->memo;
-		conv_memo *v = aligned_alloc(64, bytes);
-		uint16_t *tags = calloc(2 * sets, sizeof *tags);
-		if (!v || !tags) {
-			free(v);
-			free(tags);
-			return false;
-		}
-		memset(v, 0, bytes);
-		c->memo = v;
-		c->memo_tags = tags;
-		c->memo_sets = sets;
-	}
-	uint64_t h = memo_hash(c, i);
+	/* Called last: the usual call saves no registers. */
+	if (!c->memo || c->hash_fde != i)
+		return memo_put_first(c, i, s, first);
+	uint64_t h = c->hash_val;
 	conv_memo *m = memo_set(c, h);
 	uint16_t *mt = &c->memo_tags[m - c->memo];
 	m[1] = m[0];
@@ -199,7 +237,7 @@ bool conv_memo_put(conv_pctx *c, size_t i, conv_skip s, size_t first)
 	m->reach = fde->reach < CONV_MEMO_FAR ? (uint16_t)fde->reach : CONV_MEMO_FAR;
 	m->insn_len = (uint16_t)fde->insn_len;
 	m->insn = fde->insn_len <= 8
-			  ? short_insns(c->t->data + fde->insn_off, fde->insn_len)
+			  ? short_insns(c->t, fde->insn_off, fde->insn_len)
 			  : fde->insn_off;
 	m->out = (uint8_t)s;
 	m->enc_off = 0;
@@ -259,9 +297,9 @@ int conv_memo_take(conv_pctx *c, size_t i)
 
 void conv_cache_free(conv_pctx *c)
 {
-	free(c->memo);
+	free(c->memo_mem);
+	c->memo_mem = NULL;
 	c->memo = NULL;
-	free(c->memo_tags);
 	c->memo_tags = NULL;
 	free(c->first);
 	c->first = NULL;

@@ -37,7 +37,8 @@ static inline bool conv_cfa_only(const conv_pctx *c, unsigned same,
 }
 
 /* The FRE of a row whose projection differs from the one before only in
- * its CFA offset (conv_cfa_only), after an FRE (f->nfre > 0): that row's
+ * its CFA offset (conv_cfa_only), of an ABI that does not scale CFA
+ * offsets, after an FRE (f->nfre > 0): that row's
  * FRE is the last one kept, or one equal to it. The new one is that FRE
  * with its CFA word changed, kept as conv_fre_keep would: nothing if the
  * word is the same, in place if it starts where that one does. */
@@ -50,7 +51,7 @@ static inline void conv_put_fre_cfa(conv_pctx *c, const conv_prow_at *pa)
 	if (!last->ndw)
 		return; /* RA undefined: no CFA word */
 	int32_t cw;
-	conv_skip word = conv_cfa_word(c->abi, pa->cfa_off, &cw);
+	conv_skip word = conv_cfa_word_plain(pa->cfa_off, &cw);
 	if (word) {
 		f->word_skip = word;
 		return;
@@ -69,20 +70,23 @@ static inline void conv_put_fre_cfa(conv_pctx *c, const conv_prow_at *pa)
 }
 
 /* The usual row, inline: one whose CFA offset alone changed, with room
- * for it. true if it was taken so. */
+ * for it, of an ABI that does not scale CFA offsets (the others' rows take
+ * the general path: this one then needs no registers saved). true if it
+ * was taken so. A row was projected before it (f->cfa_run), so f->nrows
+ * is not 0, and f->nfre is not 0 unless a word did not fit
+ * (conv_put_fre_cfa looks at f->word_skip first). */
 static inline bool conv_cfa_row(conv_pctx *c, const cfi_row *r)
 {
 	conv_fdeproj *f = &c->f;
 	if (!conv_cfa_only(c, f->same & r->same, r) || f->gp.n >= f->gp.cap ||
-	    f->nfre == 0 || f->nfre >= c->gr.cap ||
-	    !conv_row_live(r, f->pc, f->end))
+	    f->nfre >= c->gr.cap || !conv_row_live(r, f->pc, f->end) ||
+	    conv_cfa_scaled(c->abi))
 		return false;
 	conv_prow_at *pa = &f->pv[f->gp.n++];
 	pa->start = r->start;
 	pa->cfa_off = r->cfa.off;
 	pa->base = pa[-1].base;
 	conv_put_fre_cfa(c, pa);
-	f->nrows++;
 	f->same = CFI_COL_ALL;
 	return true;
 }

@@ -6,11 +6,22 @@
 
 #include "conv_int.h"
 
-sfe_func *conv_new_func(conv_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
-		       uint64_t start, uint64_t size)
+/* conv_new_func with no room: grow, then again. Out of line, so that
+ * the usual call, with room, makes no call and saves no registers. */
+static E2S_OUT_OF_LINE sfe_func *new_func_grow(conv_pctx *c, const cfi_fde *fde,
+					      uint32_t fdeidx, uint64_t start,
+					      uint64_t size)
 {
 	if (!conv_grow((void **)&c->set->funcs, &c->gf, sizeof(sfe_func), c->gf.n + 1))
 		return NULL;
+	return conv_new_func(c, fde, fdeidx, start, size);
+}
+
+sfe_func *conv_new_func(conv_pctx *c, const cfi_fde *fde, uint32_t fdeidx,
+		       uint64_t start, uint64_t size)
+{
+	if (c->gf.n >= c->gf.cap)
+		return new_func_grow(c, fde, fdeidx, start, size);
 	sfe_func *fn = &c->set->funcs[c->gf.n++];
 	memset(fn, 0, sizeof *fn);
 	const cfi_cie *cie = &c->t->cies[fde->cie];

@@ -138,7 +138,9 @@ typedef struct {
 	uint64_t pc, end;   /* its range */
 	bool active;        /* its rows are projected (fde_precheck passed) */
 	bool rows_bad;      /* the table's row range of it is broken */
-	size_t nrows;       /* rows seen (up to the first PLT row) */
+	size_t nrows;       /* rows seen (up to the first PLT row); only
+	                     * whether it is 0 counts (conv_cfa_row adds
+	                     * none) */
 	conv_skip row_skip;  /* the first row SFrame cannot express */
 	bool flex;          /* some row needs a flexible FDE */
 	unsigned same;      /* CFI_COL_* the rows since the last projected
@@ -196,6 +198,7 @@ typedef struct {
 	size_t memo_sets; /* a power of two, up to CONV_MEMO_SETS */
 	uint16_t *memo_tags; /* each entry's tag's low half (0: empty), apart:
 	                      * a lookup that finds nothing reads these only */
+	void *memo_mem;   /* the block memo and memo_tags are in */
 	size_t hash_fde; /* the FDE whose key hash_val is (SIZE_MAX: none) */
 	uint64_t hash_val;
 	size_t checked_fde; /* the FDE whose fde_precheck checked is */

@@ -16,7 +16,7 @@
  * is reduced to what SFrame tracks (conv_prow) at once. The functions and
  * their FREs are made when the FDE ends and its status is known. */
 
-static void fde_begin(conv_pctx *c, size_t i)
+static E2S_ALWAYS_INLINE void fde_begin(conv_pctx *c, size_t i)
 {
 	conv_fdeproj *f = &c->f;
 	const cfi_fde *fde = &c->t->fdes[i];
@@ -383,24 +383,38 @@ void conv_stream_caches(conv_stream *s, bool on)
 	s->c.cache = s->c.memo_on = on;
 }
 
-/* Every stream callback: the first one learns the ABI; the table's
- * arrays move as it grows. false on OOM. */
-static bool stream_at(conv_stream *s, const cfi_table *t, size_t fde)
+/* Every stream callback, once started (the first one learns the ABI:
+ * stream_start): the table's arrays move as it grows. */
+static void stream_at(conv_stream *s, const cfi_table *t, size_t fde)
 {
-	if (!s->c.started && pctx_start(&s->c, t))
-		return false;
 	s->c.t = t;
 	if (fde + 1 > s->nfdes)
 		s->nfdes = fde + 1;
-	return true;
+}
+
+/* The first callback: start, then the callback again. Out of line and
+ * called last, so that the usual callback saves no registers. */
+static E2S_OUT_OF_LINE e2s_err stream_start(conv_stream *s, const cfi_table *t)
+{
+	return pctx_start(&s->c, t);
+}
+
+static E2S_OUT_OF_LINE e2s_err stream_fde_start(void *ctx, const cfi_table *t,
+						size_t fde, const cfi_row *rows,
+						size_t nrows)
+{
+	if (stream_start(ctx, t))
+		return E2S_ERR_NOMEM;
+	return conv_stream_fde(ctx, t, fde, rows, nrows);
 }
 
 e2s_err conv_stream_fde(void *ctx, const cfi_table *t, size_t fde,
 		       const cfi_row *rows, size_t nrows)
 {
 	conv_stream *s = ctx;
-	if (!stream_at(s, t, fde))
-		return E2S_ERR_NOMEM;
+	if (!s->c.started)
+		return stream_fde_start(ctx, t, fde, rows, nrows);
+	stream_at(s, t, fde);
 	/* Rows one by one (conv_stream_row) come with no array here. */
 	return project_fde(&s->c, fde, rows, rows ? nrows : 0);
 }
@@ -410,8 +424,12 @@ static E2S_OUT_OF_LINE e2s_err stream_first_row(conv_stream *s,
 						const cfi_table *t, size_t fde,
 						const cfi_row *row)
 {
-	if (!stream_at(s, t, fde))
-		return E2S_ERR_NOMEM;
+	if (!s->c.started) {
+		if (stream_start(s, t))
+			return E2S_ERR_NOMEM;
+		return stream_first_row(s, t, fde, row);
+	}
+	stream_at(s, t, fde);
 	fde_begin(&s->c, fde);
 	return fde_row_any(&s->c, row);
 }
@@ -425,11 +443,20 @@ e2s_err conv_stream_row(void *ctx, const cfi_table *t, size_t fde,
 	return fde_row(&s->c, row);
 }
 
+static E2S_OUT_OF_LINE int stream_pre_start(void *ctx, const cfi_table *t,
+					    size_t fde)
+{
+	if (stream_start(ctx, t))
+		return -1;
+	return conv_stream_pre(ctx, t, fde);
+}
+
 int conv_stream_pre(void *ctx, const cfi_table *t, size_t fde)
 {
 	conv_stream *s = ctx;
-	if (!stream_at(s, t, fde))
-		return -1;
+	if (!s->c.started)
+		return stream_pre_start(ctx, t, fde);
+	stream_at(s, t, fde);
 	if (!conv_cache_on(&s->c) || !s->c.memo_on)
 		return 0;
 	return conv_memo_take(&s->c, fde);

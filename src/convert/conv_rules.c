@@ -422,21 +422,3 @@ conv_skip conv_rule_plt_row(const abi_desc *a, unsigned retcol,
 		return CONV_SKIP_PLT_SHAPE;
 	return CONV_SKIP_NONE;
 }
-
-conv_skip conv_rule_fde(const abi_desc *a, const cfi_table *t,
-		      const cfi_fde *fde)
-{
-	if (!abi_has_sframe(a))
-		return CONV_SKIP_UNSUPPORTED_ABI;
-	if (fde->status == E2S_ERR_CIE_PTR_WIDTH)
-		return CONV_SKIP_CIE_PTR_WIDTH; /* its range reads as > 4 GiB */
-	if (fde->status != E2S_ERR_OK || fde->cie >= t->ncies ||
-	    t->cies[fde->cie].status != E2S_ERR_OK)
-		return CONV_SKIP_BAD_CFI;
-	if (fde->pc_range == 0)
-		return CONV_SKIP_EMPTY;
-	if (fde->pc_range > UINT32_MAX ||
-	    fde->pc_begin + fde->pc_range < fde->pc_begin)
-		return CONV_SKIP_TOO_LARGE;
-	return CONV_SKIP_NONE;
-}

@@ -38,9 +38,25 @@ typedef struct {
 	conv_ploc ra, fp;
 } conv_prow;
 
-/* Why FDE fde of t cannot be converted whatever its rows, if so. */
-conv_skip conv_rule_fde(const abi_desc *a, const cfi_table *t,
-		      const cfi_fde *fde);
+/* Why FDE fde of t cannot be converted whatever its rows, if so. Inline:
+ * asked for every FDE (conv_memo_take), a few loads. */
+static inline conv_skip conv_rule_fde(const abi_desc *a, const cfi_table *t,
+				    const cfi_fde *fde)
+{
+	if (!abi_has_sframe(a))
+		return CONV_SKIP_UNSUPPORTED_ABI;
+	if (fde->status == E2S_ERR_CIE_PTR_WIDTH)
+		return CONV_SKIP_CIE_PTR_WIDTH; /* its range reads as > 4 GiB */
+	if (fde->status != E2S_ERR_OK || fde->cie >= t->ncies ||
+	    t->cies[fde->cie].status != E2S_ERR_OK)
+		return CONV_SKIP_BAD_CFI;
+	if (fde->pc_range == 0)
+		return CONV_SKIP_EMPTY;
+	if (fde->pc_range > UINT32_MAX ||
+	    fde->pc_begin + fde->pc_range < fde->pc_begin)
+		return CONV_SKIP_TOO_LARGE;
+	return CONV_SKIP_NONE;
+}
 
 /* Row r reduced to *p (every field written), with the CIE's
  * return-address column retcol; CONV_SKIP_NONE or why SFrame cannot
@@ -78,10 +94,26 @@ bool conv_rule_cfa_only_ok(const abi_desc *a, const cfi_row *r);
  * ULEB128 included), and beyond +/-2^40 no SFrame word could hold it
  * even scaled, while below it the scaling cannot overflow. */
 #define CONV_OFF_LIMIT ((int64_t)1 << 40)
+
+/* Does the ABI scale CFA offsets (s390x)? */
+static inline bool conv_cfa_scaled(const abi_desc *a)
+{
+	return a->cfa_adjust || a->cfa_align != 1;
+}
+
+/* conv_cfa_word for an ABI that does not scale them. */
+static inline conv_skip conv_cfa_word_plain(int64_t off, int32_t *w)
+{
+	if (off < INT32_MIN || off > INT32_MAX)
+		return CONV_SKIP_OFFSET_RANGE;
+	*w = (int32_t)off;
+	return CONV_SKIP_NONE;
+}
+
 static inline conv_skip conv_cfa_word(const abi_desc *a, int64_t off,
 				    int32_t *w)
 {
-	if (a->cfa_adjust || a->cfa_align != 1) {
+	if (conv_cfa_scaled(a)) {
 		if (off < -CONV_OFF_LIMIT || off > CONV_OFF_LIMIT)
 			return CONV_SKIP_OFFSET_RANGE;
 		int64_t v = off - a->cfa_adjust;
@@ -89,10 +121,7 @@ static inline conv_skip conv_cfa_word(const abi_desc *a, int64_t off,
 			return CONV_SKIP_CFA_ALIGN;
 		off = v / a->cfa_align;
 	}
-	if (off < INT32_MIN || off > INT32_MAX)
-		return CONV_SKIP_OFFSET_RANGE;
-	*w = (int32_t)off;
-	return CONV_SKIP_NONE;
+	return conv_cfa_word_plain(off, w);
 }
 
 #endif

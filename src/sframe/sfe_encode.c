@@ -59,10 +59,17 @@ static inline unsigned fre_dwsize_code(const sfe_fre *f, bool flex)
 	uint32_t sg = 0, un = 0;
 	if (!flex) {
 		/* A default FRE has at most 3 words (CFA, RA, FP), and words
-		 * past ndw are 0 (sfe_fre): no count needed. */
+		 * past ndw are 0 (sfe_fre): no count needed. v + 2^(b-1) in
+		 * [0, 2^b) iff v fits b signed bits, and the OR of such
+		 * biased words is below 2^b iff each is: the usual 1-byte
+		 * case in one test. */
 		const int32_t *d = f->dw;
-		sg = (uint32_t)((d[0] ^ (d[0] >> 31)) | (d[1] ^ (d[1] >> 31)) |
-				(d[2] ^ (d[2] >> 31)));
+		uint32_t w0 = (uint32_t)d[0], w1 = (uint32_t)d[1], w2 = (uint32_t)d[2];
+		if (((w0 + 0x80u) | (w1 + 0x80u) | (w2 + 0x80u)) <= 0xff)
+			return SF_FRE_DATAWORD_1B;
+		if (((w0 + 0x8000u) | (w1 + 0x8000u) | (w2 + 0x8000u)) <= 0xffff)
+			return SF_FRE_DATAWORD_2B;
+		return SF_FRE_DATAWORD_4B;
 	} else {
 		unsigned ctrl = flex_ctrl_mask(f);
 		for (unsigned i = 0; i < f->ndw; i++) {
@@ -167,6 +174,9 @@ static E2S_ALWAYS_INLINE uint8_t *write_fre(uint8_t *p, const sfe_fre *f, bool f
 				 unsigned ft, bool be, uint32_t *key,
 				 unsigned *base)
 {
+	/* Read once: the byte stores below may alias f for the compiler. */
+	unsigned ndw = f->ndw;
+	int32_t d0 = f->dw[0], d1 = f->dw[1], d2 = f->dw[2];
 	unsigned code = fre_dwsize_code(f, flex);
 	if (ft == SF_FRE_TYPE_ADDR1)
 		*p++ = (uint8_t)f->start;
@@ -180,17 +190,17 @@ static E2S_ALWAYS_INLINE uint8_t *write_fre(uint8_t *p, const sfe_fre *f, bool f
 	if (code == SF_FRE_DATAWORD_1B) {
 		/* All of them: the room is SFE_FRE_MAX_BYTES per FRE, and
 		 * bytes past ndw are overwritten or past the end. */
-		p[0] = (uint8_t)f->dw[0];
-		p[1] = (uint8_t)f->dw[1];
-		p[2] = (uint8_t)f->dw[2];
+		p[0] = (uint8_t)d0;
+		p[1] = (uint8_t)d1;
+		p[2] = (uint8_t)d2;
 		if (flex) {
 			p[3] = (uint8_t)f->dw[3];
 			p[4] = (uint8_t)f->dw[4];
 			p[5] = (uint8_t)f->dw[5];
 		}
-		return p + f->ndw;
+		return p + ndw;
 	}
-	for (unsigned i = 0; i < f->ndw; i++)
+	for (unsigned i = 0; i < ndw; i++)
 		p = put_uN(p, (uint64_t)(int64_t)f->dw[i], dw_bytes(code), be);
 	return p;
 }
