@@ -9,8 +9,8 @@
 #   - gdb, with no other debug file, names the static function and warns
 #     about nothing; the check is shown to see the warning: the converted
 #     file with its old .gnu_debugdata put back (what converters without
-#     this step write; also /tmp/base/eh2sframe's output, or BASE_E2S's,
-#     when there is one) makes gdb say "section .sframe not found in
+#     this step write; also the output of BASE_E2S, an eh2sframe without
+#     this step, when given) makes gdb say "section .sframe not found in
 #     .gnu_debugdata";
 #   - passes --verify;
 #   - holds an embedded ELF file with a .sframe section header and the
@@ -147,7 +147,8 @@ embedded() {
 # section of the embedded file).
 phdrs() { readelf -lW "$1" 2>/dev/null | grep -E '^ +[A-Z_]+ +0x'; }
 
-BASE=${BASE_E2S:-/tmp/base/eh2sframe}
+# Only when asked: a default path could hold any build.
+BASE=${BASE_E2S:-}
 [ -x "$BASE" ] || BASE=
 # run_of NAME: the program's output (its converted copy once NAME.run
 # exists), a library's through a program using it from $T/lib.
