@@ -145,25 +145,29 @@ bool conv_claims_resolve(const cfi_table *t, const conv_fclaim *cl,
 	/* order holds every claim, sorted; the winners are then moved to
 	 * its front (never past a claim still to read). */
 	uint32_t *g = NULL;
-	*nwin = 0;
-	for (size_t k = 0; k < n; k++) {
+	size_t nw = 0; /* *nwin, in a register */
+	memset(lost, 0, n);
+	for (size_t k = 0; k < n; k++)
 		order[k] = (uint32_t)k;
-		lost[k] = 0;
-	}
 	bool ok = conv_sort_claims(t, cl, order, n);
-	for (size_t j = 0; j < n && ok;) {
-		/* [j, k): claims each starting before the group's end. */
-		conv_span first = conv_claim_span(t, &cl[order[j]]);
-		uint64_t reach = first.end;
-		size_t k = j + 1;
-		for (; k < n; k++) {
-			conv_span s = conv_claim_span(t, &cl[order[k]]);
-			if (s.shndx != first.shndx || s.start >= reach)
-				break;
-			if (s.end > reach)
-				reach = s.end;
+	/* One pass, each claim read once: [j, k) claims each starting
+	 * before the group's end; a group of one wins as it is. */
+	conv_span first = n ? conv_claim_span(t, &cl[order[0]])
+			    : (conv_span){0, 0, 0};
+	uint64_t reach = first.end;
+	for (size_t j = 0, k = 1; k <= n && ok; k++) {
+		conv_span s = first;
+		if (k < n) {
+			s = conv_claim_span(t, &cl[order[k]]);
+			if (s.shndx == first.shndx && s.start < reach) {
+				if (s.end > reach)
+					reach = s.end;
+				continue;
+			}
 		}
-		if (k - j > 1) {
+		if (k - j == 1) {
+			order[nw++] = order[j];
+		} else {
 			if (!g && !(g = malloc(n * sizeof *g))) {
 				ok = false;
 				break;
@@ -171,11 +175,15 @@ bool conv_claims_resolve(const cfi_table *t, const conv_fclaim *cl,
 			for (size_t m = j; m < k; m++)
 				g[m - j] = order[m];
 			ok = resolve_group(t, cl, g, k - j, lost);
+			for (size_t m = j; m < k; m++)
+				if (!lost[order[m]])
+					order[nw++] = order[m];
 		}
-		for (; j < k; j++)
-			if (!lost[order[j]])
-				order[(*nwin)++] = order[j];
+		j = k;
+		first = s;
+		reach = s.end;
 	}
 	free(g);
+	*nwin = nw;
 	return ok;
 }
