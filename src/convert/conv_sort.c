@@ -46,9 +46,13 @@ static inline bool key_less(const claims_t *cl, uint32_t a, uint32_t b)
  * parts (and startup code) elsewhere (libLLVM-14: 595 runs, 3 lanes).
  * Each lane reads the claims (and their FDEs) in ascending order. */
 #define SORT_LANES 8
-static bool merge_lanes(const claims_t *cl, uint32_t *ix, size_t n,
+static bool merge_lanes(const claims_t *cls, uint32_t *ix, size_t n,
 			uint32_t *tmp, uint8_t *lane)
 {
+	/* The table copied: a lane byte stored may alias it, and its
+	 * arrays would be read again for every claim. */
+	const cfi_table tab = *cls->t;
+	const claims_t cs = {&tab, cls->cl}, *cl = &cs;
 	size_t cnt[SORT_LANES] = {0}, at[SORT_LANES] = {0}, end[SORT_LANES] = {0};
 	skey tail[SORT_LANES];
 	unsigned nl = 0;
