@@ -262,7 +262,7 @@ static bool settle_claims(conv_pctx *c)
 	sfe_set *out = c->set;
 	conv_verdicts *v = c->v;
 	const conv_fclaim *cv = c->cl;
-	size_t n = c->gcl.n, nwin, nf = c->gf.n, w = 0;
+	size_t n = c->gcl.n, nwin = 0, nf = c->gf.n, w = 0;
 	/* Claims in address order, none overlapping the one before (the
 	 * usual case): nothing to decide or move. */
 	size_t in_order = 1;
