@@ -281,10 +281,9 @@ static bool settle_claims(conv_pctx *c)
 		  conv_claims_resolve(c->t, cv, n, lost, order, &nwin);
 	/* After the sort's scratch is gone. */
 	ok = ok && (from = e2s_alloc_big((nf ? nf : 1) * sizeof *from)) != NULL;
-	/* Every function is some claim's (claims come first): the losers'
-	 * functions after the winners', to be dropped, filled
-	 * from the end, claims and functions backwards (their order kept),
-	 * in the pass that marks them. */
+	/* Every function is some claim's (claims come first). The losers'
+	 * go after the winners', to be dropped: placed from the end as the
+	 * losers are marked, backwards (their order kept). */
 	size_t hi = nf;
 	for (size_t k = n, left = n - nwin; k-- > 0 && left && ok;) {
 		if (!lost[k])
