@@ -139,43 +139,64 @@ static bool resolve_group(const cfi_table *t, const conv_fclaim *cl,
 	return ok;
 }
 
+/* Marks of claims in a group, yet to be decided: groups next to each
+ * other get different ones. */
+#define CL_PENDING 2
+
 bool conv_claims_resolve(const cfi_table *t, const conv_fclaim *cl,
 			size_t n, uint8_t *lost, uint32_t *order, size_t *nwin)
 {
-	/* order holds every claim, sorted; the winners are then moved to
-	 * its front (never past a claim still to read). */
-	uint32_t *g = NULL;
-	*nwin = 0;
-	for (size_t k = 0; k < n; k++) {
+	memset(lost, 0, n);
+	for (size_t k = 0; k < n; k++)
 		order[k] = (uint32_t)k;
-		lost[k] = 0;
-	}
-	bool ok = conv_sort_claims(t, cl, order, n);
-	for (size_t j = 0; j < n && ok;) {
-		/* [j, k): claims each starting before the group's end. */
-		conv_span first = conv_claim_span(t, &cl[order[j]]);
-		uint64_t reach = first.end;
-		size_t k = j + 1;
-		for (; k < n; k++) {
-			conv_span s = conv_claim_span(t, &cl[order[k]]);
-			if (s.shndx != first.shndx || s.start >= reach)
-				break;
+	*nwin = n;
+	if (!conv_sort_claims(t, cl, order, n))
+		return false;
+	/* One pass, no calls, each claim read once: a claim starting before
+	 * the reach of those before it in its section joins their group,
+	 * marked; a group of one wins as it is. The table copied: a mark
+	 * stored may alias it. */
+	const cfi_table tab = *t;
+	conv_span first = n ? conv_claim_span(&tab, &cl[order[0]])
+			    : (conv_span){0, 0, 0};
+	uint64_t reach = first.end;
+	size_t j = 0, groups = 0;
+	for (size_t k = 1; k < n; k++) {
+		conv_span s = conv_claim_span(&tab, &cl[order[k]]);
+		if (s.shndx == first.shndx && s.start < reach) {
+			if (k - j == 1)
+				lost[order[j]] = (uint8_t)(CL_PENDING + (++groups & 1));
+			lost[order[k]] = lost[order[j]];
 			if (s.end > reach)
 				reach = s.end;
+			continue;
 		}
-		if (k - j > 1) {
-			if (!g && !(g = malloc(n * sizeof *g))) {
-				ok = false;
-				break;
-			}
-			for (size_t m = j; m < k; m++)
-				g[m - j] = order[m];
-			ok = resolve_group(t, cl, g, k - j, lost);
+		j = k;
+		first = s;
+		reach = s.end;
+	}
+	if (!groups)
+		return true;
+	/* The groups decided, and the winners moved to the front of order
+	 * (never past a claim still to read). */
+	uint32_t *g = malloc(n * sizeof *g);
+	size_t nw = 0;
+	bool ok = g != NULL;
+	for (size_t k = 0; k < n && ok;) {
+		uint8_t m = lost[order[k]];
+		size_t e = k + 1;
+		if (m >= CL_PENDING) {
+			while (e < n && lost[order[e]] == m)
+				e++;
+			for (size_t q = k; q < e; q++)
+				g[q - k] = order[q];
+			ok = resolve_group(t, cl, g, e - k, lost);
 		}
-		for (; j < k; j++)
-			if (!lost[order[j]])
-				order[(*nwin)++] = order[j];
+		for (; k < e; k++)
+			if (!lost[order[k]])
+				order[nw++] = order[k];
 	}
 	free(g);
+	*nwin = nw;
 	return ok;
 }

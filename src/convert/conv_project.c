@@ -262,7 +262,7 @@ static bool settle_claims(conv_pctx *c)
 	sfe_set *out = c->set;
 	conv_verdicts *v = c->v;
 	const conv_fclaim *cv = c->cl;
-	size_t n = c->gcl.n, nwin, nf = c->gf.n, w = 0;
+	size_t n = c->gcl.n, nwin = 0, nf = c->gf.n, w = 0;
 	/* Claims in address order, none overlapping the one before (the
 	 * usual case): nothing to decide or move. */
 	size_t in_order = 1;
@@ -281,26 +281,30 @@ static bool settle_claims(conv_pctx *c)
 		  conv_claims_resolve(c->t, cv, n, lost, order, &nwin);
 	/* After the sort's scratch is gone. */
 	ok = ok && (from = e2s_alloc_big((nf ? nf : 1) * sizeof *from)) != NULL;
-	for (size_t k = 0; k < n && ok; k++) {
+	/* Every function is some claim's (claims come first). The losers'
+	 * go after the winners', to be dropped: placed from the end as the
+	 * losers are marked, backwards (their order kept). */
+	size_t hi = nf;
+	for (size_t k = n, left = n - nwin; k-- > 0 && left && ok;) {
 		if (!lost[k])
 			continue;
+		left--;
 		v->counts[v->fde_skip[cv[k].fde]]--;
 		v->fde_skip[cv[k].fde] = CONV_SKIP_DUPLICATE;
 		v->counts[CONV_SKIP_DUPLICATE]++;
-		for (size_t q = cv[k].func; q < claim_end(c, k); q++)
+		for (size_t q = claim_end(c, k); q-- > cv[k].func;) {
 			out->nfres -= out->funcs[q].fre_count;
+			from[--hi] = (uint32_t)q;
+		}
 	}
-	for (size_t r = 0; r < nwin && ok; r++)
-		for (size_t q = cv[order[r]].func; q < claim_end(c, order[r]); q++)
+	for (size_t r = 0; r < nwin && ok; r++) {
+		size_t k = order[r], e = claim_end(c, k);
+		for (size_t q = cv[k].func; q < e; q++)
 			from[w++] = (uint32_t)q;
+	}
 	if (ok) {
-		/* The losers' functions after, to be dropped. */
-		size_t m = w;
-		for (size_t k = 0; k < n; k++)
-			for (size_t q = cv[k].func; lost[k] && q < claim_end(c, k); q++)
-				from[w++] = (uint32_t)q;
-		conv_permute_funcs(out->funcs, w, from);
-		c->gf.n = m;
+		conv_permute_funcs(out->funcs, nf, from);
+		c->gf.n = w;
 	}
 	free(lost);
 	free(order);

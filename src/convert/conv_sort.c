@@ -11,16 +11,32 @@ typedef struct {
 	const conv_fclaim *cl;
 } claims_t;
 
-/* Claim a before claim b in (shndx, start, index) order. */
-static inline bool key_less(const claims_t *cl, uint32_t a, uint32_t b)
+/* A claim's key, read from its FDE once per visit: compared in locals,
+ * not chased again for every comparison. */
+typedef struct {
+	uint64_t start;
+	uint32_t shndx, ix;
+} skey;
+
+static inline skey key_of(const claims_t *cl, uint32_t i)
 {
-	conv_span x = conv_claim_span(cl->t, &cl->cl[a]);
-	conv_span y = conv_claim_span(cl->t, &cl->cl[b]);
+	conv_span s = conv_claim_span(cl->t, &cl->cl[i]);
+	return (skey){s.start, s.shndx, i};
+}
+
+/* (shndx, start, index) order. */
+static inline bool skey_less(skey x, skey y)
+{
 	if (x.shndx != y.shndx)
 		return x.shndx < y.shndx;
 	if (x.start != y.start)
 		return x.start < y.start;
-	return a < b;
+	return x.ix < y.ix;
+}
+
+static inline bool key_less(const claims_t *cl, uint32_t a, uint32_t b)
+{
+	return skey_less(key_of(cl, a), key_of(cl, b));
 }
 
 /* Deal ix[0..n) out to at most SORT_LANES ascending lanes in tmp, first
@@ -30,22 +46,27 @@ static inline bool key_less(const claims_t *cl, uint32_t a, uint32_t b)
  * parts (and startup code) elsewhere (libLLVM-14: 595 runs, 3 lanes).
  * Each lane reads the claims (and their FDEs) in ascending order. */
 #define SORT_LANES 8
-static bool merge_lanes(const claims_t *cl, uint32_t *ix, size_t n,
+static bool merge_lanes(const claims_t *cls, uint32_t *ix, size_t n,
 			uint32_t *tmp, uint8_t *lane)
 {
+	/* The table copied: a lane byte stored may alias it, and its
+	 * arrays would be read again for every claim. */
+	const cfi_table tab = *cls->t;
+	const claims_t cs = {&tab, cls->cl}, *cl = &cs;
 	size_t cnt[SORT_LANES] = {0}, at[SORT_LANES] = {0}, end[SORT_LANES] = {0};
-	uint32_t tail[SORT_LANES];
+	skey tail[SORT_LANES];
 	unsigned nl = 0;
 	for (size_t i = 0; i < n; i++) {
+		skey k = key_of(cl, ix[i]);
 		unsigned l = 0;
-		while (l < nl && key_less(cl, ix[i], tail[l]))
+		while (l < nl && skey_less(k, tail[l]))
 			l++;
 		if (l == nl) {
 			if (nl == SORT_LANES)
 				return false;
 			nl++;
 		}
-		tail[l] = ix[i];
+		tail[l] = k;
 		lane[i] = (uint8_t)l;
 		cnt[l]++;
 	}
@@ -57,19 +78,42 @@ static bool merge_lanes(const claims_t *cl, uint32_t *ix, size_t n,
 	memcpy(fill, at, sizeof fill);
 	for (size_t i = 0; i < n; i++)
 		tmp[fill[lane[i]]++] = ix[i];
-	for (size_t o = 0; o < n; o++) {
-		unsigned best = SORT_LANES;
-		for (unsigned l = 0; l < nl; l++)
-			if (at[l] < end[l] &&
-			    (best == SORT_LANES || key_less(cl, tmp[at[l]], tmp[at[best]])))
+	/* The smallest head taken while it stays below the next smallest:
+	 * a run at a time, one comparison per claim. */
+	skey head[SORT_LANES];
+	for (unsigned l = 0; l < nl; l++)
+		head[l] = key_of(cl, tmp[at[l]]);
+	size_t o = 0;
+	for (;;) {
+		unsigned best = SORT_LANES, next = SORT_LANES;
+		for (unsigned l = 0; l < nl; l++) {
+			if (at[l] == end[l])
+				continue;
+			if (best == SORT_LANES || skey_less(head[l], head[best])) {
+				next = best;
 				best = l;
-		ix[o] = tmp[at[best]++];
+			} else if (next == SORT_LANES ||
+				   skey_less(head[l], head[next]))
+				next = l;
+		}
+		if (next == SORT_LANES) {
+			if (best != SORT_LANES)
+				memcpy(ix + o, tmp + at[best],
+				       (end[best] - at[best]) * sizeof *ix);
+			return true;
+		}
+		do {
+			ix[o++] = head[best].ix;
+			if (++at[best] == end[best])
+				break;
+			head[best] = key_of(cl, tmp[at[best]]);
+		} while (skey_less(head[best], head[next]));
 	}
-	return true;
 }
 
-/* By merging lanes where a few hold the order, else by merging the
- * ascending runs found. Indices, not copies of the keys: 4 bytes per
+/* By merging lanes where a few hold the order (the caller found it out
+ * of order: no pass to check first), else by merging the ascending runs
+ * found. Indices, not copies of the keys: 4 bytes per
  * claim of scratch, not 32. Keys never tie (the index), so the order
  * does not depend on the method. */
 bool conv_sort_claims(const cfi_table *t, const conv_fclaim *claims,
@@ -77,23 +121,24 @@ bool conv_sort_claims(const cfi_table *t, const conv_fclaim *claims,
 {
 	const claims_t cs = {t, claims}, *cl = &cs;
 	size_t nruns = 1;
-	for (size_t i = 1; i < n; i++)
-		nruns += key_less(cl, ix[i], ix[i - 1]);
-	if (nruns == 1)
+	if (n < 2)
 		return true;
-	size_t *run = malloc((nruns + 1) * sizeof *run);
 	uint32_t *tmp = malloc(n * sizeof *tmp);
 	uint8_t *lane = malloc(n);
-	bool ok = run && tmp && lane;
-	if (ok && merge_lanes(cl, ix, n, tmp, lane))
-		nruns = 1;
-	else if (ok) {
-		size_t k = 0;
-		run[k++] = 0;
+	size_t *run = NULL;
+	bool ok = tmp && lane;
+	if (ok && !merge_lanes(cl, ix, n, tmp, lane)) {
 		for (size_t i = 1; i < n; i++)
+			nruns += key_less(cl, ix[i], ix[i - 1]);
+		ok = (run = malloc((nruns + 1) * sizeof *run)) != NULL;
+		size_t k = 0;
+		if (ok)
+			run[k++] = 0;
+		for (size_t i = 1; i < n && ok; i++)
 			if (key_less(cl, ix[i], ix[i - 1]))
 				run[k++] = i;
-		run[k] = n;
+		if (ok)
+			run[k] = n;
 	}
 	uint32_t *src = ix, *dst = tmp;
 	while (ok && nruns > 1) {

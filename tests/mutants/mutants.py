@@ -331,8 +331,8 @@ MUTANTS = [
     # instead of written with wider words).
     ("claim-adjacent-fdes-overlap", [
         ("src/convert/conv_claim.c",
-         "\t\t\tif (s.shndx != first.shndx || s.start >= reach)\n",
-         "\t\t\tif (s.shndx != first.shndx || s.start > reach)\n"),
+         "\t\tif (s.shndx == first.shndx && s.start < reach) {\n",
+         "\t\tif (s.shndx == first.shndx && s.start <= reach) {\n"),
         ("src/convert/conv_claim.c",
          "\tif (pred != CL_NIL && v[pred].shndx == shndx && v[pred].end > start)\n",
          "\tif (pred != CL_NIL && v[pred].shndx == shndx && v[pred].end >= start)\n")]),
