@@ -575,6 +575,52 @@ size_t sfe_encoded_size(const sfe_set *s, const sfe_encode_opts *o)
 
 /* ---- Writer ---------------------------------------------------------- */
 
+/* The FDE index at w: PC-relative starts from the field itself. Stops at
+ * the first V2 start out of reach (*e set). */
+static E2S_ALWAYS_INLINE uint8_t *put_index(uint8_t *w, const sfe_set *s,
+					    const sfe_encode_opts *o,
+					    const uint32_t *off, size_t n,
+					    const uint32_t *only, sfe_reloc *rl,
+					    bool v2, bool be,
+					    bool rel, e2s_err *e, e2s_diag *diag)
+{
+	uint64_t esz = v2 ? SF_V2_FDE_SIZE : SF_FDE_IDX_SIZE;
+	for (size_t i = 0; i < n; i++) {
+		const sfe_func *fn = &s->funcs[only ? only[i] : i];
+		uint64_t field = SF_HEADER_SIZE + (uint64_t)i * esz;
+		uint64_t pcrel = fn->start - (o->section_vaddr + field);
+		if (rel) {
+			pcrel = 0;
+			if (rl)
+				rl[i] = (sfe_reloc){field, only ? only[i] : (uint32_t)i,
+						    (uint8_t)(v2 ? 4 : 8)};
+		}
+		if (!v2) {
+			/* start, size, FRE offset: size and offset one store */
+			e2s_store_uN(w, pcrel, 8, be);
+			e2s_store_uN(w + 8, be ? (uint64_t)fn->size << 32 | off[i]
+				     : (uint64_t)off[i] << 32 | fn->size, 8, be);
+			w += SF_FDE_IDX_SIZE;
+			continue;
+		}
+		if ((int64_t)pcrel < INT32_MIN || (int64_t)pcrel > INT32_MAX) {
+			*e = e2s_fail(diag, E2S_ERR_TOO_LARGE, ".sframe", field,
+				      "function 0x%llx out of V2's 32-bit reach",
+				      (unsigned long long)fn->start);
+			break;
+		}
+		e2s_store_uN(w, (uint32_t)pcrel, 4, be);
+		e2s_store_uN(w + 4, fn->size, 4, be);
+		e2s_store_uN(w + 8, off[i], 4, be);
+		e2s_store_uN(w + 12, fn->fre_count, 4, be);
+		w[16] = func_info(fn, fn->fre_type, true);
+		w[17] = fn->pc_type == SF_FDE_PCTYPE_MASK ? fn->rep_size : 0;
+		w[18] = w[19] = 0;
+		w += SF_V2_FDE_SIZE;
+	}
+	return w;
+}
+
 e2s_err sfe_encode_ex(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 		      sfe_reloc **relocs, size_t *nrelocs,
 		      sfe_encode_stats *st, e2s_diag *diag)
@@ -660,35 +706,15 @@ e2s_err sfe_encode_ex(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 	w = put_uN(w, 0, 4, be);
 	w = put_uN(w, (uint32_t)(n * esz), 4, be);
 
-	/* FDE index: PC-relative starts from the field itself. */
-	for (size_t i = 0; i < n && !e; i++) {
-		const sfe_func *fn = selected(s, o, i);
-		uint64_t field = SF_HEADER_SIZE + (uint64_t)i * esz;
-		uint64_t pcrel = fn->start - (o->section_vaddr + field);
-		if (rel) {
-			pcrel = 0;
-			if (rl)
-				rl[i] = (sfe_reloc){field, o->only ? o->only[i] : (uint32_t)i,
-						    (uint8_t)(v2 ? 4 : 8)};
-		}
-		if (!v2) {
-			w = put_uN(w, pcrel, 8, be);
-			w = put_uN(w, fn->size, 4, be);
-			w = put_uN(w, p.off[i], 4, be);
-			continue;
-		}
-		if ((int64_t)pcrel < INT32_MIN || (int64_t)pcrel > INT32_MAX)
-			e = e2s_fail(diag, E2S_ERR_TOO_LARGE, ".sframe", field,
-				     "function 0x%llx out of V2's 32-bit reach",
-				     (unsigned long long)fn->start);
-		w = put_uN(w, (uint32_t)pcrel, 4, be);
-		w = put_uN(w, fn->size, 4, be);
-		w = put_uN(w, p.off[i], 4, be);
-		w = put_uN(w, fn->fre_count, 4, be);
-		*w++ = func_info(fn, fn->fre_type, true);
-		*w++ = fn->pc_type == SF_FDE_PCTYPE_MASK ? fn->rep_size : 0;
-		w = put_uN(w, 0, 2, be);
-	}
+	/* FDE index; the usual case (linked little-endian V3) with its
+	 * flags known. */
+	e = E2S_ERR_OK;
+	if (!v2 && !rel && !o->only && !be)
+		w = put_index(w, s, o, p.off, n, NULL, NULL, false, false,
+			      false, &e, diag);
+	else
+		w = put_index(w, s, o, p.off, n, o->only, rl, v2, be, rel, &e,
+			      diag);
 	if (e) {
 		/* Stopped early: the index is incomplete; write nothing. */
 		free(rl);
