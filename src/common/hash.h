@@ -18,7 +18,7 @@ static inline uint64_t e2s_hash_bytes(uint64_t h, const uint8_t *p, size_t n)
 		for (size_t k = 0; k + 8 < n; k += 8) {
 			memcpy(&w, p + k, 8);
 			h = (h ^ w) * 0xd6e8feb86659fd93ull;
-			h ^= h >> 32;
+			h = h >> 32 | h << 32; /* one rotate: high bits down */
 		}
 		memcpy(&w, p + n - 8, 8);
 	} else if (n >= 4) {
