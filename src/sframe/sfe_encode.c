@@ -725,11 +725,13 @@ e2s_err sfe_encode_ex(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 	 * that follow each other in the set's data in one memcpy. */
 	uint8_t *fre = w;
 	const uint8_t *from = s->enc;
+	const uint32_t *only = o->only;
 	size_t run = 0;
 	for (size_t i = 0; i < n; i++) {
-		const sfe_func *fn = &s->funcs[o->only ? o->only[i] : i];
-		if (p.off[i] != (uint64_t)(w - fre) + run || !fn->enc_len)
+		/* An empty one adds nothing: no test. */
+		if (p.off[i] != (uint64_t)(w - fre) + run)
 			continue;
+		const sfe_func *fn = &s->funcs[only ? only[i] : i];
 		if (s->enc + fn->enc_off != from + run) {
 			memcpy(w, from, run);
 			w += run;
