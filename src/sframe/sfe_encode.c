@@ -274,9 +274,10 @@ static uint64_t slot_of(uint64_t h, size_t idx)
 }
 
 typedef struct {
-	uint32_t *off;     /* per selected function: its start_fre_off */
-	uint8_t *write;    /* per selected function: its bytes are stored
-	                    * (not a reference to an earlier copy) */
+	uint32_t *off;     /* per selected function: its start_fre_off; its
+	                    * bytes are stored there iff that is the length
+	                    * of the FRE data before it (a shared one points
+	                    * before: plan_build) */
 	uint64_t fre_len;  /* FRE sub-section size */
 	uint64_t nfres;    /* FREs referenced by the FDEs */
 	uint64_t unshared; /* FRE sub-section size without sharing */
@@ -286,7 +287,6 @@ typedef struct {
 static void plan_free(plan_t *p)
 {
 	free(p->off);
-	free(p->write);
 	memset(p, 0, sizeof *p);
 }
 
@@ -419,71 +419,93 @@ static bool runs_init(runs_t *r, const sfe_set *s, const sfe_encode_opts *o)
 /* Offsets of every selected function's FRE data in the FRE sub-section,
  * in index order; with sharing, bytes equal to an earlier function's
  * point at that copy, and with share_runs, bytes equal to any run of
- * the data laid out before point into it. */
+ * the data laid out before point into it. Checks the selection first
+ * (in range, FRE data inside the set, sorted): its bytes are read. */
 static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
 			  plan_t *p, e2s_diag *diag)
 {
 	size_t n = nselected(s, o);
 	bool v2 = s->version == SF_VERSION_2, share = sfe_share_p(s, o);
 	bool runs = share && o && o->share_runs;
+	const uint32_t *only = o ? o->only : NULL;
 	table_t tab = {NULL, 0};
 	runs_t rs;
 	e2s_err e = E2S_ERR_OK;
 	memset(p, 0, sizeof *p);
 	memset(&rs, 0, sizeof rs);
-	p->off = malloc((n ? n : 1) * sizeof *p->off);
-	p->write = malloc(n ? n : 1);
+	uint32_t *off = p->off = malloc((n ? n : 1) * sizeof *p->off);
 	if (share) {
 		tab.cap = n + n / 2 + 1;
 		tab.slot = calloc(tab.cap, sizeof *tab.slot);
 	}
-	if (!p->off || !p->write || (share && !tab.slot) ||
-	    (runs && !runs_init(&rs, s, o))) {
+	if (!off || (share && !tab.slot) || (runs && !runs_init(&rs, s, o))) {
 		free(tab.slot);
 		return e2s_fail(diag, E2S_ERR_NOMEM, ".sframe", 0, NULL);
 	}
 	runs = runs && rs.data;
+	/* Kept in locals: the stores to off[] need not reload them. */
+	uint64_t len = 0, nfres = 0, unshared = 0, shared = 0, last_start = 0;
+	uint32_t last_shndx = 0;
 	for (size_t i = 0; i < n; i++) {
-		const sfe_func *fn = selected(s, o, i);
-		if (p->fre_len > UINT32_MAX) {
+		if (only && only[i] >= s->nfuncs) {
+			e = e2s_fail(diag, E2S_ERR_INTERNAL, NULL, 0,
+				     "selected function %zu out of range", i);
+			break;
+		}
+		const sfe_func *fn = &s->funcs[only ? only[i] : i];
+		uint32_t eo = fn->enc_off, el = fn->enc_len;
+		if ((uint64_t)eo + el > s->enc_len) {
+			e = e2s_fail(diag, E2S_ERR_INTERNAL, NULL, 0,
+				     "function %zu: FRE data out of range", i);
+			break;
+		}
+		if (last_shndx > fn->shndx ||
+		    (last_shndx == fn->shndx && last_start > fn->start)) {
+			e = e2s_fail(diag, E2S_ERR_INTERNAL, NULL, 0,
+				     "functions not sorted");
+			break;
+		}
+		last_shndx = fn->shndx;
+		last_start = fn->start;
+		if (len > UINT32_MAX) {
 			e = e2s_fail(diag, E2S_ERR_TOO_LARGE, ".sframe", 0,
 				     "FRE sub-section over 4 GiB");
 			break;
 		}
-		p->unshared += fn->enc_len;
-		p->nfres += fn->fre_count;
-		p->off[i] = (uint32_t)p->fre_len;
-		p->write[i] = 1;
+		unshared += el;
+		nfres += fn->fre_count;
+		off[i] = (uint32_t)len;
 		/* An empty V2 FRE run needs no storage to share. */
-		if (share && fn->enc_len > 0) {
-			uint32_t key = share_key(fn, v2);
-			uint64_t h = e2s_hash_bytes((uint64_t)key << 32 ^ fn->enc_len,
-						    s->enc + fn->enc_off, fn->enc_len);
-			size_t k = find_copy(s, o, &tab, fn, key, h, v2);
-			if (tab.slot[k]) {
-				p->off[i] = p->off[(uint32_t)tab.slot[k] - 1];
-				p->write[i] = 0;
-				p->shared++;
-				continue;
-			}
-			int64_t at = runs ? runs_find(&rs, s->enc + fn->enc_off,
-						      fn->enc_len) : -1;
-			if (at >= 0) {
-				p->off[i] = (uint32_t)at;
-				p->write[i] = 0;
-				p->shared++;
-			}
-			tab.slot[k] = slot_of(h, i);
-			if (at >= 0)
-				continue;
-			if (runs && !runs_add(&rs, s->enc + fn->enc_off, fn->enc_len)) {
-				e = e2s_fail(diag, E2S_ERR_INTERNAL, ".sframe", 0,
-					     "FRE run index overflow");
-				break;
-			}
+		if (!share || el == 0) {
+			len += el;
+			continue;
 		}
-		p->fre_len += fn->enc_len;
+		uint32_t key = share_key(fn, v2);
+		uint64_t h = e2s_hash_bytes((uint64_t)key << 32 ^ el, s->enc + eo, el);
+		size_t k = find_copy(s, o, &tab, fn, key, h, v2);
+		if (tab.slot[k]) {
+			off[i] = off[(uint32_t)tab.slot[k] - 1];
+			shared++;
+			continue;
+		}
+		tab.slot[k] = slot_of(h, i);
+		int64_t at = runs ? runs_find(&rs, s->enc + eo, el) : -1;
+		if (at >= 0) {
+			off[i] = (uint32_t)at;
+			shared++;
+			continue;
+		}
+		if (runs && !runs_add(&rs, s->enc + eo, el)) {
+			e = e2s_fail(diag, E2S_ERR_INTERNAL, ".sframe", 0,
+				     "FRE run index overflow");
+			break;
+		}
+		len += el;
 	}
+	p->fre_len = len;
+	p->nfres = nfres;
+	p->unshared = unshared;
+	p->shared = shared;
 	free(tab.slot);
 	runs_free(&rs);
 	return e;
@@ -553,6 +575,52 @@ size_t sfe_encoded_size(const sfe_set *s, const sfe_encode_opts *o)
 
 /* ---- Writer ---------------------------------------------------------- */
 
+/* The FDE index at w: PC-relative starts from the field itself. Stops at
+ * the first V2 start out of reach (*e set). */
+static E2S_ALWAYS_INLINE uint8_t *put_index(uint8_t *w, const sfe_set *s,
+					    const sfe_encode_opts *o,
+					    const uint32_t *off, size_t n,
+					    const uint32_t *only, sfe_reloc *rl,
+					    bool v2, bool be,
+					    bool rel, e2s_err *e, e2s_diag *diag)
+{
+	uint64_t esz = v2 ? SF_V2_FDE_SIZE : SF_FDE_IDX_SIZE;
+	for (size_t i = 0; i < n; i++) {
+		const sfe_func *fn = &s->funcs[only ? only[i] : i];
+		uint64_t field = SF_HEADER_SIZE + (uint64_t)i * esz;
+		uint64_t pcrel = fn->start - (o->section_vaddr + field);
+		if (rel) {
+			pcrel = 0;
+			if (rl)
+				rl[i] = (sfe_reloc){field, only ? only[i] : (uint32_t)i,
+						    (uint8_t)(v2 ? 4 : 8)};
+		}
+		if (!v2) {
+			/* start, size, FRE offset: size and offset one store */
+			e2s_store_uN(w, pcrel, 8, be);
+			e2s_store_uN(w + 8, be ? (uint64_t)fn->size << 32 | off[i]
+				     : (uint64_t)off[i] << 32 | fn->size, 8, be);
+			w += SF_FDE_IDX_SIZE;
+			continue;
+		}
+		if ((int64_t)pcrel < INT32_MIN || (int64_t)pcrel > INT32_MAX) {
+			*e = e2s_fail(diag, E2S_ERR_TOO_LARGE, ".sframe", field,
+				      "function 0x%llx out of V2's 32-bit reach",
+				      (unsigned long long)fn->start);
+			break;
+		}
+		e2s_store_uN(w, (uint32_t)pcrel, 4, be);
+		e2s_store_uN(w + 4, fn->size, 4, be);
+		e2s_store_uN(w + 8, off[i], 4, be);
+		e2s_store_uN(w + 12, fn->fre_count, 4, be);
+		w[16] = func_info(fn, fn->fre_type, true);
+		w[17] = fn->pc_type == SF_FDE_PCTYPE_MASK ? fn->rep_size : 0;
+		w[18] = w[19] = 0;
+		w += SF_V2_FDE_SIZE;
+	}
+	return w;
+}
+
 e2s_err sfe_encode_ex(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 		      sfe_reloc **relocs, size_t *nrelocs,
 		      sfe_encode_stats *st, e2s_diag *diag)
@@ -588,22 +656,6 @@ e2s_err sfe_encode_ex(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 	if (sframe_abi(s) == 0)
 		return e2s_fail(diag, E2S_ERR_UNSUPPORTED_MACHINE, ".sframe", 0,
 				"no SFrame ABI for this machine");
-	for (size_t i = 0; i < n; i++) {
-		const sfe_func *fn = selected(s, o, i);
-		if (!fn)
-			return e2s_fail(diag, E2S_ERR_INTERNAL, NULL, 0,
-					"selected function %zu out of range", i);
-		if ((uint64_t)fn->enc_off + fn->enc_len > s->enc_len)
-			return e2s_fail(diag, E2S_ERR_INTERNAL, NULL, 0,
-					"function %zu: FRE data out of range", i);
-		if (i > 0) {
-			const sfe_func *q = selected(s, o, i - 1);
-			if (q->shndx > fn->shndx ||
-			    (q->shndx == fn->shndx && q->start > fn->start))
-				return e2s_fail(diag, E2S_ERR_INTERNAL, NULL, 0,
-						"functions not sorted");
-		}
-	}
 	if (n == 0)
 		return e2s_fail(diag, E2S_ERR_NO_FUNCS, ".sframe", 0, NULL);
 	uint64_t esz = v2 ? SF_V2_FDE_SIZE : SF_FDE_IDX_SIZE;
@@ -654,49 +706,42 @@ e2s_err sfe_encode_ex(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 	w = put_uN(w, 0, 4, be);
 	w = put_uN(w, (uint32_t)(n * esz), 4, be);
 
-	/* FDE index: PC-relative starts from the field itself. */
-	for (size_t i = 0; i < n && !e; i++) {
-		const sfe_func *fn = selected(s, o, i);
-		uint64_t field = SF_HEADER_SIZE + (uint64_t)i * esz;
-		uint64_t pcrel = fn->start - (o->section_vaddr + field);
-		if (rel) {
-			pcrel = 0;
-			if (rl)
-				rl[i] = (sfe_reloc){field, o->only ? o->only[i] : (uint32_t)i,
-						    (uint8_t)(v2 ? 4 : 8)};
-		}
-		if (!v2) {
-			w = put_uN(w, pcrel, 8, be);
-			w = put_uN(w, fn->size, 4, be);
-			w = put_uN(w, p.off[i], 4, be);
-			continue;
-		}
-		if ((int64_t)pcrel < INT32_MIN || (int64_t)pcrel > INT32_MAX)
-			e = e2s_fail(diag, E2S_ERR_TOO_LARGE, ".sframe", field,
-				     "function 0x%llx out of V2's 32-bit reach",
-				     (unsigned long long)fn->start);
-		w = put_uN(w, (uint32_t)pcrel, 4, be);
-		w = put_uN(w, fn->size, 4, be);
-		w = put_uN(w, p.off[i], 4, be);
-		w = put_uN(w, fn->fre_count, 4, be);
-		*w++ = func_info(fn, fn->fre_type, true);
-		*w++ = fn->pc_type == SF_FDE_PCTYPE_MASK ? fn->rep_size : 0;
-		w = put_uN(w, 0, 2, be);
-	}
+	/* FDE index; the usual case (linked little-endian V3) with its
+	 * flags known. */
+	e = E2S_ERR_OK;
+	if (!v2 && !rel && !o->only && !be)
+		w = put_index(w, s, o, p.off, n, NULL, NULL, false, false,
+			      false, &e, diag);
+	else
+		w = put_index(w, s, o, p.off, n, o->only, rl, v2, be, rel, &e,
+			      diag);
 	if (e) {
 		/* Stopped early: the index is incomplete; write nothing. */
 		free(rl);
 		plan_drop(&p, own);
 		return e;
 	}
-	/* The FRE sub-section: each stored copy in index order. */
+	/* The FRE sub-section: each stored copy in index order, copies
+	 * that follow each other in the set's data in one memcpy. */
+	uint8_t *fre = w;
+	const uint8_t *from = s->enc;
+	const uint32_t *only = o->only;
+	size_t run = 0;
 	for (size_t i = 0; i < n; i++) {
-		const sfe_func *fn = selected(s, o, i);
-		if (!p.write[i] || !fn->enc_len)
+		/* An empty one adds nothing: no test. */
+		if (p.off[i] != (uint64_t)(w - fre) + run)
 			continue;
-		memcpy(w, s->enc + fn->enc_off, fn->enc_len);
-		w += fn->enc_len;
+		const sfe_func *fn = &s->funcs[only ? only[i] : i];
+		if (s->enc + fn->enc_off != from + run) {
+			memcpy(w, from, run);
+			w += run;
+			from = s->enc + fn->enc_off;
+			run = 0;
+		}
+		run += fn->enc_len;
 	}
+	memcpy(w, from, run);
+	w += run;
 	out->len += (size_t)(w - start);
 	if (st) {
 		st->fre_bytes = p.fre_len;
