@@ -173,13 +173,17 @@ static bool same_rules(const cfi_row *a, const cfi_row *b, unsigned chg)
 }
 
 /* Row by row (cfi_row_fn): the current rules as [loc, upto), unless
- * no column changed since the row before. */
+ * no column changed since the row before; loc moves to upto (before the
+ * call: nothing is kept across it). */
 static inline e2s_err pass_on(run_t *x, uint64_t upto)
 {
-	if (x->nrows && !x->chg)
+	if (x->nrows && !x->chg) {
+		x->loc = upto;
 		return E2S_ERR_OK;
+	}
 	x->cur.start = x->loc;
 	x->cur.end = upto;
+	x->loc = upto;
 	x->cur.same = (uint8_t)(CFI_COL_ALL & ~x->chg);
 	x->chg = 0;
 	x->nrows++;
@@ -196,6 +200,7 @@ static e2s_err keep_row(run_t *x, uint64_t upto)
 		if (last->end == x->loc &&
 		    (!x->chg || same_rules(last, &x->cur, x->chg))) {
 			last->end = upto;
+			x->loc = upto;
 			x->chg = 0;
 			return E2S_ERR_OK;
 		}
@@ -217,13 +222,15 @@ static e2s_err keep_row(run_t *x, uint64_t upto)
 	row->end = upto;
 	row->same = (uint8_t)(CFI_COL_ALL & ~x->chg);
 	s->nrows = n + 1;
+	x->loc = upto;
 	x->nrows++;
 	x->chg = 0;
 	return E2S_ERR_OK;
 }
 
 /* Emit [loc, upto) with the current rules: to the row consumer, or to
- * the table (kept out of line, so that the consumer's path is short). */
+ * the table (kept out of line, so that the consumer's path is short).
+ * loc becomes upto (but on out of memory in the table). */
 static inline e2s_err emit(run_t *x, uint64_t upto)
 {
 	if (x->row_fn)
@@ -239,10 +246,7 @@ static inline e2s_err move_to(run_t *x, uint64_t newloc)
 		return E2S_ERR_PC_BACKWARDS;
 	if (newloc > x->loc) {
 		close_group(x);
-		e2s_err e = emit(x, newloc);
-		if (e != E2S_ERR_OK)
-			return e;
-		x->loc = newloc;
+		return emit(x, newloc);
 	}
 	return E2S_ERR_OK;
 }
@@ -269,9 +273,7 @@ static E2S_ALWAYS_INLINE e2s_err advance_short(run_t *x, uint32_t delta)
 	if (d - 1 >= x->end - x->loc)
 		return advance(x, delta);
 	close_group(x);
-	e2s_err e = emit(x, x->loc + d);
-	x->loc += d;
-	return e;
+	return emit(x, x->loc + d);
 }
 
 /* Factored offset; wraps instead of overflowing (bad input only). */
@@ -610,7 +612,12 @@ static e2s_err exec(run_t *x, cfi_dec *dec, uint64_t *err_off)
 		unsigned n;
 		/* A short form's, in registers (never out of line). */
 		cfi_insn o = {.op = 0};
-		if (p < end && (n = cfi_dec_short(p, end, be, &o))) {
+		if (p < end && (p[0] & 0xc0) == DW_CFA_advance_loc) {
+			/* The commonest, its operand in its opcode: run at
+			 * once, no instruction filled. */
+			p++;
+			e = advance_short(x, at[0] & 0x3fu);
+		} else if (p < end && (n = cfi_dec_short(p, end, be, &o))) {
 			p += n;
 			e = exec_one(x, &o);
 		} else if (p == end && !bad) {
