@@ -184,7 +184,7 @@ static inline e2s_err pass_on(run_t *x, uint64_t upto)
 	x->cur.start = x->loc;
 	x->cur.end = upto;
 	x->loc = upto;
-	x->cur.same = (uint8_t)(CFI_COL_ALL & ~x->chg);
+	x->cur.same = (uint8_t)(x->chg ^ CFI_COL_ALL); /* chg: CFI_COL_* */
 	x->chg = 0;
 	x->nrows++;
 	return x->row_fn(x->row_ctx, x->t, x->fde_idx, &x->cur);
@@ -220,7 +220,7 @@ static e2s_err keep_row(run_t *x, uint64_t upto)
 	*row = x->cur;
 	row->start = x->loc;
 	row->end = upto;
-	row->same = (uint8_t)(CFI_COL_ALL & ~x->chg);
+	row->same = (uint8_t)(x->chg ^ CFI_COL_ALL);
 	s->nrows = n + 1;
 	x->loc = upto;
 	x->nrows++;
