@@ -25,15 +25,17 @@ static inline bool conv_cache_on(const conv_pctx *c)
 }
 
 /* Does r share all but its CFA offset with the row projected before it
- * (f->cfa_run: conv_rule_cfa_only_ok accepted that one)? same: the
- * CFI_COL_* bits r and every row since share with their predecessors. */
+ * (f->cfa_run: conv_rule_cfa_only_ok accepted that one, so its CFA is a
+ * register's)? same: the CFI_COL_* bits r and every row since share with
+ * their predecessors; CFI_COL_CFA_BASE among them says the CFA kept its
+ * kind and register, so r's need not be read. */
 static inline bool conv_cfa_only(const conv_pctx *c, unsigned same,
 				const cfi_row *r)
 {
 	const conv_fdeproj *f = &c->f;
+	(void)r;
 	return conv_cache_on(c) && f->cfa_run &&
-	       (same | CFI_COL_CFA) == CFI_COL_ALL &&
-	       r->cfa.kind == CFI_CFA_REG_OFF && r->cfa.reg == f->prev_cfa_reg;
+	       (same | CFI_COL_CFA) == CFI_COL_ALL;
 }
 
 /* The FRE of a row whose projection differs from the one before only in

@@ -137,7 +137,11 @@ enum {
 	CFI_COL_FP = 4,
 	CFI_COL_SP = 8,  /* rule and save provenance */
 	CFI_COL_SIGN = 16, /* ra_mangled, ra_sign_bad, ra_sign_pc */
-	CFI_COL_ALL = 31,
+	CFI_COL_CFA_BASE = 32, /* the CFA rule but its offset (set whenever
+	                        * CFI_COL_CFA is): a reader of a row whose
+	                        * CFA offset alone changed need not look at
+	                        * its kind and register */
+	CFI_COL_ALL = 63,
 };
 
 /* ---- Parsed records -------------------------------------------------- */

@@ -166,21 +166,25 @@ static void set_expr(const run_t *x, uint32_t blk_off, uint32_t blk_len,
  * may differ? Column by column (all padding is zero). */
 static bool same_rules(const cfi_row *a, const cfi_row *b, unsigned chg)
 {
-	if (chg == CFI_COL_CFA)
+	if ((chg & ~(unsigned)CFI_COL_CFA_BASE) == CFI_COL_CFA)
 		return memcmp(&a->cfa, &b->cfa, sizeof a->cfa) == 0;
 	const size_t rules = offsetof(cfi_row, same) - offsetof(cfi_row, cfa);
 	return memcmp(&a->cfa, &b->cfa, rules) == 0;
 }
 
 /* Row by row (cfi_row_fn): the current rules as [loc, upto), unless
- * no column changed since the row before. */
+ * no column changed since the row before; loc moves to upto (before the
+ * call: nothing is kept across it). */
 static inline e2s_err pass_on(run_t *x, uint64_t upto)
 {
-	if (x->nrows && !x->chg)
+	if (x->nrows && !x->chg) {
+		x->loc = upto;
 		return E2S_ERR_OK;
+	}
 	x->cur.start = x->loc;
 	x->cur.end = upto;
-	x->cur.same = (uint8_t)(CFI_COL_ALL & ~x->chg);
+	x->loc = upto;
+	x->cur.same = (uint8_t)(x->chg ^ CFI_COL_ALL); /* chg: CFI_COL_* */
 	x->chg = 0;
 	x->nrows++;
 	return x->row_fn(x->row_ctx, x->t, x->fde_idx, &x->cur);
@@ -196,6 +200,7 @@ static e2s_err keep_row(run_t *x, uint64_t upto)
 		if (last->end == x->loc &&
 		    (!x->chg || same_rules(last, &x->cur, x->chg))) {
 			last->end = upto;
+			x->loc = upto;
 			x->chg = 0;
 			return E2S_ERR_OK;
 		}
@@ -215,15 +220,17 @@ static e2s_err keep_row(run_t *x, uint64_t upto)
 	*row = x->cur;
 	row->start = x->loc;
 	row->end = upto;
-	row->same = (uint8_t)(CFI_COL_ALL & ~x->chg);
+	row->same = (uint8_t)(x->chg ^ CFI_COL_ALL);
 	s->nrows = n + 1;
+	x->loc = upto;
 	x->nrows++;
 	x->chg = 0;
 	return E2S_ERR_OK;
 }
 
 /* Emit [loc, upto) with the current rules: to the row consumer, or to
- * the table (kept out of line, so that the consumer's path is short). */
+ * the table (kept out of line, so that the consumer's path is short).
+ * loc becomes upto (but on out of memory in the table). */
 static inline e2s_err emit(run_t *x, uint64_t upto)
 {
 	if (x->row_fn)
@@ -239,10 +246,7 @@ static inline e2s_err move_to(run_t *x, uint64_t newloc)
 		return E2S_ERR_PC_BACKWARDS;
 	if (newloc > x->loc) {
 		close_group(x);
-		e2s_err e = emit(x, newloc);
-		if (e != E2S_ERR_OK)
-			return e;
-		x->loc = newloc;
+		return emit(x, newloc);
 	}
 	return E2S_ERR_OK;
 }
@@ -269,9 +273,7 @@ static E2S_ALWAYS_INLINE e2s_err advance_short(run_t *x, uint32_t delta)
 	if (d - 1 >= x->end - x->loc)
 		return advance(x, delta);
 	close_group(x);
-	e2s_err e = emit(x, x->loc + d);
-	x->loc += d;
-	return e;
+	return emit(x, x->loc + d);
 }
 
 /* Factored offset; wraps instead of overflowing (bad input only). */
@@ -351,7 +353,7 @@ static e2s_err def_cfa(run_t *x, uint64_t reg, int64_t off)
 {
 	if (!reg_ok(x, reg))
 		return E2S_ERR_BAD_REGISTER;
-	x->chg |= CFI_COL_CFA;
+	x->chg |= CFI_COL_CFA | CFI_COL_CFA_BASE;
 	memset(&x->cur.cfa, 0, sizeof x->cur.cfa);
 	x->cur.cfa.kind = CFI_CFA_REG_OFF;
 	x->cur.cfa.reg = (uint16_t)reg;
@@ -363,21 +365,31 @@ static e2s_err def_cfa(run_t *x, uint64_t reg, int64_t off)
  * expression CFA DWARF leaves the result undefined, so the CFA becomes
  * CFI_CFA_INVALID (row kept, unusable; see cfi.h). def_cfa_offset with
  * no CFA at all is treated the same way; def_cfa_register with none
- * gives reg + 0. */
-static void cfa_invalidate(cfi_cfa *c)
+ * gives reg + 0. Out of line: def_cfa_offset's usual path then marks
+ * its change with one or to memory. */
+static E2S_OUT_OF_LINE void cfa_invalidate(run_t *x)
 {
-	memset(c, 0, sizeof *c);
-	c->kind = CFI_CFA_INVALID;
+	x->chg |= CFI_COL_CFA | CFI_COL_CFA_BASE;
+	memset(&x->cur.cfa, 0, sizeof x->cur.cfa);
+	x->cur.cfa.kind = CFI_CFA_INVALID;
 }
 
 static e2s_err def_cfa_offset(run_t *x, int64_t off)
 {
-	x->chg |= CFI_COL_CFA;
-	if (x->cur.cfa.kind == CFI_CFA_REG_OFF)
+	if (x->cur.cfa.kind == CFI_CFA_REG_OFF) {
+		x->chg |= CFI_COL_CFA;
 		x->cur.cfa.off = off;
-	else
-		cfa_invalidate(&x->cur.cfa);
+	} else {
+		cfa_invalidate(x);
+	}
 	return E2S_ERR_OK;
+}
+
+/* Do a and b differ in their offsets at most? */
+static bool cfa_base_same(const cfi_cfa *a, const cfi_cfa *b)
+{
+	return a->kind == b->kind && a->reg == b->reg &&
+	       memcmp(&a->expr, &b->expr, sizeof a->expr) == 0;
 }
 
 /* Make the rules those of r (a remembered row), marking in x->chg the
@@ -390,6 +402,8 @@ static void restore_row(run_t *x, const cfi_row *r)
 		sp.prov = CFI_PROV_NONE;
 	if (memcmp(&c->cfa, &r->cfa, sizeof c->cfa))
 		x->chg |= CFI_COL_CFA;
+	if (!cfa_base_same(&c->cfa, &r->cfa))
+		x->chg |= CFI_COL_CFA_BASE;
 	if (memcmp(&c->ra, &r->ra, sizeof c->ra))
 		x->chg |= CFI_COL_RA;
 	if (memcmp(&c->fp, &r->fp, sizeof c->fp))
@@ -407,13 +421,13 @@ static e2s_err def_cfa_register(run_t *x, uint64_t reg)
 {
 	if (!reg_ok(x, reg))
 		return E2S_ERR_BAD_REGISTER;
-	x->chg |= CFI_COL_CFA;
+	x->chg |= CFI_COL_CFA | CFI_COL_CFA_BASE;
 	if (x->cur.cfa.kind == CFI_CFA_REG_OFF)
 		x->cur.cfa.reg = (uint16_t)reg;
 	else if (x->cur.cfa.kind == CFI_CFA_UNSET)
 		return def_cfa(x, reg, 0);
 	else
-		cfa_invalidate(&x->cur.cfa);
+		cfa_invalidate(x);
 	return E2S_ERR_OK;
 }
 
@@ -550,7 +564,7 @@ static E2S_ALWAYS_INLINE e2s_err exec_one(run_t *x, const cfi_insn *in)
 	case DW_CFA_def_cfa_offset_sf:
 		return def_cfa_offset(x, factor(in->a, cie->data_align));
 	case DW_CFA_def_cfa_expression:
-		x->chg |= CFI_COL_CFA;
+		x->chg |= CFI_COL_CFA | CFI_COL_CFA_BASE;
 		memset(&x->cur.cfa, 0, sizeof x->cur.cfa);
 		x->cur.cfa.kind = CFI_CFA_EXPR;
 		set_expr(x, in->blk_off, in->blk_len, &x->cur.cfa.expr);
@@ -598,7 +612,12 @@ static e2s_err exec(run_t *x, cfi_dec *dec, uint64_t *err_off)
 		unsigned n;
 		/* A short form's, in registers (never out of line). */
 		cfi_insn o = {.op = 0};
-		if (p < end && (n = cfi_dec_short(p, end, be, &o))) {
+		if (p < end && (p[0] & 0xc0) == DW_CFA_advance_loc) {
+			/* The commonest, its operand in its opcode: run at
+			 * once, no instruction filled. */
+			p++;
+			e = advance_short(x, at[0] & 0x3fu);
+		} else if (p < end && (n = cfi_dec_short(p, end, be, &o))) {
 			p += n;
 			e = exec_one(x, &o);
 		} else if (p == end && !bad) {

@@ -450,11 +450,11 @@ static e2s_err add_fde(parse_t *p, rec_t *rec)
 		return E2S_ERR_NOMEM;
 	size_t idx = t->nfdes++;
 	cfi_fde *fde = &t->fdes[idx];
-	memset(fde, 0, sizeof *fde);
+	/* One assignment, not memset and two stores (gcc may make a memset
+	 * of a record rep stos). */
+	*fde = (cfi_fde){.sec_off = (uint32_t)rec->off, .cie = UINT32_MAX};
 	if (t->relocs)
 		memset(&t->relocs[idx], 0, sizeof *t->relocs);
-	fde->sec_off = (uint32_t)rec->off;
-	fde->cie = UINT32_MAX;
 	if (p->on_fde)
 		p->s.nrows = 0;
 	p->pre_done = false;

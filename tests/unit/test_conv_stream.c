@@ -415,6 +415,9 @@ static bool col_equal(const cfi_row *a, const cfi_row *b, unsigned col)
 	case CFI_COL_RA: return memcmp(&a->ra, &b->ra, sizeof a->ra) == 0;
 	case CFI_COL_FP: return memcmp(&a->fp, &b->fp, sizeof a->fp) == 0;
 	case CFI_COL_SP: return memcmp(&a->sp, &b->sp, sizeof a->sp) == 0;
+	case CFI_COL_CFA_BASE:
+		return a->cfa.kind == b->cfa.kind && a->cfa.reg == b->cfa.reg &&
+		       memcmp(&a->cfa.expr, &b->cfa.expr, sizeof a->cfa.expr) == 0;
 	default:
 		return a->ra_mangled == b->ra_mangled &&
 		       a->ra_sign_bad == b->ra_sign_bad &&
@@ -441,7 +444,7 @@ static size_t check_same(const cfi_row *r, size_t n, const cfi_row *init,
 	for (size_t i = 0; i < n; i++) {
 		const cfi_row *before = i ? &r[i - 1] : init;
 		marked += i > 0 && r[i].same != 0;
-		for (unsigned col = 1; before && col <= CFI_COL_SIGN; col <<= 1)
+		for (unsigned col = 1; before && col <= CFI_COL_CFA_BASE; col <<= 1)
 			if ((r[i].same & col) && !col_equal(&r[i], before, col))
 				++*lies;
 	}
