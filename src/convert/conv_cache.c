@@ -273,7 +273,7 @@ int conv_memo_take(conv_pctx *c, size_t i)
 	}
 	if (!memo_same(c, m, fde, tag) && !memo_same(c, ++m, fde, tag))
 		return 0;
-	if (!conv_claim_fde(c, i, fde))
+	if (!conv_claim_fde(c, i))
 		return -1;
 	conv_skip s = (conv_skip)(m->out & 0x1f);
 	if (!s) {

@@ -274,16 +274,16 @@ conv_skip conv_fde_funcs(conv_pctx *c, const cfi_fde *fde, uint32_t i,
 /* The next row of the FDE begun, projected in full. Only allocation
  * failures are errors. */
 e2s_err conv_fde_row_gen(conv_pctx *c, const cfi_row *r);
-/* Claim FDE i's range, its functions to follow from set->funcs[gf.n]
- * (up to the next claim's). Whether an earlier FDE has it is decided at
- * the end (pctx_finish). false on OOM. */
-static inline bool conv_claim_fde(conv_pctx *c, size_t i, const cfi_fde *fde)
+/* Claim FDE i's range (read from the FDE when the claims are settled),
+ * its functions to follow from set->funcs[gf.n] (up to the next
+ * claim's). Whether an earlier FDE has it is decided at the end
+ * (pctx_finish). false on OOM. */
+static inline bool conv_claim_fde(conv_pctx *c, size_t i)
 {
 	if (c->gcl.n >= c->gcl.cap &&
 	    (c->gcl.n >= UINT32_MAX ||
 	     !conv_grow((void **)&c->cl, &c->gcl, sizeof *c->cl, c->gcl.n + 1)))
 		return false;
-	(void)fde; /* its range is read when the claims are settled */
 	c->cl[c->gcl.n++] = (conv_fclaim){(uint32_t)i, (uint32_t)c->gf.n};
 	return true;
 }

@@ -158,7 +158,7 @@ static e2s_err fde_end(conv_pctx *c, size_t i)
 	if (!s && f->rows_bad)
 		s = CONV_SKIP_BAD_CFI;
 	bool claimed = !s;
-	if (claimed && !conv_claim_fde(c, i, fde))
+	if (claimed && !conv_claim_fde(c, i))
 		return E2S_ERR_NOMEM;
 	if (!s) {
 		s = conv_fde_funcs(c, fde, (uint32_t)i, &oom);

@@ -151,10 +151,10 @@ static e2s_err name_taken(const elfp_file *f, size_t foreign, e2s_diag *d)
 static e2s_err convert_linked_planned(elfp_file *f, size_t old,
 				      size_t foreign, const sfe_set *set,
 				      const sfe_encode_opts *eop, const sfe_plan *plan,
-				      size_t size, conv_result *res, e2s_diag *d)
+				      conv_result *res, e2s_diag *d)
 {
 	sfe_encode_opts eo = *eop;
-	size_t idx = old;
+	size_t idx = old, size = sfe_plan_size(plan);
 	bw_t w;
 	e2s_err e;
 
@@ -214,13 +214,11 @@ static e2s_err convert_linked(elfp_file *f, size_t old, size_t foreign,
 {
 	sfe_encode_opts eo = base_opts(o);
 	sfe_plan *plan;
-	size_t size;
 	/* Laid out once: the size places the section, the plan writes it. */
 	e2s_err e = sfe_plan_make(set, &eo, &plan, d);
 	if (e)
 		return e;
-	size = sfe_plan_size(plan);
-	e = convert_linked_planned(f, old, foreign, set, &eo, plan, size, res, d);
+	e = convert_linked_planned(f, old, foreign, set, &eo, plan, res, d);
 	sfe_plan_free(plan);
 	return e;
 }

@@ -154,18 +154,25 @@ static e2s_err read_elf(const elfr_file *e, elfr_sframe *out, e2s_diag *diag)
 	return e2s_fail(diag, E2S_ERR_BAD_SFRAME, NULL, 0, "no .sframe section");
 }
 
-e2s_err elfr_sframe_read_mem(const void *img, size_t size, elfr_sframe *out,
-			 e2s_diag *diag)
+/* The section of e, opened with status err (e closed either way). */
+static e2s_err read_opened(e2s_err err, elfr_file *e, elfr_sframe *out,
+			   e2s_diag *diag)
 {
-	elfr_file *e = NULL;
-	memset(out, 0, sizeof *out);
-	e2s_err err = elfr_open_view(img, img ? size : 0, 0, &e, diag);
 	if (!err)
 		err = read_elf(e, out, diag);
 	if (err)
 		elfr_sframe_free(out);
 	elfr_close(e);
 	return err;
+}
+
+e2s_err elfr_sframe_read_mem(const void *img, size_t size, elfr_sframe *out,
+			 e2s_diag *diag)
+{
+	elfr_file *e = NULL;
+	memset(out, 0, sizeof *out);
+	e2s_err err = elfr_open_view(img, img ? size : 0, 0, &e, diag);
+	return read_opened(err, e, out, diag);
 }
 
 e2s_err elfr_sframe_read(const char *path, elfr_sframe *out, e2s_diag *diag)
@@ -180,12 +187,7 @@ e2s_err elfr_sframe_read(const char *path, elfr_sframe *out, e2s_diag *diag)
 	if (!S_ISREG(st.st_mode))
 		return e2s_fail(diag, E2S_ERR_NOT_ELF, NULL, 0, NULL);
 	e2s_err err = elfr_open(path, 0, &e, diag);
-	if (!err)
-		err = read_elf(e, out, diag);
-	if (err)
-		elfr_sframe_free(out);
-	elfr_close(e);
-	return err;
+	return read_opened(err, e, out, diag);
 }
 
 e2s_err elfr_sframe_decode(const elfr_sframe *e, sfr_section *out, e2s_diag *diag)

@@ -68,13 +68,20 @@ static void *map_file(const char *path, size_t *size)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* Our own executable, read-only (checked: every test here needs it). */
+static void *map_self(size_t *size)
+{
+	void *img = map_file("/proc/self/exe", size);
+	CHECK(img != NULL);
+	return img;
+}
+
 /* Our own executable: table rows == streamed rows, FDE by FDE, from a
  * read-only mapping (the view must never write to the image). */
 static void stream_rows_match(void)
 {
 	size_t size;
-	void *img = map_file("/proc/self/exe", &size);
-	CHECK(img != NULL);
+	void *img = map_self(&size);
 	if (!img)
 		return;
 	elfr_cfi *tf = NULL, *sf = NULL;
@@ -162,8 +169,7 @@ static bool sets_equal(const sfe_set *a, const conv_verdicts *va,
 static void project_view_matches(void)
 {
 	size_t size;
-	void *img = map_file("/proc/self/exe", &size);
-	CHECK(img != NULL);
+	void *img = map_self(&size);
 	if (!img)
 		return;
 	elfr_cfi *tf = NULL, *sf = NULL;
