@@ -441,7 +441,9 @@ typedef struct {
 	                      * skipped functions only (report_all is
 	                      * ignored) and gets pc_range and shndx 0 */
 	int in_place;        /* out names in (or the file a link of it points
-	                      * to): keep its owner too */
+	                      * to): keep its owner, set-ID bits and extended
+	                      * attributes too (as when out is in's inode);
+	                      * a new out has in's mode less set-ID bits */
 	int copy_unchanged;  /* EH2S_COPY_* bits: when there is nothing to
 	                      * convert, write out as an exact copy of in
 	                      * (the status still says why) */

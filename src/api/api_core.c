@@ -266,7 +266,7 @@ e2s_err api_write_file(const char *path, const void *data, size_t size,
 		e2s_atomic_abort(&a);
 		return e;
 	}
-	return e2s_atomic_commit(&a, (mode_t)mode, NULL, true, d);
+	return e2s_atomic_commit(&a, (mode_t)mode, NULL, NULL, true, d);
 }
 
 /* ---- Handles --------------------------------------------------------- */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/vfs.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "atomic.h"
@@ -63,15 +64,88 @@ void e2s_atomic_reserve(e2s_atomic *a, uint64_t size)
 	(void)fallocate(a->fd, 0, 0, (off_t)size);
 }
 
-e2s_err e2s_atomic_commit(e2s_atomic *a, mode_t mode, const struct stat *owner,
-			  bool sync, e2s_diag *d)
+/* May a failure to give the copy what the original had be passed over?
+ * Only where an unprivileged user cannot do it anyway (another owner,
+ * security.* and trusted.* attributes), or the filesystem cannot. */
+static bool may_pass(int er)
+{
+	return er == ENOTSUP || ((er == EPERM || er == EACCES) && geteuid() != 0);
+}
+
+/* The extended attributes of from onto fd: a rename drops them with the
+ * old inode, and some change what a program can do (file capabilities,
+ * SELinux labels, ACLs). */
+static e2s_err copy_xattrs(int fd, const char *from, e2s_diag *d)
 {
 	e2s_err e = E2S_ERR_OK;
-	if (fchmod(a->fd, mode & 07777) != 0)
-		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "fchmod: %s", strerror(errno));
-	if (!e && owner && fchown(a->fd, owner->st_uid, owner->st_gid) != 0 &&
-	    (errno != EPERM || geteuid() == 0))
+	char *names = NULL, *val = NULL;
+	ssize_t n;
+	for (;;) {
+		n = llistxattr(from, NULL, 0);
+		if (n <= 0)
+			break;
+		char *p = realloc(names, (size_t)n);
+		if (!p) {
+			free(names);
+			return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+		}
+		names = p;
+		ssize_t got = llistxattr(from, names, (size_t)n);
+		if (got >= 0 || errno != ERANGE) {
+			n = got;
+			break;
+		}
+	}
+	if (n < 0) {
+		int er = errno;
+		free(names);
+		if (er == ENOTSUP)
+			return E2S_ERR_OK;
+		return e2s_fail(d, E2S_ERR_IO, NULL, 0,
+				"listing extended attributes: %s", strerror(er));
+	}
+	for (ssize_t k = 0; !e && k < n; k += (ssize_t)strlen(names + k) + 1) {
+		const char *name = names + k;
+		ssize_t len = lgetxattr(from, name, NULL, 0);
+		char *v = len > 0 ? realloc(val, (size_t)len) : val;
+		if (len > 0 && !v) {
+			e = e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+			break;
+		}
+		val = v;
+		if (len > 0)
+			len = lgetxattr(from, name, val, (size_t)len);
+		if (len < 0) {
+			if (errno == ENODATA)
+				continue; /* removed meanwhile */
+			e = e2s_fail(d, E2S_ERR_IO, NULL, 0,
+				     "reading extended attribute %s: %s", name,
+				     strerror(errno));
+		} else if (fsetxattr(fd, name, val, (size_t)len, 0) != 0 &&
+			   !may_pass(errno)) {
+			e = e2s_fail(d, E2S_ERR_IO, NULL, 0,
+				     "keeping extended attribute %s: %s", name,
+				     strerror(errno));
+		}
+	}
+	free(val);
+	free(names);
+	return e;
+}
+
+e2s_err e2s_atomic_commit(e2s_atomic *a, mode_t mode, const struct stat *owner,
+			  const char *attrs_from, bool sync, e2s_diag *d)
+{
+	e2s_err e = E2S_ERR_OK;
+	/* The owner first: a chown clears set-user-ID and set-group-ID
+	 * bits and file capabilities, even root's. */
+	if (owner && fchown(a->fd, owner->st_uid, owner->st_gid) != 0 &&
+	    !may_pass(errno))
 		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "fchown: %s", strerror(errno));
+	if (!e && attrs_from)
+		e = copy_xattrs(a->fd, attrs_from, d);
+	if (!e && fchmod(a->fd, mode & 07777) != 0)
+		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "fchmod: %s", strerror(errno));
 	if (!e && sync && fsync(a->fd) != 0)
 		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "fsync: %s", strerror(errno));
 	int rc = close(a->fd);

@@ -23,13 +23,15 @@ e2s_err e2s_atomic_begin(e2s_atomic *a, const char *path, e2s_diag *d);
  * start: where that is cheaper (ext4), its blocks are allocated at once.
  * A hint: nothing fails if it cannot be done. */
 void e2s_atomic_reserve(e2s_atomic *a, uint64_t size);
-/* Give it mode (permission bits) and, with owner, owner's user and group
- * (EPERM ignored unless root: an unprivileged user cannot give files
- * away), fsync it when sync, close it and rename it over path. On failure
- * the temporary file is removed and path is as it was. a is released
- * either way. */
+/* Give it, with owner, owner's user and group (EPERM ignored unless
+ * root: an unprivileged user cannot give files away), with attrs_from,
+ * that file's extended attributes (those a user may not set passed over
+ * likewise), then mode (permission bits, set-user-ID ones included: set
+ * last, as a chown clears them); fsync it when sync, close it and rename
+ * it over path. On failure the temporary file is removed and path is as
+ * it was. a is released either way. */
 e2s_err e2s_atomic_commit(e2s_atomic *a, mode_t mode, const struct stat *owner,
-			  bool sync, e2s_diag *d);
+			  const char *attrs_from, bool sync, e2s_diag *d);
 /* Give up: remove the temporary file. Safe after commit and on a zeroed
  * or failed a. */
 void e2s_atomic_abort(e2s_atomic *a);

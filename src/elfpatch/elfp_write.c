@@ -509,8 +509,13 @@ e2s_err elfp_write_atomic_checked(const char *path, const char *ref_path,
 		e2s_atomic_abort(&a);
 		return e;
 	}
-	return e2s_atomic_commit(&a, st.st_mode, keep_owner ? &st : NULL,
-				 replaces, d);
+	/* A replaced file keeps what it carries beyond its bytes: owner,
+	 * extended attributes (file capabilities...), set-ID bits. A new
+	 * file belongs to whoever runs us, so, as cp does, it does not
+	 * run as the input's owner or group. */
+	mode_t mode = replaces ? st.st_mode : st.st_mode & ~(mode_t)(S_ISUID | S_ISGID);
+	return e2s_atomic_commit(&a, mode, replaces ? &st : NULL,
+				 replaces ? ref_path : NULL, replaces, d);
 }
 
 e2s_err elfp_write_atomic(const char *path, const char *ref_path,
@@ -577,7 +582,7 @@ e2s_err elfp_write_pieces_atomic(const char *path, const struct stat *keep,
 	}
 	/* It replaces path: on disk before the rename (see
 	 * elfp_write_atomic_checked). */
-	return e2s_atomic_commit(&a, keep->st_mode, keep, true, d);
+	return e2s_atomic_commit(&a, keep->st_mode, keep, path, true, d);
 }
 
 e2s_err elfp_write_pieces_mem(const elfp_source *src, elfp_piece *p,
