@@ -443,7 +443,10 @@ typedef struct {
 	int in_place;        /* out names in (or the file a link of it points
 	                      * to): keep its owner, set-ID bits and extended
 	                      * attributes too (as when out is in's inode);
-	                      * a new out has in's mode less set-ID bits */
+	                      * a new out has in's mode less set-ID bits.
+	                      * out is synced before the rename only when it
+	                      * is in's inode: a caller staging in place under
+	                      * another name syncs (and renames) itself */
 	int copy_unchanged;  /* EH2S_COPY_* bits: when there is nothing to
 	                      * convert, write out as an exact copy of in
 	                      * (the status still says why) */

@@ -5,7 +5,16 @@
  * a convertible ELF file is skipped, not an error; a file that fails does
  * not stop the others. The separate debug file of each program and
  * library (by build ID under DIR/usr/lib/debug/.build-id or a
- * --debug-root) is made to match it (cli_debug.c). */
+ * --debug-root) is made to match it (cli_debug.c).
+ *
+ * Files are replaced a batch at a time, as dpkg installs a package: each
+ * converted file is staged next to its original, every filesystem written
+ * to is synced once, then the staged files are renamed over the
+ * originals. A crash leaves every file either old or new (never a new
+ * name on unwritten data), at the cost of one sync per batch instead of
+ * one per file; a failure or an interrupt (SIGINT, SIGTERM, SIGHUP,
+ * blocked meanwhile and acted on between files) removes what was staged
+ * and leaves the originals as they were. */
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -48,6 +57,9 @@ typedef struct {
 	dev_t dev;
 	ino_t ino;
 	size_t leader;       /* index of the first name of this inode */
+	off_t size;
+	char *stage;         /* the converted file, not yet renamed over path */
+	char *debug_path;    /* its debug file, to update once it is renamed */
 	int outcome;
 	int debug;           /* CLI_DEBUG_* */
 	size_t converted, nfdes, unrelocated;
@@ -58,7 +70,11 @@ typedef struct {
 	const cli_opts *o;
 	t_item *items;
 	size_t n, cap;
-	size_t next, done;   /* work queue (under lock) */
+	size_t next, end, done; /* work queue: [next, end) (under lock) */
+	bool debug_pass;     /* the queue's work: conversions, or the debug
+	                      * files of the files just renamed */
+	sigset_t stop_on;    /* signals that end the run between files */
+	bool stopped;        /* one of them arrived */
 	pthread_mutex_t lock;
 	/* One debug file update at a time: two copies of a program share
 	 * one debug file. */
@@ -88,6 +104,7 @@ static int add_item(t_run *r, const char *path, const char *root,
 	it->root = root;
 	it->dev = st->st_dev;
 	it->ino = st->st_ino;
+	it->size = st->st_size;
 	it->leader = r->n++;
 	return 0;
 }
@@ -348,6 +365,57 @@ static void progress(t_run *r, const char *path)
 	r->progress_shown = true;
 }
 
+/* A name next to path for its converted file (*stage), which the
+ * conversion creates as it creates any output: through a temporary file
+ * renamed to it. Not reserved by a file of its own, which would cost a
+ * second new inode per file; a file of that name, left by an earlier
+ * run of this process ID, is replaced, as a rename over it would. Short,
+ * whatever the length of path's own name. */
+static int stage_file(const char *path, size_t index, char **stage)
+{
+	const char *slash = strrchr(path, '/');
+	int dlen = slash ? (int)(slash - path) : 1;
+	const char *dir = slash ? path : ".";
+	size_t n = strlen(path) + 64;
+	char *name = malloc(n);
+	if (!name)
+		return -1;
+	snprintf(name, n, "%.*s/.e2stage.%ld.%zu", dlen, dir, (long)getpid(),
+		 index);
+	*stage = name;
+	return 0;
+}
+
+static void unstage(t_item *it)
+{
+	if (it->stage)
+		unlink(it->stage);
+	free(it->stage);
+	it->stage = NULL;
+}
+
+/* Under r->lock: what happened to it's debug file, -v and errors. */
+static void report_debug(t_run *r, const t_item *it, const char *debug,
+			 const char *dmsg)
+{
+	const cli_opts *o = r->o;
+	if (it->debug == CLI_DEBUG_FAILED) {
+		clear_progress(r);
+		cli_error(it->path, "debug file %s not updated: %s", debug, dmsg);
+	} else if (o->verbose && it->debug == CLI_DEBUG_UPDATED) {
+		clear_progress(r);
+		fprintf(stderr, "%s: debug file %s updated: %s\n", it->path,
+			debug, dmsg);
+	} else if (o->verbose && it->debug == CLI_DEBUG_NOT_FOUND) {
+		clear_progress(r);
+		fprintf(stderr, "%s: warning: %s\n", it->path, dmsg);
+	} else if (o->verbose > 1 && it->debug == CLI_DEBUG_MATCHED) {
+		clear_progress(r);
+		fprintf(stderr, "%s: debug file %s already matches\n",
+			it->path, debug);
+	}
+}
+
 static void convert_item(t_run *r, t_item *it)
 {
 	const cli_opts *o = r->o;
@@ -359,6 +427,11 @@ static void convert_item(t_run *r, t_item *it)
 	int found = CLI_DEBUG_NONE;
 	bool looked = false;
 
+	if (kind == T_PATCHED &&
+	    stage_file(it->path, (size_t)(it - r->items), &it->stage) != 0) {
+		snprintf(why, sizeof why, "out of memory");
+		kind = T_FAILED;
+	}
 	if (kind == T_PATCHED) {
 		eh2s_file_opts fo;
 		eh2s_convert_opts co;
@@ -379,9 +452,13 @@ static void convert_item(t_run *r, t_item *it)
 		co.sframe_version = o->sframe_version;
 		co.share_fres = o->share_fres;
 		fo.convert = &co;
+		/* In place, but into the stage: owner, mode and attributes
+		 * are the original's, and it is not synced alone (commit). */
 		fo.in_place = 1;
-		eh2s_status st = eh2s_convert_file(it->path, it->path, &fo, &sum,
+		eh2s_status st = eh2s_convert_file(it->path, it->stage, &fo, &sum,
 						   NULL, &err);
+		if (st != EH2S_OK)
+			unstage(it);
 		/* classify() has rejected other machines and ELF classes, so
 		 * UNSUPPORTED here is a limit (too large), a failure. */
 		switch (st) {
@@ -404,7 +481,15 @@ static void convert_item(t_run *r, t_item *it)
 		if (!looked)
 			found = cli_debug_find(o, it->path, it->root, debug,
 					       dmsg, sizeof dmsg);
-		if (found == CLI_DEBUG_FOUND) {
+		/* A staged file's debug file is updated once the file is
+		 * renamed (debug_item): an interrupted batch then leaves the
+		 * two matching. */
+		if (found == CLI_DEBUG_FOUND && it->stage) {
+			if (!(it->debug_path = strdup(debug))) {
+				found = CLI_DEBUG_FAILED;
+				snprintf(dmsg, sizeof dmsg, "out of memory");
+			}
+		} else if (found == CLI_DEBUG_FOUND) {
 			pthread_mutex_lock(&r->debug_lock);
 			found = cli_debug_update(it->path, debug, dmsg,
 						 sizeof dmsg);
@@ -426,23 +511,46 @@ static void convert_item(t_run *r, t_item *it)
 		fprintf(stderr, "%s: skipped: %s\n", it->path,
 			kind == T_HAD_SFRAME ? "already has .sframe" : why);
 	}
-	if (it->debug == CLI_DEBUG_FAILED) {
-		clear_progress(r);
-		cli_error(it->path, "debug file %s not updated: %s", debug, dmsg);
-	} else if (o->verbose && it->debug == CLI_DEBUG_UPDATED) {
-		clear_progress(r);
-		fprintf(stderr, "%s: debug file %s updated: %s\n", it->path,
-			debug, dmsg);
-	} else if (o->verbose && it->debug == CLI_DEBUG_NOT_FOUND) {
-		clear_progress(r);
-		fprintf(stderr, "%s: warning: %s\n", it->path, dmsg);
-	} else if (o->verbose > 1 && it->debug == CLI_DEBUG_MATCHED) {
-		clear_progress(r);
-		fprintf(stderr, "%s: debug file %s already matches\n",
-			it->path, debug);
-	}
+	if (!it->debug_path)
+		report_debug(r, it, debug, dmsg);
 	progress(r, it->path);
 	pthread_mutex_unlock(&r->lock);
+}
+
+/* After the rename: the debug file of a converted file (convert_item). */
+static void debug_item(t_run *r, t_item *it)
+{
+	char dmsg[512];
+	int found = CLI_DEBUG_FAILED;
+	if (it->outcome != T_PATCHED) {
+		free(it->debug_path);
+		it->debug_path = NULL;
+		it->debug = CLI_DEBUG_NONE; /* the file was not replaced */
+		return;
+	}
+	pthread_mutex_lock(&r->debug_lock);
+	found = cli_debug_update(it->path, it->debug_path, dmsg, sizeof dmsg);
+	pthread_mutex_unlock(&r->debug_lock);
+	pthread_mutex_lock(&r->lock);
+	it->debug = found;
+	report_debug(r, it, it->debug_path, dmsg);
+	pthread_mutex_unlock(&r->lock);
+	free(it->debug_path);
+	it->debug_path = NULL;
+}
+
+/* Has a signal that ends the run arrived (it is blocked: pending)? */
+static bool stop_pending(t_run *r)
+{
+	sigset_t p;
+	if (r->stopped)
+		return true;
+	if (sigpending(&p) != 0)
+		return false;
+	for (int s = 1; s < NSIG; s++)
+		if (sigismember(&r->stop_on, s) == 1 && sigismember(&p, s) == 1)
+			return r->stopped = true;
+	return false;
 }
 
 static void *worker(void *arg)
@@ -450,13 +558,110 @@ static void *worker(void *arg)
 	t_run *r = arg;
 	for (;;) {
 		pthread_mutex_lock(&r->lock);
-		while (r->next < r->n && r->items[r->next].outcome == T_LINK)
+		while (r->next < r->end && r->items[r->next].outcome == T_LINK)
 			r->next++;
-		size_t i = r->next < r->n ? r->next++ : r->n;
+		if (r->debug_pass)
+			while (r->next < r->end && !r->items[r->next].debug_path)
+				r->next++;
+		/* The debug files of renamed files are updated even after an
+		 * interrupt, so that the two stay matching. */
+		size_t i = r->next < r->end && (r->debug_pass || !stop_pending(r))
+				   ? r->next++
+				   : r->end;
 		pthread_mutex_unlock(&r->lock);
-		if (i == r->n)
+		if (i == r->end)
 			return NULL;
-		convert_item(r, &r->items[i]);
+		if (r->debug_pass)
+			debug_item(r, &r->items[i]);
+		else
+			convert_item(r, &r->items[i]);
+	}
+}
+
+/* Items [r->next, r->end) by the workers and this thread; -j N. */
+static void run_workers(t_run *r, int nth)
+{
+	pthread_t *th = calloc((size_t)nth, sizeof *th);
+	int started = 0;
+	for (int i = 1; th && i < nth; i++)
+		if (pthread_create(&th[i], NULL, worker, r) == 0)
+			started = i;
+		else
+			break;
+	worker(r); /* the main thread works too */
+	for (int i = 1; i <= started; i++)
+		pthread_join(th[i], NULL);
+	free(th);
+}
+
+/* A batch ends after this many bytes of files: what it stages is on
+ * disk twice until it is committed. */
+#define BATCH_BYTES ((off_t)256 << 20)
+
+static size_t batch_end(const t_run *r, size_t from)
+{
+	off_t bytes = 0;
+	size_t i = from;
+	while (i < r->n && (i == from || bytes < BATCH_BYTES))
+		bytes += r->items[i++].size;
+	return i;
+}
+
+/* Sync every filesystem a staged file of [from, to) is on, once. */
+static int sync_staged(t_run *r, size_t from, size_t to, char *why, size_t len)
+{
+	dev_t done[16];
+	size_t nd = 0;
+	for (size_t i = from; i < to; i++) {
+		const t_item *it = &r->items[i];
+		size_t k = 0;
+		if (!it->stage)
+			continue;
+		while (k < nd && done[k] != it->dev)
+			k++;
+		if (k < nd)
+			continue;
+		int fd = open(it->stage, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || syncfs(fd) != 0) {
+			snprintf(why, len, "syncing the filesystem of %s: %s",
+				 it->stage, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
+		close(fd);
+		if (nd < sizeof done / sizeof *done)
+			done[nd++] = it->dev;
+	}
+	return 0;
+}
+
+/* Rename the staged files of [from, to) over their originals, after
+ * syncing them (or, on a failed sync or an interrupt, remove them). */
+static void commit(t_run *r, size_t from, size_t to)
+{
+	char why[PATH_MAX + 64];
+	int bad = r->stopped ? 0 : sync_staged(r, from, to, why, sizeof why);
+	for (size_t i = from; i < to; i++) {
+		t_item *it = &r->items[i];
+		if (!it->stage)
+			continue;
+		if (r->stopped || bad) {
+			unstage(it);
+			it->outcome = T_FAILED;
+			if (bad)
+				cli_error(it->path, "not replaced: %s", why);
+			continue;
+		}
+		if (rename(it->stage, it->path) != 0) {
+			cli_error(it->path, "not replaced: rename: %s",
+				  strerror(errno));
+			unstage(it);
+			it->outcome = T_FAILED;
+			continue;
+		}
+		free(it->stage);
+		it->stage = NULL;
 	}
 }
 
@@ -509,19 +714,38 @@ int cmd_tree(const cli_opts *o)
 	r.tty = isatty(STDERR_FILENO);
 	clock_gettime(CLOCK_MONOTONIC, &r.last);
 
+	/* Interrupts wait for a file's end (workers inherit the mask), so
+	 * that what was staged can be removed. */
+	static const int stop_sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	sigset_t old;
+	sigemptyset(&r.stop_on);
+	for (size_t k = 0; k < sizeof stop_sigs / sizeof *stop_sigs; k++) {
+		struct sigaction sa;
+		/* An ignored one (nohup) would stay pending while blocked. */
+		if (sigaction(stop_sigs[k], NULL, &sa) == 0 &&
+		    sa.sa_handler != SIG_IGN)
+			sigaddset(&r.stop_on, stop_sigs[k]);
+	}
+	pthread_sigmask(SIG_BLOCK, &r.stop_on, &old);
 	int nth = o->jobs > 1 ? o->jobs : 1;
-	pthread_t *th = calloc((size_t)nth, sizeof *th);
-	int started = 0;
-	for (int i = 1; th && i < nth; i++)
-		if (pthread_create(&th[i], NULL, worker, &r) == 0)
-			started = i;
-		else
-			break;
-	worker(&r); /* the main thread works too */
-	for (int i = 1; i <= started; i++)
-		pthread_join(th[i], NULL);
-	free(th);
+	for (size_t from = 0; from < r.n && !r.stopped; from = r.end) {
+		r.next = from;
+		r.end = batch_end(&r, from);
+		r.debug_pass = false;
+		run_workers(&r, nth);
+		commit(&r, from, r.end);
+		/* The files renamed, their debug files (none if stopped). */
+		r.next = from;
+		r.debug_pass = true;
+		run_workers(&r, nth);
+	}
 	clear_progress(&r);
+	if (r.stopped)
+		cli_error(NULL, "interrupted: the files of the batches before "
+				"were replaced, the others left as they were");
+	/* Nothing staged is left: a pending signal now ends the process as
+	 * it would have. */
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 
 	for (size_t i = 0; i < r.n; i++) {
 		t_item *it = &r.items[i];
@@ -580,8 +804,10 @@ int cmd_tree(const cli_opts *o)
 		if (*sep == ',')
 			fputc('\n', stderr);
 	}
-	for (size_t i = 0; i < r.n; i++)
+	for (size_t i = 0; i < r.n; i++) {
 		free(r.items[i].path);
+		free(r.items[i].debug_path);
+	}
 	free(r.items);
 	for (size_t i = 0; i < r.nroots; i++)
 		free(r.roots[i]);

@@ -489,15 +489,17 @@ e2s_err elfp_write_atomic_checked(const char *path, const char *ref_path,
 	if (stat(ref_path, &st) != 0)
 		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s: %s", ref_path,
 				strerror(errno));
-	/* Replacing the input itself (--in-place, tree mode, -o naming the
-	 * input): the data must be on disk before the rename is, or a crash
-	 * could leave neither the old nor the new file. A new output (-o)
-	 * can be made again from the intact input, so it is not synced,
-	 * like cp, objcopy and strip; the sync of a 110 MB output costs
-	 * about 1 s of wall time. */
-	bool replaces = keep_owner ||
-			(stat(path, &ost) == 0 && ost.st_dev == st.st_dev &&
-			 ost.st_ino == st.st_ino);
+	/* Replacing the input itself (--in-place, -o naming the input):
+	 * the data must be on disk before the rename is, or a crash could
+	 * leave neither the old nor the new file. A new output (-o) can be
+	 * made again from the intact input, so it is not synced, like cp,
+	 * objcopy and strip; the sync of a 110 MB output costs about 1 s of
+	 * wall time. Nor is an output kept as in place (keep_owner) under
+	 * another name: tree mode stages its files so, syncs them together
+	 * and renames them itself. */
+	bool same = stat(path, &ost) == 0 && ost.st_dev == st.st_dev &&
+		    ost.st_ino == st.st_ino;
+	bool replaces = keep_owner || same;
 	e = e2s_atomic_begin(&a, path, d);
 	if (e)
 		return e;
@@ -515,7 +517,7 @@ e2s_err elfp_write_atomic_checked(const char *path, const char *ref_path,
 	 * run as the input's owner or group. */
 	mode_t mode = replaces ? st.st_mode : st.st_mode & ~(mode_t)(S_ISUID | S_ISGID);
 	return e2s_atomic_commit(&a, mode, replaces ? &st : NULL,
-				 replaces ? ref_path : NULL, replaces, d);
+				 replaces ? ref_path : NULL, same, d);
 }
 
 e2s_err elfp_write_atomic(const char *path, const char *ref_path,

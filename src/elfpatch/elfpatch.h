@@ -252,10 +252,11 @@ e2s_err elfp_check_output(const elfp_file *f, const uint8_t *out,
 			  size_t size, const elfp_check_opts *o, e2s_diag *d);
 
 /* Write f's output to path atomically: temporary file in the same
- * directory, mode (and owner when keep_owner) of ref_path, rename. The
- * temporary file is fsync'ed first only when it replaces ref_path itself
- * (keep_owner, or path is the same file as ref_path). On failure path is
- * untouched and no temporary file remains. */
+ * directory, mode of ref_path, rename. When keep_owner or path is the
+ * same file as ref_path, also ref_path's owner, extended attributes and
+ * set-ID bits (dropped otherwise, as cp does). The temporary file is
+ * fsync'ed first only when path is the same file as ref_path. On failure
+ * path is untouched and no temporary file remains. */
 e2s_err elfp_write_atomic(const char *path, const char *ref_path,
 			  bool keep_owner, elfp_file *f, e2s_diag *d);
 /* The same, calling check on the written temporary file (its path)
