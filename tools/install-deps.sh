@@ -13,7 +13,7 @@ pkgs=(
   gcc-s390x-linux-gnu g++-s390x-linux-gnu
   qemu-user debootstrap libclang-rt-14-dev file python3 util-linux time
   debhelper dpkg-dev rpm pkg-config groff-base man-db fakeroot gdb
-  kmod
+  kmod strace
   abigail-tools
 )
 # eco_kbuild: Debian's kernel headers (an out-of-tree module is built

@@ -51,7 +51,7 @@ sys.exit(1 if bad else 0)
 PY
 else
   "$E2S" -q --in-place -r -j 2 "$T/a" || fail "run: exit $?"
-  echo "note: no strace: the sync order is not checked"
+  echo "note: no strace (tools/install-deps.sh installs it): the sync order is not checked"
 fi
 [ "$(leftovers "$T/a")" = 0 ] && ok || fail "left behind: $(find "$T/a" -name '.*')"
 for f in "$T"/a/ls "$T"/a/sub/sort; do
