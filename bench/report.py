@@ -144,7 +144,8 @@ def tree_section(tree):
          "COPY` on a fresh copy; %d round%s, %s files, %.0f MB. " %
          (n, "" if n == 1 else "s", full[0][1]["files"],
           int(full[0][1]["bytes"]) / MB) +
-         ("Before each timed command the previous round's copies are already "
+         ("An untimed warm-up round (cp -a, conversion, removal) comes first. "
+          "Before each timed command the previous round's copies are already "
           "removed and `sync` has run (no dirty pages left to write back); "
           "the source stays in the page cache. The order alternates: odd "
           "rounds time cp -a first and then convert its copy; even rounds "

@@ -178,6 +178,11 @@ done
 #    timed command runs, and `sync` runs just before each timed command, so
 #    neither command pays for the other's dirty pages or freed files;
 #  - the source stays in the page cache (no drop_caches): both read it warm;
+#  - an untimed warm-up (cp -a, conversion, removal) comes first: the first
+#    timed cp -a of a run was otherwise 2-4x slower than the rest (likely
+#    because its page cache came from memory left idle, which the virtio
+#    balloon's free page reporting had handed back to the host, while
+#    later rounds reuse pages the previous round just freed);
 #  - the order alternates: odd rounds time cp -a into A, then convert A;
 #    even rounds convert an A made by an untimed cp -a, then time cp -a
 #    into B.
@@ -213,6 +218,9 @@ if [ "${BENCH_NO_TREE:-0}" != 1 ] && [ -d "$treesrc" ]; then
       "$nfiles" "$tbytes" "$2" "$(secs "$s0" "$s1")" >>"$tree_tsv"
   }
   rm -rf "$treea" "$treeb"
+  say "tree warm-up (untimed)"
+  cp -a "$treesrc" "$treea" && "$e2s" -q --in-place -r -j 2 "$treea" || true
+  rm -rf "$treea"
   tstart=$(date +%s.%N) steal0=$(steal)
   for ((r = 1; r <= truns; r++)); do
     say "tree round $r/$truns: $treesrc ($nfiles files), $([ $((r % 2)) = 1 ] && echo "cp -a first" || echo "eh2sframe first")"
