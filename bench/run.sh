@@ -9,11 +9,16 @@
 #   BENCH_NO_SIZE=1    skip the size-on-disk sweep (/usr/bin, libraries)
 #   BENCH_TREE=DIR     tree-mode input (default /usr/bin)
 #   BENCH_NO_TREE=1    skip the tree-mode comparison with cp -a
+#   BENCH_TREE_RUNS=N  rounds of the tree comparison (default 7, 1 quick)
+#   BENCH_ONLY_TREE=1  only the tree comparison: no per-input runs, profile,
+#                      size tables; the report goes to BENCH_OUT, by default
+#                      WORK/RESULTS-tree.md (bench/RESULTS.md is left alone)
+#   BENCH_OUT=FILE     where the report is written (default bench/RESULTS.md)
 #   BENCH_BASELINE=REV also convert with eh2sframe built from git revision
 #                      REV (or the path of an eh2sframe binary): before/after,
 #                      timed beside the others (tool "baseline") and in the
 #                      size sweep
-# Writes bench/RESULTS.md and prints the same tables.
+# Writes bench/RESULTS.md (or BENCH_OUT) and prints the same tables.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
@@ -21,6 +26,12 @@ work=${BENCH_WORK:-/tmp/bench/work}
 mkdir -p "$work/bin" "$work/in" "$work/out"
 quick=${BENCH_QUICK:-0}
 full=${BENCH_FULL:-0}
+only_tree=${BENCH_ONLY_TREE:-0}
+if [ "$only_tree" = 1 ]; then
+  out_md=${BENCH_OUT:-$work/RESULTS-tree.md}
+else
+  out_md=${BENCH_OUT:-bench/RESULTS.md}
+fi
 if [ "$quick" = 1 ]; then
   runs=${BENCH_RUNS:-3}; rep=0.3; synth="1000 10000"
 else
@@ -45,7 +56,7 @@ dwarfdump=$(command -v llvm-dwarfdump-14 || command -v llvm-dwarfdump || true)
 
 # ---- inputs -------------------------------------------------------------
 inputs=()
-for f in /usr/lib/x86_64-linux-gnu/libLLVM-14.so.1 /usr/lib/llvm-14/bin/clang \
+[ "$only_tree" = 1 ] || for f in /usr/lib/x86_64-linux-gnu/libLLVM-14.so.1 /usr/lib/llvm-14/bin/clang \
          /usr/lib/x86_64-linux-gnu/libstdc++.so.6 /lib/x86_64-linux-gnu/libc.so.6 \
          /usr/bin/python3.11; do
   r=$(readlink -f "$f" 2>/dev/null || true)
@@ -57,7 +68,7 @@ for f in /usr/lib/x86_64-linux-gnu/libLLVM-14.so.1 /usr/lib/llvm-14/bin/clang \
     say "skipping missing input $f"
   fi
 done
-for n in $synth; do
+[ "$only_tree" = 1 ] || for n in $synth; do
   f=$work/in/synth-$n
   [ -f "$f" ] || "$work/bin/gen_synth" "$n" "$f" >/dev/null
   inputs+=("$f")
@@ -72,7 +83,7 @@ raw=$work/raw.tsv stats=$work/stats.tsv
   echo "kernel=$(uname -r)"
   echo "load_start=$(cut -d' ' -f1-3 /proc/loadavg)"
   echo "runs=$runs"
-  echo "mode=$([ "$quick" = 1 ] && echo quick || echo default)$([ "$full" = 1 ] && echo +full)"
+  echo "mode=$([ "$quick" = 1 ] && echo quick || echo default)$([ "$full" = 1 ] && echo +full)$([ "$only_tree" = 1 ] && echo +only-tree)"
   echo "readelf=$(readelf --version | head -n1)"
   [ -n "$dwarfdump" ] && echo "dwarfdump=$($dwarfdump --version | grep -m1 -i version | sed 's/^ *//')"
   echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -118,7 +129,7 @@ measure() { # input tool run
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$in" "$tool" "$run" "$u" "$s" "$m" "$e" >>"$raw"
 }
 start=$SECONDS
-for ((r = 1; r <= runs; r++)); do
+[ ${#inputs[@]} -gt 0 ] && for ((r = 1; r <= runs; r++)); do
   say "run $r/$runs ($((SECONDS - start))s)"
   # Rotate the tool order each run so no tool always follows another.
   for in in "${inputs[@]}"; do
@@ -157,36 +168,86 @@ for in in "${inputs[@]}"; do
     "$(tail -n1 "$work/verify-unshared.txt" | tr ' ' ',')" >>"$stats"
   rm -f "$out" "$out.unshared"
 done
-# ---- tree mode: a whole library directory, -j2, against copying it -------
-# The tree is copied (timed: `cp -a`), then converted in place (timed:
-# `eh2sframe --in-place -r -j2`), so both see the same files in the page
-# cache; wall and CPU time of each, per run.
+# ---- tree mode: a whole directory, -j2, against copying it --------------
+# cp -a's CPU time for the same tree varies 3x between runs on a shared VM
+# (nearly all of it system time), so a single run decides nothing. Each
+# round times `cp -a SRC COPY` and `eh2sframe -q --in-place -r -j 2 COPY`;
+# the report judges the median of the per-round ratios. Before each timed
+# command the state is settled:
+#  - the previous round's trees are removed before the round, not while a
+#    timed command runs, and `sync` runs just before each timed command, so
+#    neither command pays for the other's dirty pages or freed files;
+#  - the source stays in the page cache (no drop_caches): both read it warm;
+#  - an untimed warm-up (cp -a, conversion, removal) comes first: the first
+#    timed cp -a of a run was otherwise 2-4x slower than the rest (likely
+#    because its page cache came from memory left idle, which the virtio
+#    balloon's free page reporting had handed back to the host, while
+#    later rounds reuse pages the previous round just freed);
+#  - the order alternates: odd rounds time cp -a into A, then convert A;
+#    even rounds convert an A made by an untimed cp -a, then time cp -a
+#    into B.
+# Steal time (the cpu line of /proc/stat, 8th value: time the hypervisor
+# gave this VM's CPUs to someone else) is read around each timed command
+# and over the whole section, as evidence of noisy neighbours.
 treesrc=${BENCH_TREE:-/usr/bin}
 tree_tsv=$work/tree.tsv
-printf 'run\ttool\tuser\tsys\trss_kb\twall\tfiles\tbytes\n' >"$tree_tsv"
+printf 'run\ttool\tuser\tsys\trss_kb\twall\tfiles\tbytes\tpos\tsteal_s\n' >"$tree_tsv"
 if [ "${BENCH_NO_TREE:-0}" != 1 ] && [ -d "$treesrc" ]; then
-  tree=$work/tree
+  treea=$work/tree treeb=$work/tree-b
+  hz=$(getconf CLK_TCK)
+  steal() { awk '$1 == "cpu" { print $9; exit }' /proc/stat; }
+  secs() { awk -v a="$1" -v b="$2" -v hz="$hz" 'BEGIN { printf "%.2f", (b - a) / hz }'; }
   nfiles=$(find "$treesrc" -type f | wc -l)
   tbytes=$(du -sb "$treesrc" | cut -f1)
-  truns=$([ "$quick" = 1 ] && echo 1 || echo 3)
+  truns=${BENCH_TREE_RUNS:-$([ "$quick" = 1 ] && echo 1 || echo 7)}
+  tree_timed() { # ROUND POSITION cp|e2s DIR: settle, then time one command
+    local s0 s1 label
+    sync
+    s0=$(steal)
+    if [ "$3" = cp ]; then
+      label="cp -a"
+      "$rt" "$t" cp -a "$treesrc" "$4" || { say "cp -a failed"; return 1; }
+    else
+      label="eh2sframe -j2"
+      "$rt" "$t" "$e2s" -q --in-place -r -j 2 "$4" ||
+        say "tree conversion reported failures (exit $(cut -d' ' -f5 "$t"))"
+    fi
+    s1=$(steal)
+    read -r u s m e _ <"$t"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$label" "$u" "$s" "$m" "$e" \
+      "$nfiles" "$tbytes" "$2" "$(secs "$s0" "$s1")" >>"$tree_tsv"
+  }
+  rm -rf "$treea" "$treeb"
+  say "tree warm-up (untimed)"
+  cp -a "$treesrc" "$treea" && "$e2s" -q --in-place -r -j 2 "$treea" || true
+  rm -rf "$treea"
+  tstart=$(date +%s.%N) steal0=$(steal)
   for ((r = 1; r <= truns; r++)); do
-    say "tree run $r/$truns: $treesrc ($nfiles files)"
-    rm -rf "$tree"
-    "$rt" "$t" cp -a "$treesrc" "$tree" || { say "cp -a failed"; break; }
-    read -r u s m e _ <"$t"
-    printf '%s\tcp -a\t%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$u" "$s" "$m" "$e" "$nfiles" "$tbytes" >>"$tree_tsv"
-    "$rt" "$t" "$e2s" -q --in-place -r -j 2 "$tree" ||
-      say "tree conversion reported failures (exit $(cut -d' ' -f5 "$t"))"
-    read -r u s m e _ <"$t"
-    printf '%s\teh2sframe -j2\t%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$u" "$s" "$m" "$e" "$nfiles" "$tbytes" >>"$tree_tsv"
+    say "tree round $r/$truns: $treesrc ($nfiles files), $([ $((r % 2)) = 1 ] && echo "cp -a first" || echo "eh2sframe first")"
+    if [ $((r % 2)) = 1 ]; then
+      tree_timed "$r" 1 cp "$treea" || break
+      tree_timed "$r" 2 e2s "$treea"
+    else
+      cp -a "$treesrc" "$treea" || { say "cp -a failed"; break; }
+      tree_timed "$r" 1 e2s "$treea"
+      tree_timed "$r" 2 cp "$treeb" || break
+    fi
+    rm -rf "$treea" "$treeb"
   done
-  rm -rf "$tree"
+  rm -rf "$treea" "$treeb"
+  steal1=$(steal)
+  { echo "tree_rounds=$truns"
+    echo "tree_seconds=$(awk -v a="$tstart" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')"
+    echo "tree_steal_s=$(secs "$steal0" "$steal1")"
+  } >>"$work/machine.txt"
 fi
 
 # ---- profile: where eh2sframe -o spends its cycles on the largest real input
 prof=$work/profile.txt
 rm -f "$prof"
-if command -v perf >/dev/null && [ ${#inputs[@]} -gt 0 ]; then
+if [ ${#inputs[@]} -eq 0 ]; then
+  : # BENCH_ONLY_TREE: nothing to profile
+elif command -v perf >/dev/null; then
   big=$(ls -S "${inputs[@]}" | grep -v '/synth-' | head -n1 || true)
   if [ -n "$big" ]; then
     pd=$work/perf.data
@@ -210,7 +271,7 @@ echo "bench_seconds=$((SECONDS - start))" >>"$work/machine.txt"
 
 # ---- reference assembler size comparison (sid chroot) ------------------
 oracle_tsv=$work/oracle/sizes.tsv
-if [ "${BENCH_NO_ORACLE:-0}" != 1 ]; then
+if [ "${BENCH_NO_ORACLE:-0}" != 1 ] && [ "$only_tree" != 1 ]; then
   if [ "$quick" = 1 ] && [ ! -f "$oracle_tsv" ]; then
     say "quick mode: reference-assembler size table not cached, skipped (run make bench once)"
   else
@@ -219,7 +280,7 @@ if [ "${BENCH_NO_ORACLE:-0}" != 1 ]; then
 fi
 
 # ---- size on disk: /usr/bin and the libraries of python3, perl, gdb ------
-if [ "${BENCH_NO_SIZE:-0}" != 1 ]; then
+if [ "${BENCH_NO_SIZE:-0}" != 1 ] && [ "$only_tree" != 1 ]; then
   sz=$work/size
   rm -rf "$sz" && mkdir -p "$sz"
   base=()
@@ -234,4 +295,5 @@ if [ "${BENCH_NO_SIZE:-0}" != 1 ]; then
   rm -rf "$sz/out"
 fi
 
-python3 bench/report.py "$work" bench/RESULTS.md
+python3 bench/report.py "$work" "$out_md"
+say "report written to $out_md"
