@@ -103,7 +103,8 @@ static e2s_err sink_put(wsink *k, const uint8_t *p, uint64_t n)
 	while (n) {
 		size_t c = n < ELFP_STAGE ? (size_t)n : ELFP_STAGE;
 		if (p && c == ELFP_STAGE && !k->nstage) {
-			/* Large: straight from the source. */
+			/* Large: straight from the source, in one call. */
+			c = (size_t)(n - n % ELFP_STAGE);
 			e2s_err e = e2s_write_all(k->fd, p, c, k->d);
 			if (e)
 				return e;
