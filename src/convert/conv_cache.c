@@ -228,8 +228,13 @@ bool conv_memo_put(conv_pctx *c, size_t i, conv_skip s, size_t first)
 	uint64_t h = c->hash_val;
 	conv_memo *m = memo_set(c, h);
 	uint16_t *mt = &c->memo_tags[m - c->memo];
-	m[1] = m[0];
-	mt[1] = mt[0];
+	/* An empty set (its tags say so) is written, not read first: the
+	 * first touch of a fresh page is then one fault, not a read of
+	 * the zero page and a copy-on-write after it. */
+	if (mt[0]) {
+		m[1] = m[0];
+		mt[1] = mt[0];
+	}
 	m->tag = memo_tag(h);
 	mt[0] = (uint16_t)m->tag;
 	m->cie = (uint16_t)fde->cie;
