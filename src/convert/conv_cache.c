@@ -174,10 +174,12 @@ static bool memo_alloc(conv_pctx *c)
 	 * calloc's fresh pages need no clearing, and pages no entry
 	 * touches cost nothing. */
 	size_t bytes = 2 * sets * sizeof *c->memo;
-	unsigned char *mem = calloc(1, 63 + bytes + 2 * sets * sizeof *c->memo_tags);
+	size_t all = 63 + bytes + 2 * sets * sizeof *c->memo_tags;
+	unsigned char *mem = calloc(1, all);
 	if (!mem)
 		return false;
 	c->memo_mem = mem;
+	c->memo_bytes = all;
 	c->memo = (conv_memo *)(mem + (-(uintptr_t)mem & 63));
 	c->memo_tags = (uint16_t *)(c->memo + 2 * sets);
 	c->memo_sets = sets;
@@ -298,6 +300,14 @@ int conv_memo_take(conv_pctx *c, size_t i)
 		c->set->nfres += m->fre_count;
 	}
 	return conv_note(c, i, s) ? 1 : -1;
+}
+
+conv_spare conv_memo_spare(conv_pctx *c)
+{
+	conv_spare s = {c->memo_mem, c->memo_mem ? c->memo_bytes : 0};
+	c->memo = NULL;
+	c->memo_tags = NULL;
+	return s;
 }
 
 void conv_cache_free(conv_pctx *c)
