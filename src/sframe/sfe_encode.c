@@ -440,10 +440,11 @@ static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
 		 * fresh pages would be read first, mapping the zero page,
 		 * then faulted again on the first write). */
 		tab.cap = n + n / 2 + 1;
-		size_t bytes = tab.cap * sizeof *tab.slot;
-		if (o && o->scratch && o->scratch_bytes >= bytes)
+		size_t bytes = tab.cap <= SIZE_MAX / sizeof *tab.slot
+				       ? tab.cap * sizeof *tab.slot : 0;
+		if (bytes && o && o->scratch && o->scratch_bytes >= bytes)
 			tab.slot = o->scratch;
-		else if (tab.cap <= SIZE_MAX / sizeof *tab.slot)
+		else if (bytes)
 			tab.slot = own = e2s_alloc_big(bytes);
 		if (tab.slot)
 			memset(tab.slot, 0, bytes);
