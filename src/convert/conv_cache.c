@@ -174,10 +174,12 @@ static bool memo_alloc(conv_pctx *c)
 	 * calloc's fresh pages need no clearing, and pages no entry
 	 * touches cost nothing. */
 	size_t bytes = 2 * sets * sizeof *c->memo;
-	unsigned char *mem = calloc(1, 63 + bytes + 2 * sets * sizeof *c->memo_tags);
+	size_t all = 63 + bytes + 2 * sets * sizeof *c->memo_tags;
+	unsigned char *mem = calloc(1, all);
 	if (!mem)
 		return false;
 	c->memo_mem = mem;
+	c->memo_bytes = all;
 	c->memo = (conv_memo *)(mem + (-(uintptr_t)mem & 63));
 	c->memo_tags = (uint16_t *)(c->memo + 2 * sets);
 	c->memo_sets = sets;
@@ -228,8 +230,13 @@ bool conv_memo_put(conv_pctx *c, size_t i, conv_skip s, size_t first)
 	uint64_t h = c->hash_val;
 	conv_memo *m = memo_set(c, h);
 	uint16_t *mt = &c->memo_tags[m - c->memo];
-	m[1] = m[0];
-	mt[1] = mt[0];
+	/* An empty set (its tags say so) is written, not read first: the
+	 * first touch of a fresh page is then one fault, not a read of
+	 * the zero page and a copy-on-write after it. */
+	if (mt[0]) {
+		m[1] = m[0];
+		mt[1] = mt[0];
+	}
 	m->tag = memo_tag(h);
 	mt[0] = (uint16_t)m->tag;
 	m->cie = (uint16_t)fde->cie;
@@ -293,6 +300,14 @@ int conv_memo_take(conv_pctx *c, size_t i)
 		c->set->nfres += m->fre_count;
 	}
 	return conv_note(c, i, s) ? 1 : -1;
+}
+
+conv_spare conv_memo_spare(conv_pctx *c)
+{
+	conv_spare s = {c->memo_mem, c->memo_mem ? c->memo_bytes : 0};
+	c->memo = NULL;
+	c->memo_tags = NULL;
+	return s;
 }
 
 void conv_cache_free(conv_pctx *c)

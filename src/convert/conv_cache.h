@@ -106,5 +106,9 @@ int conv_memo_take(conv_pctx *c, size_t i);
 bool conv_memo_put(conv_pctx *c, size_t i, conv_skip s, size_t first);
 
 void conv_cache_free(conv_pctx *c);
+/* The memo table's memory as spare (empty if there is none), once no
+ * FDE is left to project: the table is gone, its block is freed by
+ * conv_cache_free. */
+conv_spare conv_memo_spare(conv_pctx *c);
 
 #endif

@@ -144,13 +144,14 @@ static bool resolve_group(const cfi_table *t, const conv_fclaim *cl,
 #define CL_PENDING 2
 
 bool conv_claims_resolve(const cfi_table *t, const conv_fclaim *cl,
-			size_t n, uint8_t *lost, uint32_t *order, size_t *nwin)
+			size_t n, uint8_t *lost, uint32_t *order, size_t *nwin,
+			conv_spare sp)
 {
 	memset(lost, 0, n);
 	for (size_t k = 0; k < n; k++)
 		order[k] = (uint32_t)k;
 	*nwin = n;
-	if (!conv_sort_claims(t, cl, order, n))
+	if (!conv_sort_claims(t, cl, order, n, sp))
 		return false;
 	/* One pass, no calls, each claim read once: a claim starting before
 	 * the reach of those before it in its section joins their group,
@@ -179,7 +180,10 @@ bool conv_claims_resolve(const cfi_table *t, const conv_fclaim *cl,
 		return true;
 	/* The groups decided, and the winners moved to the front of order
 	 * (never past a claim still to read). */
-	uint32_t *g = malloc(n * sizeof *g);
+	void *own = NULL;
+	uint32_t *g = conv_spare_take(&sp, n * sizeof *g);
+	if (!g)
+		g = own = malloc(n * sizeof *g);
 	size_t nw = 0;
 	bool ok = g != NULL;
 	for (size_t k = 0; k < n && ok;) {
@@ -196,7 +200,7 @@ bool conv_claims_resolve(const cfi_table *t, const conv_fclaim *cl,
 			if (!lost[order[k]])
 				order[nw++] = order[k];
 	}
-	free(g);
+	free(own);
 	*nwin = nw;
 	return ok;
 }

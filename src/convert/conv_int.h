@@ -33,6 +33,29 @@ static inline bool conv_grow(void **p, grow_t *g, size_t elem, size_t need)
 	return true;
 }
 
+/* Memory a step may borrow instead of allocating: a block done with
+ * (the memo table, once every FDE is projected), its pages faulted in
+ * already where it was used. Taken front to back; a copy passed by
+ * value gives back what the callee took when it returns. */
+typedef struct {
+	unsigned char *p;
+	size_t left;
+} conv_spare;
+
+/* bytes from s (8-aligned), or NULL where it has not that many. */
+static inline void *conv_spare_take(conv_spare *s, size_t bytes)
+{
+	if (bytes > s->left)
+		return NULL;
+	void *r = s->p;
+	size_t step = bytes + (-bytes & 7);
+	if (step > s->left)
+		step = s->left;
+	s->p += step;
+	s->left -= step;
+	return r;
+}
+
 /* ---- Claimed ranges (conv_claim.c) ------------------------------------ */
 
 /* An FDE's range, claimed as the FDE ends (conv_project.c): the first FDE
@@ -63,9 +86,10 @@ static inline conv_span conv_claim_span(const cfi_table *t,
 /* Which of cl[0..n) (claims of t's FDEs), claimed in section order, lose
  * to an earlier one they overlap (lost[k] = 1, else 0), and the others
  * by (section, start) into order (indices into cl; *nwin of them; room
- * for n). false on OOM. */
+ * for n). Its scratch comes from sp where it fits. false on OOM. */
 bool conv_claims_resolve(const cfi_table *t, const conv_fclaim *cl,
-			size_t n, uint8_t *lost, uint32_t *order, size_t *nwin);
+			size_t n, uint8_t *lost, uint32_t *order, size_t *nwin,
+			conv_spare sp);
 
 /* The exact first-wins rule for claims that overlap, one at a time in
  * section order: a treap keyed by (section, start), O(log n) each, with
@@ -95,9 +119,9 @@ int conv_claim(conv_claims *c, uint32_t shndx, uint64_t start, uint64_t end);
 
 /* Sort ix[0..n), indices into cl, by their claims' (shndx, start), the
  * index breaking ties (so the order does not depend on the method).
- * false on OOM. */
+ * Its scratch comes from sp where it fits. false on OOM. */
 bool conv_sort_claims(const cfi_table *t, const conv_fclaim *cl,
-		      uint32_t *ix, size_t n);
+		      uint32_t *ix, size_t n, conv_spare sp);
 /* v[i] = the old v[from[i]] for i < n, from[0..n) a permutation of
  * [0, n) (overwritten). */
 void conv_permute_funcs(sfe_func *v, size_t n, uint32_t *from);
@@ -199,6 +223,7 @@ typedef struct {
 	uint16_t *memo_tags; /* each entry's tag's low half (0: empty), apart:
 	                      * a lookup that finds nothing reads these only */
 	void *memo_mem;   /* the block memo and memo_tags are in */
+	size_t memo_bytes; /* its size */
 	size_t hash_fde; /* the FDE whose key hash_val is (SIZE_MAX: none) */
 	uint64_t hash_val;
 	size_t checked_fde; /* the FDE whose fde_precheck checked is */

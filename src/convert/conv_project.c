@@ -203,8 +203,8 @@ static void pctx_init(conv_pctx *c, sfe_set *out, conv_verdicts *v,
 	c->f.fde = SIZE_MAX;
 }
 
-/* Free the rows' scratch and the caches. */
-static void pctx_rows_free(conv_pctx *c)
+/* Free the rows' scratch (not the caches). */
+static void pctx_fres_free(conv_pctx *c)
 {
 	free(c->fres);
 	c->fres = NULL;
@@ -212,6 +212,12 @@ static void pctx_rows_free(conv_pctx *c)
 	c->f.pv = NULL;
 	free(c->f.full);
 	c->f.full = NULL;
+}
+
+/* Free the rows' scratch and the caches. */
+static void pctx_rows_free(conv_pctx *c)
+{
+	pctx_fres_free(c);
 	conv_cache_free(c);
 }
 
@@ -257,7 +263,7 @@ static size_t claim_end(const conv_pctx *c, size_t k)
 	return k + 1 < c->gcl.n ? c->cl[k + 1].func : c->gf.n;
 }
 
-static bool settle_claims(conv_pctx *c)
+static bool settle_claims(conv_pctx *c, conv_spare sp)
 {
 	sfe_set *out = c->set;
 	conv_verdicts *v = c->v;
@@ -275,12 +281,20 @@ static bool settle_claims(conv_pctx *c)
 	}
 	if (in_order >= n)
 		return true;
-	uint8_t *lost = malloc(n);
-	uint32_t *order = malloc(n * sizeof *order), *from = NULL;
+	void *own_lost = NULL, *own_order = NULL, *own_from = NULL;
+	uint32_t *order = conv_spare_take(&sp, n * sizeof *order), *from;
+	uint8_t *lost = conv_spare_take(&sp, n);
+	if (!order)
+		order = own_order = malloc(n * sizeof *order);
+	if (!lost)
+		lost = own_lost = malloc(n);
 	bool ok = lost && order &&
-		  conv_claims_resolve(c->t, cv, n, lost, order, &nwin);
+		  conv_claims_resolve(c->t, cv, n, lost, order, &nwin, sp);
 	/* After the sort's scratch is gone. */
-	ok = ok && (from = e2s_alloc_big((nf ? nf : 1) * sizeof *from)) != NULL;
+	from = conv_spare_take(&sp, (nf ? nf : 1) * sizeof *from);
+	if (!from)
+		from = own_from = e2s_alloc_big((nf ? nf : 1) * sizeof *from);
+	ok = ok && from;
 	/* Every function is some claim's (claims come first). The losers'
 	 * go after the winners', to be dropped: placed from the end as the
 	 * losers are marked, backwards (their order kept). */
@@ -306,9 +320,9 @@ static bool settle_claims(conv_pctx *c)
 		conv_permute_funcs(out->funcs, nf, from);
 		c->gf.n = w;
 	}
-	free(lost);
-	free(order);
-	free(from);
+	free(own_lost);
+	free(own_order);
+	free(own_from);
 	return ok;
 }
 
@@ -317,9 +331,12 @@ static e2s_err pctx_finish(conv_pctx *c, size_t nfdes)
 	sfe_set *out = c->set;
 	if (!c->v->fde_skip && !(c->v->fde_skip = calloc(1, 1)))
 		return E2S_ERR_NOMEM;
-	/* Done with rows: their memory serves the settling. */
-	pctx_rows_free(c);
-	if (!settle_claims(c))
+	/* Done with rows: their memory serves the settling, the memo
+	 * table's pages (faulted in) before any new ones. */
+	pctx_fres_free(c);
+	bool ok = settle_claims(c, conv_memo_spare(c));
+	conv_cache_free(c);
+	if (!ok)
 		return E2S_ERR_NOMEM;
 	pctx_scratch_free(c);
 	c->v->nfdes = nfdes;

@@ -117,14 +117,19 @@ static bool merge_lanes(const claims_t *cls, uint32_t *ix, size_t n,
  * claim of scratch, not 32. Keys never tie (the index), so the order
  * does not depend on the method. */
 bool conv_sort_claims(const cfi_table *t, const conv_fclaim *claims,
-		      uint32_t *ix, size_t n)
+		      uint32_t *ix, size_t n, conv_spare sp)
 {
 	const claims_t cs = {t, claims}, *cl = &cs;
 	size_t nruns = 1;
 	if (n < 2)
 		return true;
-	uint32_t *tmp = malloc(n * sizeof *tmp);
-	uint8_t *lane = malloc(n);
+	void *own_tmp = NULL, *own_lane = NULL;
+	uint32_t *tmp = conv_spare_take(&sp, n * sizeof *tmp);
+	uint8_t *lane = conv_spare_take(&sp, n);
+	if (!tmp)
+		tmp = own_tmp = malloc(n * sizeof *tmp);
+	if (!lane)
+		lane = own_lane = malloc(n);
 	size_t *run = NULL;
 	bool ok = tmp && lane;
 	if (ok && !merge_lanes(cl, ix, n, tmp, lane)) {
@@ -164,8 +169,8 @@ bool conv_sort_claims(const cfi_table *t, const conv_fclaim *claims,
 	if (ok && src != ix)
 		memcpy(ix, src, n * sizeof *ix);
 	free(run);
-	free(tmp);
-	free(lane);
+	free(own_tmp);
+	free(own_lane);
 	return ok;
 }
 

@@ -148,10 +148,20 @@ static e2s_err name_taken(const elfp_file *f, size_t foreign, e2s_diag *d)
 			"this file", foreign, what);
 }
 
+/* Memory the conversion no longer needs, its pages faulted in already
+ * (the FDE array: 56 bytes an FDE, more than the section takes): it
+ * holds the section's bytes where it is large enough, which then cost
+ * no page faults. */
+typedef struct {
+	void *p;
+	size_t bytes;
+} spare_t;
+
 static e2s_err convert_linked_planned(elfp_file *f, size_t old,
 				      size_t foreign, const sfe_set *set,
 				      const sfe_encode_opts *eop, const sfe_plan *plan,
-				      conv_result *res, e2s_diag *d)
+				      spare_t *spare, conv_result *res,
+				      e2s_diag *d)
 {
 	sfe_encode_opts eo = *eop;
 	size_t idx = old, size = sfe_plan_size(plan);
@@ -159,6 +169,7 @@ static e2s_err convert_linked_planned(elfp_file *f, size_t old,
 	e2s_err e;
 
 	eo.plan = plan;
+	eo.scratch = NULL; /* the plan is made: no table */
 	if (size == 0)
 		return e2s_fail(d, E2S_ERR_NO_FUNCS, NULL, 0, NULL);
 	if (old) {
@@ -196,6 +207,11 @@ static e2s_err convert_linked_planned(elfp_file *f, size_t old,
 		return e;
 	eo.section_vaddr = elfp_section(f, idx)->addr;
 	bw_init(&w, elfp_big_endian(f));
+	if (spare->p && spare->bytes >= size) {
+		w.data = spare->p;
+		w.cap = spare->bytes;
+		spare->p = NULL;
+	}
 	e = sfe_encode(set, &eo, &w, NULL, NULL, d);
 	if (e) {
 		bw_free(&w);
@@ -210,15 +226,19 @@ static e2s_err convert_linked_planned(elfp_file *f, size_t old,
 
 static e2s_err convert_linked(elfp_file *f, size_t old, size_t foreign,
 			      const sfe_set *set, const conv_file_opts *o,
-			      conv_result *res, e2s_diag *d)
+			      spare_t *spare, conv_result *res, e2s_diag *d)
 {
 	sfe_encode_opts eo = base_opts(o);
 	sfe_plan *plan;
+	/* The section's memory is free until it is written. */
+	eo.scratch = spare->p;
+	eo.scratch_bytes = spare->p ? spare->bytes : 0;
 	/* Laid out once: the size places the section, the plan writes it. */
 	e2s_err e = sfe_plan_make(set, &eo, &plan, d);
 	if (e)
 		return e;
-	e = convert_linked_planned(f, old, foreign, set, &eo, plan, res, d);
+	e = convert_linked_planned(f, old, foreign, set, &eo, plan, spare, res,
+				   d);
 	sfe_plan_free(plan);
 	return e;
 }
@@ -586,6 +606,7 @@ e2s_err conv_file(elfp_file *f, const conv_file_opts *o,
 			  conv_result *res, e2s_diag *d)
 {
 	conv_run run;
+	spare_t spare = {NULL, 0};
 	size_t size, old = 0, foreign = 0, n = elfp_shnum(f);
 	uint8_t *kinds = NULL;
 	e2s_err e;
@@ -644,6 +665,10 @@ e2s_err conv_file(elfp_file *f, const conv_file_opts *o,
 	e = collect(&run, o, res, d);
 	if (e)
 		goto out;
+	/* A linked file's section is written after the CFI is gone: into
+	 * the FDEs' memory, when it fits. */
+	if (!elfp_is_rel(f) && run.cf)
+		spare.p = elfr_cfi_take_fdes(run.cf, &spare.bytes);
 	conv_run_drop_cfi(&run);
 	const sfe_set *set = &run.set;
 	if (set->nfuncs == 0) {
@@ -669,7 +694,8 @@ e2s_err conv_file(elfp_file *f, const conv_file_opts *o,
 		}
 		e = conv_mini_move(f, d);
 		if (!e)
-			e = convert_linked(f, old, foreign, set, o, res, d);
+			e = convert_linked(f, old, foreign, set, o, &spare,
+					   res, d);
 		elfp_set_extra_symbols(f, NULL);
 		elfp_close(syms);
 		if (!e)
@@ -679,6 +705,7 @@ e2s_err conv_file(elfp_file *f, const conv_file_opts *o,
 		elfp_get_layout(f, &res->layout);
 out:
 	conv_run_free(&run);
+	free(spare.p);
 	free(kinds);
 	return e;
 }

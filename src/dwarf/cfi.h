@@ -334,6 +334,11 @@ e2s_err cfi_read_fde_addr(const cfi_section *sec, const cfi_table *t,
 			  const cfi_fde *fde, uint64_t off, uint64_t *val,
 			  uint64_t *len);
 void cfi_table_free(cfi_table *t);
+/* The FDE array, detached (NULL when none; the table is left without
+ * FDEs): its bytes *bytes (the FDEs', all written, so every page of
+ * them faulted in) can hold a later array without new page faults.
+ * The caller frees it. */
+void *cfi_table_take_fdes(cfi_table *t, size_t *bytes);
 /* Describe a bad FDE's status as a diag (section + offset + detail such
  * as the opcode byte), for warnings. */
 void cfi_fde_diag(const cfi_table *t, const cfi_fde *fde, e2s_diag *diag);

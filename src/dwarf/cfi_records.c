@@ -613,6 +613,15 @@ e2s_err cfi_parse_sink(const cfi_section *sec, abi_id abi,
 	return parse(sec, abi, k && k->fde ? k : NULL, false, out, diag);
 }
 
+void *cfi_table_take_fdes(cfi_table *t, size_t *bytes)
+{
+	void *p = t->fdes;
+	*bytes = p ? t->nfdes * sizeof *t->fdes : 0;
+	t->fdes = NULL;
+	t->nfdes = 0;
+	return p;
+}
+
 void cfi_table_free(cfi_table *t)
 {
 	free(t->cies);

@@ -374,6 +374,11 @@ void elfr_cfi_close(elfr_cfi *f)
 	free(f);
 }
 
+void *elfr_cfi_take_fdes(elfr_cfi *f, size_t *bytes)
+{
+	return cfi_table_take_fdes(&f->table, bytes);
+}
+
 const cfi_table *elfr_cfi_table(const elfr_cfi *f) { return &f->table; }
 unsigned elfr_cfi_machine(const elfr_cfi *f) { return f->elf->machine; }
 bool elfr_cfi_is_rel(const elfr_cfi *f) { return f->is_rel; }

@@ -38,6 +38,9 @@ e2s_err elfr_cfi_open_stream(const char *path, const elfr_cfi_opts *opts,
 			     cfi_fde_fn on_fde, void *ctx, elfr_cfi **out,
 			     e2s_diag *diag);
 void elfr_cfi_close(elfr_cfi *f);
+/* cfi_table_take_fdes on the handle's table: for a caller done with the
+ * FDEs that closes the handle next. */
+void *elfr_cfi_take_fdes(elfr_cfi *f, size_t *bytes);
 const cfi_table *elfr_cfi_table(const elfr_cfi *f);
 unsigned elfr_cfi_machine(const elfr_cfi *f);   /* e_machine */
 bool elfr_cfi_is_rel(const elfr_cfi *f);        /* ET_REL */

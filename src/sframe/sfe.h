@@ -128,6 +128,11 @@ typedef struct {
 	/* The layout already made for this set and these options
 	 * (sfe_plan_make), or NULL: sfe_encode makes its own. */
 	const struct sfe_plan *plan;
+	/* Memory the layout may use for its sharing table (overwritten,
+	 * not kept), or NULL: the caller's, its pages faulted in already,
+	 * spare the table's first touches. */
+	void *scratch;
+	size_t scratch_bytes;
 } sfe_encode_opts;
 
 /* Whether sfe_encode shares FRE data for this set with these options

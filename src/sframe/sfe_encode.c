@@ -429,17 +429,28 @@ static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
 	bool runs = share && o && o->share_runs;
 	const uint32_t *only = o ? o->only : NULL;
 	table_t tab = {NULL, 0};
+	uint64_t *own = NULL; /* tab.slot, unless it is o->scratch */
 	runs_t rs;
 	e2s_err e = E2S_ERR_OK;
 	memset(p, 0, sizeof *p);
 	memset(&rs, 0, sizeof rs);
 	uint32_t *off = p->off = malloc((n ? n : 1) * sizeof *p->off);
 	if (share) {
+		/* Touched at random, every page: cleared at once (calloc's
+		 * fresh pages would be read first, mapping the zero page,
+		 * then faulted again on the first write). */
 		tab.cap = n + n / 2 + 1;
-		tab.slot = calloc(tab.cap, sizeof *tab.slot);
+		size_t bytes = tab.cap <= SIZE_MAX / sizeof *tab.slot
+				       ? tab.cap * sizeof *tab.slot : 0;
+		if (bytes && o && o->scratch && o->scratch_bytes >= bytes)
+			tab.slot = o->scratch;
+		else if (bytes)
+			tab.slot = own = e2s_alloc_big(bytes);
+		if (tab.slot)
+			memset(tab.slot, 0, bytes);
 	}
 	if (!off || (share && !tab.slot) || (runs && !runs_init(&rs, s, o))) {
-		free(tab.slot);
+		free(own);
 		return e2s_fail(diag, E2S_ERR_NOMEM, ".sframe", 0, NULL);
 	}
 	runs = runs && rs.data;
@@ -506,7 +517,7 @@ static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
 	p->nfres = nfres;
 	p->unshared = unshared;
 	p->shared = shared;
-	free(tab.slot);
+	free(own);
 	runs_free(&rs);
 	return e;
 }
