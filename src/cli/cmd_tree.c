@@ -105,6 +105,7 @@ static int add_item(t_run *r, const char *path, const char *root,
 	it->dev = st->st_dev;
 	it->ino = st->st_ino;
 	it->size = st->st_size;
+	it->outcome = T_COUNT; /* not reached yet */
 	it->leader = r->n++;
 	return 0;
 }
@@ -746,6 +747,8 @@ int cmd_tree(const cli_opts *o)
 	/* Nothing staged is left: a pending signal now ends the process as
 	 * it would have. */
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r.stopped)
+		bad++; /* still here (a handler took it): the run failed */
 
 	for (size_t i = 0; i < r.n; i++) {
 		t_item *it = &r.items[i];
@@ -757,6 +760,8 @@ int cmd_tree(const cli_opts *o)
 				it->outcome = T_FAILED;
 			}
 		}
+		if (it->outcome == T_COUNT)
+			continue; /* an interrupt came first */
 		files[it->outcome]++;
 		dbg[it->debug]++;
 		if (it->outcome != T_PATCHED)
