@@ -436,18 +436,18 @@ static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
 	memset(&rs, 0, sizeof rs);
 	uint32_t *off = p->off = malloc((n ? n : 1) * sizeof *p->off);
 	if (share) {
-		/* Touched at random, every page: cleared at once (calloc's
-		 * fresh pages would be read first, mapping the zero page,
-		 * then faulted again on the first write). */
+		/* In the caller's scratch (memory it has touched) when it
+		 * lends some; calloc's otherwise (reused heap memory in a
+		 * process that converts again and again). */
 		tab.cap = n + n / 2 + 1;
 		size_t bytes = tab.cap <= SIZE_MAX / sizeof *tab.slot
 				       ? tab.cap * sizeof *tab.slot : 0;
-		if (bytes && o && o->scratch && o->scratch_bytes >= bytes)
+		if (bytes && o && o->scratch && o->scratch_bytes >= bytes) {
 			tab.slot = o->scratch;
-		else if (bytes)
-			tab.slot = own = e2s_alloc_big(bytes);
-		if (tab.slot)
 			memset(tab.slot, 0, bytes);
+		} else if (bytes) {
+			tab.slot = own = calloc(tab.cap, sizeof *tab.slot);
+		}
 	}
 	if (!off || (share && !tab.slot) || (runs && !runs_init(&rs, s, o))) {
 		free(own);
