@@ -30,6 +30,8 @@ for f, v in (("suid", b"one"), ("sub/sgid", b"two"), ("caps", b"three")):
     os.setxattr(os.path.join(d, f), "user.e2s_test", v)
 if root:
     os.setxattr(os.path.join(d, "caps"), "security.capability", cap)
+    # a signature of the old bytes (IMA): not to be carried over
+    os.setxattr(os.path.join(d, "suid"), "security.ima", b"\x03\x02\x04old")
     os.chown(os.path.join(d, "suid"), 1, 1)
     os.chown(os.path.join(d, "sub/sgid"), 2, 2)
     # chown cleared the bits: set again
@@ -38,7 +40,8 @@ if root:
 PY
 }
 
-# attrs FILE: mode, owner and every extended attribute, one line.
+# attrs FILE: mode, owner and every extended attribute but IMA's
+# signature (which must not survive a change of bytes: checked below).
 attrs() {
   python3 - "$1" <<'PY'
 import os, stat, sys
@@ -50,6 +53,8 @@ try:
 except OSError:
     names = []
 for n in names:
+    if n == "security.ima":
+        continue
     xs.append("%s=%s" % (n, os.getxattr(f, n, follow_symlinks=False).hex()))
 print("%o %d:%d %s" % (stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid, " ".join(xs)))
 PY
@@ -65,6 +70,8 @@ check() {
     checked=$((checked + 1))
     [ "$want" = "$got" ] || fail "$how: $f: had [$want], now [$got]"
     LC_ALL=C readelf -SW "$d/$f" | grep -q ' \.sframe ' || fail "$how: $f not converted"
+    python3 -c 'import os,sys; sys.exit("security.ima" in os.listxattr(sys.argv[1]))' "$d/$f" ||
+      fail "$how: $f kept the IMA signature of its old bytes"
     "$d/$f" --version >/dev/null 2>&1 || fail "$how: $f does not run"
   done
 }
