@@ -259,15 +259,22 @@ static bool debug_only(int fd, const unsigned char *h, bool be)
 	uint64_t shoff = get_n(h + 40, 8, be);
 	unsigned shentsize = (unsigned)get_n(h + 58, 2, be);
 	unsigned shnum = (unsigned)get_n(h + 60, 2, be);
-	unsigned char sh[64];
-	if (shentsize != 64 || shnum == 0 || shnum > 65280)
+	unsigned char sh[64 * 64]; /* headers read 64 at a time */
+	if (shentsize != 64 || shnum == 0 || shnum > 65280 || shoff > INT64_MAX / 2)
 		return false;
-	for (unsigned i = 1; i < shnum; i++) {
-		if (pread(fd, sh, sizeof sh, (off_t)(shoff + (uint64_t)i * 64)) !=
-		    (ssize_t)sizeof sh)
-			return false;
-		uint32_t type = (uint32_t)get_n(sh + 4, 4, be);
-		uint64_t flags = get_n(sh + 8, 8, be);
+	for (unsigned i = 1, got = 0, base = 0; i < shnum; i++) {
+		if (i >= base + got) {
+			unsigned want = shnum - i < 64 ? shnum - i : 64;
+			ssize_t n = pread(fd, sh, (size_t)want * 64,
+					  (off_t)(shoff + (uint64_t)i * 64));
+			if (n < 64)
+				return false;
+			base = i;
+			got = (unsigned)n / 64;
+		}
+		const unsigned char *e = sh + (size_t)(i - base) * 64;
+		uint32_t type = (uint32_t)get_n(e + 4, 4, be);
+		uint64_t flags = get_n(e + 8, 8, be);
 		if ((flags & SHF_EXECINSTR) && (flags & SHF_ALLOC))
 			return type == SHT_NOBITS;
 	}
