@@ -644,6 +644,30 @@ static int sync_staged(t_run *r, size_t from, size_t to, char *why, size_t len)
 	return 0;
 }
 
+/* Give the other name of a converted hard-linked file the new inode:
+ * link to a temporary name in its directory, then rename over it. */
+static int relink(const char *leader, const char *path)
+{
+	char dcopy[PATH_MAX], bcopy[PATH_MAX], tmp[PATH_MAX + 64];
+	snprintf(dcopy, sizeof dcopy, "%s", path);
+	snprintf(bcopy, sizeof bcopy, "%s", path);
+	for (unsigned k = 0; k < 100; k++) {
+		snprintf(tmp, sizeof tmp, "%s/.%s.e2slink%u.%ld", dirname(dcopy),
+			 basename(bcopy), k, (long)getpid());
+		if (link(leader, tmp) == 0)
+			break;
+		if (errno != EEXIST)
+			return -1;
+	}
+	if (rename(tmp, path) != 0) {
+		int er = errno;
+		unlink(tmp);
+		errno = er;
+		return -1;
+	}
+	return 0;
+}
+
 /* Rename the staged files of [from, to) over their originals, after
  * syncing them (or, on a failed sync or an interrupt, remove them). */
 static void commit(t_run *r, size_t from, size_t to)
@@ -671,30 +695,19 @@ static void commit(t_run *r, size_t from, size_t to)
 		free(it->stage);
 		it->stage = NULL;
 	}
-}
-
-/* Give the other name of a converted hard-linked file the new inode:
- * link to a temporary name in its directory, then rename over it. */
-static int relink(const char *leader, const char *path)
-{
-	char dcopy[PATH_MAX], bcopy[PATH_MAX], tmp[PATH_MAX + 64];
-	snprintf(dcopy, sizeof dcopy, "%s", path);
-	snprintf(bcopy, sizeof bcopy, "%s", path);
-	for (unsigned k = 0; k < 100; k++) {
-		snprintf(tmp, sizeof tmp, "%s/.%s.e2slink%u.%ld", dirname(dcopy),
-			 basename(bcopy), k, (long)getpid());
-		if (link(leader, tmp) == 0)
-			break;
-		if (errno != EEXIST)
-			return -1;
+	/* The other names of the files just replaced take their new inode
+	 * now, not at the end of the run (which an interrupt may not see). */
+	for (size_t i = 0; i < r->n; i++) {
+		t_item *it = &r->items[i];
+		if (it->outcome != T_LINK || it->leader < from || it->leader >= to)
+			continue;
+		const t_item *l = &r->items[it->leader];
+		if (l->outcome == T_PATCHED && relink(l->path, it->path)) {
+			cli_error(it->path, "cannot relink to %s: %s", l->path,
+				  strerror(errno));
+			it->outcome = T_FAILED;
+		}
 	}
-	if (rename(tmp, path) != 0) {
-		int er = errno;
-		unlink(tmp);
-		errno = er;
-		return -1;
-	}
-	return 0;
 }
 
 int cmd_tree(const cli_opts *o)
@@ -759,14 +772,6 @@ int cmd_tree(const cli_opts *o)
 
 	for (size_t i = 0; i < r.n; i++) {
 		t_item *it = &r.items[i];
-		if (it->outcome == T_LINK) {
-			const t_item *l = &r.items[it->leader];
-			if (l->outcome == T_PATCHED && relink(l->path, it->path)) {
-				cli_error(it->path, "cannot relink to %s: %s",
-					  l->path, strerror(errno));
-				it->outcome = T_FAILED;
-			}
-		}
 		if (it->outcome == T_COUNT)
 			continue; /* an interrupt came first */
 		files[it->outcome]++;
