@@ -181,9 +181,7 @@ bool conv_claims_resolve(const cfi_table *t, const conv_fclaim *cl,
 	/* The groups decided, and the winners moved to the front of order
 	 * (never past a claim still to read). */
 	void *own = NULL;
-	uint32_t *g = conv_spare_take(&sp, n * sizeof *g);
-	if (!g)
-		g = own = malloc(n * sizeof *g);
+	uint32_t *g = conv_spare_alloc(&sp, n * sizeof *g, &own);
 	size_t nw = 0;
 	bool ok = g != NULL;
 	for (size_t k = 0; k < n && ok;) {

@@ -56,6 +56,14 @@ static inline void *conv_spare_take(conv_spare *s, size_t bytes)
 	return r;
 }
 
+/* bytes from s, or else allocated (e2s_alloc_big) and put in *own for
+ * the caller to free; NULL on OOM. */
+static inline void *conv_spare_alloc(conv_spare *s, size_t bytes, void **own)
+{
+	void *r = conv_spare_take(s, bytes);
+	return r ? r : (*own = e2s_alloc_big(bytes));
+}
+
 /* ---- Claimed ranges (conv_claim.c) ------------------------------------ */
 
 /* An FDE's range, claimed as the FDE ends (conv_project.c): the first FDE

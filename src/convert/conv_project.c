@@ -282,19 +282,14 @@ static bool settle_claims(conv_pctx *c, conv_spare sp)
 	if (in_order >= n)
 		return true;
 	void *own_lost = NULL, *own_order = NULL, *own_from = NULL;
-	uint32_t *order = conv_spare_take(&sp, n * sizeof *order), *from;
-	uint8_t *lost = conv_spare_take(&sp, n);
-	if (!order)
-		order = own_order = malloc(n * sizeof *order);
-	if (!lost)
-		lost = own_lost = malloc(n);
+	uint32_t *order = conv_spare_alloc(&sp, n * sizeof *order, &own_order);
+	uint8_t *lost = conv_spare_alloc(&sp, n, &own_lost);
+	uint32_t *from = NULL;
 	bool ok = lost && order &&
 		  conv_claims_resolve(c->t, cv, n, lost, order, &nwin, sp);
 	/* After the sort's scratch is gone. */
-	from = conv_spare_take(&sp, (nf ? nf : 1) * sizeof *from);
-	if (!from)
-		from = own_from = e2s_alloc_big((nf ? nf : 1) * sizeof *from);
-	ok = ok && from;
+	ok = ok && (from = conv_spare_alloc(&sp, (nf ? nf : 1) * sizeof *from,
+					    &own_from)) != NULL;
 	/* Every function is some claim's (claims come first). The losers'
 	 * go after the winners', to be dropped: placed from the end as the
 	 * losers are marked, backwards (their order kept). */

@@ -124,12 +124,8 @@ bool conv_sort_claims(const cfi_table *t, const conv_fclaim *claims,
 	if (n < 2)
 		return true;
 	void *own_tmp = NULL, *own_lane = NULL;
-	uint32_t *tmp = conv_spare_take(&sp, n * sizeof *tmp);
-	uint8_t *lane = conv_spare_take(&sp, n);
-	if (!tmp)
-		tmp = own_tmp = malloc(n * sizeof *tmp);
-	if (!lane)
-		lane = own_lane = malloc(n);
+	uint32_t *tmp = conv_spare_alloc(&sp, n * sizeof *tmp, &own_tmp);
+	uint8_t *lane = conv_spare_alloc(&sp, n, &own_lane);
 	size_t *run = NULL;
 	bool ok = tmp && lane;
 	if (ok && !merge_lanes(cl, ix, n, tmp, lane)) {
