@@ -14,7 +14,12 @@
  * name on unwritten data), at the cost of one sync per batch instead of
  * one per file; a failure or an interrupt (SIGINT, SIGTERM, SIGHUP,
  * blocked meanwhile and acted on between files) removes what was staged
- * and leaves the originals as they were. */
+ * and leaves the originals as they were.
+ *
+ * What a run killed outright (SIGKILL, a power loss) leaves behind, its
+ * staged and temporary files, a later run leaves alone: it names each
+ * and counts them, but neither converts nor removes a user's file on the
+ * strength of its name. */
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -81,6 +86,7 @@ typedef struct {
 	pthread_mutex_t debug_lock;
 	char **roots;        /* the directories walked (owned) */
 	size_t nroots;
+	size_t leftovers;    /* files of an interrupted run, left alone */
 	bool tty;
 	struct timespec last;
 	bool progress_shown;
@@ -110,6 +116,95 @@ static int add_item(t_run *r, const char *path, const char *root,
 	return 0;
 }
 
+/* The number of decimal digits s starts with. */
+static size_t digits(const char *s)
+{
+	size_t n = 0;
+	while (s[n] >= '0' && s[n] <= '9')
+		n++;
+	return n;
+}
+
+/* mkstemp's alphabet, whatever the locale. */
+static bool mkstemp_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9');
+}
+
+/* Is name one this program gives a file while it writes it: a staged
+ * file (.e2stage.PID.N, stage_file), the temporary file of any write
+ * (.NAME.e2sXXXXXX, src/common/atomic.c) or the second name of a file
+ * being relinked (.NAME.e2slinkK.PID, relink)? *pid is the process ID
+ * the name carries, 0 if none. Exact: .e2stage.abc.1 or .x.e2sABC is
+ * someone else's file. */
+static bool leftover_name(const char *name, long *pid)
+{
+	size_t len = strlen(name), d, e;
+	const char *p;
+	*pid = 0;
+	if (name[0] != '.')
+		return false;
+	if (strncmp(name, ".e2stage.", 9) == 0) {
+		p = name + 9;
+		d = digits(p);
+		if (d && p[d] == '.' && (e = digits(p + d + 1)) &&
+		    p[d + 1 + e] == '\0') {
+			*pid = d <= 9 ? strtol(p, NULL, 10) : 0;
+			return true;
+		}
+	}
+	/* "." NAME ".e2s" and six characters, NAME not empty */
+	if (len >= 12 && memcmp(name + len - 10, ".e2s", 4) == 0) {
+		bool all = true;
+		for (size_t i = len - 6; i < len; i++)
+			all = all && mkstemp_char(name[i]);
+		if (all)
+			return true;
+	}
+	/* "." NAME ".e2slink" K "." PID, read from the end */
+	d = 0;
+	while (d < len && name[len - 1 - d] >= '0' && name[len - 1 - d] <= '9')
+		d++;
+	if (d == 0 || d + 1 >= len || name[len - 1 - d] != '.')
+		return false;
+	e = 0;
+	while (d + 1 + e < len && name[len - 2 - d - e] >= '0' &&
+	       name[len - 2 - d - e] <= '9')
+		e++;
+	size_t link = len - 1 - d - e; /* where K ends ".e2slink" */
+	if (e == 0 || link < 2 + 8 || memcmp(name + link - 8, ".e2slink", 8) != 0)
+		return false;
+	*pid = d <= 9 ? strtol(name + len - d, NULL, 10) : 0;
+	return true;
+}
+
+/* A file of an interrupted run (leftover_name) is left alone, with a
+ * warning: removing it on a name match could lose a user's file. Whether
+ * the process that named it still exists tells a killed run from one at
+ * work on the same tree (or a reused ID). Single-threaded: the walk. */
+static bool leftover(t_run *r, const char *path, const char *name)
+{
+	long pid;
+	char state[96] = "";
+	if (!leftover_name(name, &pid))
+		return false;
+	r->leftovers++;
+	if (r->o->quiet)
+		return true;
+	/* Our own ID: an earlier process had it, as the walk stages
+	 * nothing. */
+	if (pid > 0 && pid != (long)getpid() &&
+	    (kill((pid_t)pid, 0) == 0 || errno == EPERM))
+		snprintf(state, sizeof state, " (a process %ld is running: "
+			 "another run at work?)", pid);
+	else if (pid > 0)
+		snprintf(state, sizeof state, " (process %ld has ended)", pid);
+	fprintf(stderr, "eh2sframe: %s: warning: looks left by an interrupted "
+		"eh2sframe run%s; left alone, not converted\n", path, state);
+	return true;
+}
+
 static int by_name(const FTSENT **a, const FTSENT **b)
 {
 	return strcmp((*a)->fts_name, (*b)->fts_name);
@@ -130,8 +225,12 @@ static int collect(t_run *r, const char *path)
 			fprintf(stderr, "%s: skipped: symbolic link\n", path);
 		return 0;
 	}
-	if (S_ISREG(st.st_mode))
+	if (S_ISREG(st.st_mode)) {
+		const char *slash = strrchr(path, '/');
+		if (leftover(r, path, slash ? slash + 1 : path))
+			return 0;
 		return add_item(r, path, NULL, &st) ? (cli_error(path, "out of memory"), 1) : 0;
+	}
 	if (!S_ISDIR(st.st_mode)) {
 		if (r->o->verbose)
 			fprintf(stderr, "%s: skipped: not a regular file\n", path);
@@ -159,6 +258,10 @@ static int collect(t_run *r, const char *path)
 	while ((e = fts_read(fts)) != NULL) {
 		switch (e->fts_info) {
 		case FTS_F:
+			/* The walk ends before anything is staged, so this run's
+			 * own files are never among these. */
+			if (leftover(r, e->fts_path, e->fts_name))
+				break;
 			if (add_item(r, e->fts_path, root, e->fts_statp)) {
 				cli_error(e->fts_path, "out of memory");
 				bad++;
@@ -376,22 +479,37 @@ static void progress(t_run *r, const char *path)
 /* A name next to path for its converted file (*stage), which the
  * conversion creates as it creates any output: through a temporary file
  * renamed to it. Not reserved by a file of its own, which would cost a
- * second new inode per file; a file of that name, left by an earlier
- * run of this process ID, is replaced, as a rename over it would. Short,
- * whatever the length of path's own name. */
-static int stage_file(const char *path, size_t index, char **stage)
+ * second new inode per file. N is the item's index, or when a file of
+ * that name exists (left by an earlier run of this process ID, as
+ * happens in containers, and warned about as left alone) the index plus
+ * a multiple of the item count: names stay distinct between items
+ * without a lock. Short, whatever the length of path's own name. */
+static int stage_file(const char *path, size_t index, size_t nitems,
+		      char **stage, char *why, size_t len)
 {
 	const char *slash = strrchr(path, '/');
 	int dlen = slash ? (int)(slash - path) : 1;
 	const char *dir = slash ? path : ".";
 	size_t n = strlen(path) + 64;
 	char *name = malloc(n);
-	if (!name)
+	struct stat st;
+	if (!name) {
+		snprintf(why, len, "out of memory");
 		return -1;
-	snprintf(name, n, "%.*s/.e2stage.%ld.%zu", dlen, dir, (long)getpid(),
-		 index);
-	*stage = name;
-	return 0;
+	}
+	for (size_t k = 0; k < 1000; k++) {
+		snprintf(name, n, "%.*s/.e2stage.%ld.%zu", dlen, dir,
+			 (long)getpid(), index + k * nitems);
+		/* Another error is the conversion's to report. */
+		if (lstat(name, &st) != 0) {
+			*stage = name;
+			return 0;
+		}
+	}
+	snprintf(why, len, "no free staging name: %s and 999 others exist",
+		 name);
+	free(name);
+	return -1;
 }
 
 static void unstage(t_item *it)
@@ -436,10 +554,9 @@ static void convert_item(t_run *r, t_item *it)
 	bool looked = false;
 
 	if (kind == T_PATCHED &&
-	    stage_file(it->path, (size_t)(it - r->items), &it->stage) != 0) {
-		snprintf(why, sizeof why, "out of memory");
+	    stage_file(it->path, (size_t)(it - r->items), r->n, &it->stage,
+		       why, sizeof why) != 0)
 		kind = T_FAILED;
-	}
 	if (kind == T_PATCHED) {
 		eh2s_file_opts fo;
 		eh2s_convert_opts co;
@@ -787,13 +904,16 @@ int cmd_tree(const cli_opts *o)
 	if (!o->quiet) {
 		size_t skipped = unrel;
 		/* Patched and failed always; the other outcomes when seen. */
-		fprintf(stderr, "eh2sframe: %zu files: %zu %s", r.n,
-			files[T_PATCHED], t_words[T_PATCHED]);
+		fprintf(stderr, "eh2sframe: %zu files: %zu %s",
+			r.n + r.leftovers, files[T_PATCHED], t_words[T_PATCHED]);
 		for (int k = 1; k < T_FAILED; k++)
 			if (files[k])
 				fprintf(stderr, ", %zu %s", files[k], t_words[k]);
 		if (files[T_LINK])
 			fprintf(stderr, ", %zu %s", files[T_LINK], t_words[T_LINK]);
+		if (r.leftovers)
+			fprintf(stderr, ", %zu left alone (leftovers of an "
+				"interrupted run)", r.leftovers);
 		fprintf(stderr, ", %zu %s", files[T_FAILED], t_words[T_FAILED]);
 		for (int k = 1; k < EH2S_SKIP_COUNT; k++)
 			skipped += counts[k];
