@@ -102,7 +102,7 @@ def ratio(a, b):
 # ---- tree mode ----------------------------------------------------------------
 # tree.tsv: one line per timed command (run = round, pos = 1 if it ran first
 # in its round, steal_s = steal time accrued on all CPUs while it ran).
-TREE_CP, TREE_E2S = "cp -a", "eh2sframe -j2"
+TREE_CP, TREE_E2S, TREE_FLOOR = "cp -a", "eh2sframe -j2", "replace floor"
 TREE_CPU_TARGET, TREE_WALL_TARGET = 1.5, 2.0
 
 
@@ -140,20 +140,28 @@ def tree_section(tree):
     emit("## Tree mode: a directory (BENCH_TREE, default /usr/bin), converted in place with -j2")
     emit()
     settled = "pos" in full[0][1]
+    rotated = any(r.get("tool") == TREE_FLOOR for r in tree)
     emit("Each round times `cp -a DIR COPY` and `eh2sframe -q --in-place -r -j 2 "
-         "COPY` on a fresh copy; %d round%s, %s files, %.0f MB. " %
-         (n, "" if n == 1 else "s", full[0][1]["files"],
-          int(full[0][1]["bytes"]) / MB) +
+         "COPY` on a fresh copy%s; %d round%s, %s files, %.0f MB, %s. " %
+         (" and the replace floor (below)" if rotated else "",
+          n, "" if n == 1 else "s", full[0][1]["files"],
+          int(full[0][1]["bytes"]) / MB,
+          "the copies on " + machine["tree_fs"] if "tree_fs" in machine
+          else "filesystem not recorded") +
          ("An untimed warm-up round (cp -a, conversion, removal) comes first. "
           "Before each timed command the previous round's copies are already "
           "removed and `sync` has run (no dirty pages left to write back); "
-          "the source stays in the page cache. The order alternates: odd "
-          "rounds time cp -a first and then convert its copy; even rounds "
-          "convert a copy made untimed, then time cp -a into a second "
-          "directory." if settled else
+          "the source stays in the page cache. " if settled else
           "Recorded by an older bench/run.sh: cp -a then eh2sframe in every "
-          "round, the previous copy removed just before, no sync.") +
-         " ratio = eh2sframe's CPU "
+          "round, the previous copy removed just before, no sync. ") +
+         ("The order rotates over the three commands (cp -a first, then "
+          "eh2sframe first, then the floor first); the copies eh2sframe and "
+          "the floor work on are made untimed at the start of the round. "
+          if rotated else
+          "The order alternates: odd rounds time cp -a first and then "
+          "convert its copy; even rounds convert a copy made untimed, then "
+          "time cp -a into a second directory. " if settled else "") +
+         "ratio = eh2sframe's CPU "
          "time / cp -a's in the same round. CPU = user + sys of the process "
          "(eh2sframe's summed over its two jobs); wall time is what a package "
          "build waits for.%s" %
@@ -161,19 +169,27 @@ def tree_section(tree):
           "others while the command ran (/proc/stat)." % machine.get("nproc", "?")
           if has_steal else ""))
     emit()
+    fl = [rounds[k].get(TREE_FLOOR) for k, _, _ in full]
+    has_floor = all(fl)
     head = ["round", "first", "cp -a CPU s", "cp -a user s", "cp -a sys s",
             "cp -a wall s", "eh2sframe CPU s", "eh2sframe user s",
             "eh2sframe sys s", "eh2sframe wall s", "ratio CPU", "ratio wall"]
+    if has_floor:
+        head += ["floor CPU s", "floor / cp -a", "eh2sframe / floor"]
     if has_steal:
         head += ["steal s (cp -a)", "steal s (eh2sframe)"]
     rows = []
-    for (k, c, e), rc, rw in zip(full, cpu_r, wall_r):
-        first = "cp -a" if c.get("pos", "1") == "1" else "eh2sframe"
+    for (k, c, e), rc, rw, f in zip(full, cpu_r, wall_r, fl):
+        first = next((t for t, r in rounds[k].items() if r.get("pos") == "1"),
+                     TREE_CP)
         row = [k, first] + \
             ["%.2f" % x for x in (c["cpu"], float(c["user"]), float(c["sys"]),
                                   float(c["wall"]), e["cpu"], float(e["user"]),
                                   float(e["sys"]), float(e["wall"]))] + \
             ["%.2f" % rc, "%.2f" % rw]
+        if has_floor:
+            row += ["%.2f" % f["cpu"], "%.2f" % (f["cpu"] / c["cpu"]),
+                    "%.2f" % (e["cpu"] / f["cpu"])]
         if has_steal:
             row += [c["steal_s"], e["steal_s"]]
         rows.append(row)
@@ -190,21 +206,51 @@ def tree_section(tree):
                      "%.2f" % statistics.median(float(r["user"]) for r in v),
                      "%.2f" % statistics.median(float(r["sys"]) for r in v),
                      "%.2f" % statistics.median(wall), mm(wall)])
+    if has_floor:
+        cpu = [r["cpu"] for r in fl]
+        wall = [float(r["wall"]) for r in fl]
+        rows.append([TREE_FLOOR, "%.2f" % statistics.median(cpu), mm(cpu),
+                     "%.2f" % statistics.median(float(r["user"]) for r in fl),
+                     "%.2f" % statistics.median(float(r["sys"]) for r in fl),
+                     "%.2f" % statistics.median(wall), mm(wall)])
     rows.append(["ratio eh2sframe / cp -a, per round",
                  "%.2f" % statistics.median(cpu_r), mm(cpu_r), "", "",
                  "%.2f" % statistics.median(wall_r), mm(wall_r)])
+    if has_floor:
+        fc = [f["cpu"] / c["cpu"] for (_, c, _), f in zip(full, fl)]
+        ef = [e["cpu"] / f["cpu"] for (_, _, e), f in zip(full, fl)]
+        rows.append(["ratio replace floor / cp -a, per round",
+                     "%.2f" % statistics.median(fc), mm(fc), "", "", "", ""])
+        rows.append(["ratio eh2sframe / replace floor, per round",
+                     "%.2f" % statistics.median(ef), mm(ef), "", "", "", ""])
     table(["over %d round%s" % (n, "" if n == 1 else "s"), "CPU s, median",
            "CPU min-max", "user s, median", "sys s, median", "wall s, median",
            "wall min-max"], rows)
 
+    if has_floor:
+        ex = [e["cpu"] - f["cpu"] for (_, _, e), f in zip(full, fl)]
+        emit("The replace floor (bench/replace_floor.c, on its own untimed "
+             "copy) replaces the %s files the "
+             "warm-up conversion changed (one name per inode) by copies of "
+             "themselves, each written to a temporary next to it and renamed "
+             "over it, staged 256 MiB at a time with one syncfs per batch, as "
+             "tree mode does, but converting nothing: what the rule \"write a "
+             "temporary, rename it over the original\" costs any in-place "
+             "tool. eh2sframe's CPU above the floor, per round: median %.2f s "
+             "(%.2f-%.2f): the conversions and eh2sframe's own file "
+             "handling." % (machine.get("tree_floor_files", "?"),
+                            statistics.median(ex), min(ex), max(ex)))
+        emit()
     by_first = {}
-    for (_, c, _), rc in zip(full, cpu_r):
-        by_first.setdefault(c.get("pos", "1") == "1", []).append(rc)
-    if len(by_first) == 2:
-        emit("Median CPU ratio by order: %.2fx in the %d rounds with cp -a "
-             "first, %.2fx in the %d with eh2sframe first." %
-             (statistics.median(by_first[True]), len(by_first[True]),
-              statistics.median(by_first[False]), len(by_first[False])))
+    for (k, _, _), rc in zip(full, cpu_r):
+        first = next((t for t, r in rounds[k].items() if r.get("pos") == "1"),
+                     TREE_CP)
+        by_first.setdefault(first, []).append(rc)
+    if len(by_first) > 1:
+        emit("Median CPU ratio by which command ran first: " +
+             ", ".join("%.2fx in the %d round%s with %s first" %
+                       (statistics.median(v), len(v), "" if len(v) == 1 else "s", t)
+                       for t, v in sorted(by_first.items())) + ".")
         emit()
     cp_lo, cp_hi, cp_sp = spread([r["cpu"] for r in cp])
     cpw_lo, cpw_hi, cpw_sp = spread([float(r["wall"]) for r in cp])
@@ -219,6 +265,15 @@ def tree_section(tree):
               (sum(float(r["steal_s"]) for r in cp), sum(float(r["steal_s"]) for r in es))
               if has_steal else ""))
         emit()
+    if "tree_reported_mib" in machine:
+        emit("Memory the host took back from this VM during the tree section "
+             "(virtio-balloon free page reporting, /sys/module/page_reporting): "
+             "%s MiB. Pages freed by removing a tree are handed back within "
+             "moments, and the next command that writes that many new pages "
+             "(a copy's page cache) pays a host fault for each: perf shows a "
+             "slow cp -a spending most of its time in the kernel's copy into "
+             "page-cache pages." % machine["tree_reported_mib"])
+        emit()
     if n < 3:
         verdict = "; %d round%s: a draw, not a measurement" % (n, "" if n == 1 else "s")
         emit("**Not a measurement**: %s (run without BENCH_QUICK)." % verdict[2:])
@@ -228,12 +283,18 @@ def tree_section(tree):
              "varied %.2f-%.2f s between rounds (max/min %.2f), wider than "
              "the %.1fx margin the target judges; the per-round ratio went "
              "%.2f-%.2fx. The machine, not the two tools, decides a "
-             "single round. (Seen with perf on this machine's ext4, which "
-             "has no journal: a slow cp -a spends about two thirds of its "
-             "time in the inode allocator skipping inodes deleted in the "
-             "last minutes, ext4's recently_deleted(), so its cost depends "
-             "on how recently the trees before it were removed; the copy "
-             "itself was 7 %%.)" % (cp_lo, cp_hi, cp_sp, TREE_CPU_TARGET, r_lo, r_hi))
+             "single round. %s" % (cp_lo, cp_hi, cp_sp, TREE_CPU_TARGET, r_lo, r_hi,
+                                   "(Seen with perf on this machine's ext4 without a "
+                                   "journal: a slow cp -a spent about two thirds of "
+                                   "its time in the inode allocator skipping inodes "
+                                   "deleted in the last minutes, ext4's "
+                                   "recently_deleted(), so its cost follows how "
+                                   "recently the trees before it were removed.)"
+                                   if "journal: no" in machine.get("tree_fs", "journal: no")
+                                   else "(On this filesystem, with a journal, a slow "
+                                   "cp -a spent most of its time in the kernel's copy "
+                                   "into new page-cache pages: pages the host had taken "
+                                   "back, above.)"))
     else:
         verdict = None
         emit("cp -a's own CPU time varied %.2f-%.2f s between rounds (max/min "
@@ -245,6 +306,8 @@ def tree_section(tree):
               if r_lo <= TREE_CPU_TARGET < r_hi else ""))
     emit()
     return {"n": n, "cpu_ratio": statistics.median(cpu_r), "cpu_lo": r_lo,
+            "floor_ratio": statistics.median(f["cpu"] / c["cpu"] for (_, c, _), f
+                                             in zip(full, fl)) if has_floor else None,
             "cpu_hi": r_hi, "wall_ratio": statistics.median(wall_r),
             "wall_lo": min(wall_r), "wall_hi": max(wall_r), "cp_lo": cp_lo,
             "cp_hi": cp_hi, "cp_spread": cp_sp, "cpw_lo": cpw_lo,
@@ -269,6 +332,9 @@ def tree_targets(t):
           t["cpu_ratio"], t["cpu_lo"], t["cpu_hi"], t["n"],
           "" if t["n"] == 1 else "s", t["cp_lo"], t["cp_hi"], t["cp_spread"],
           t["verdict"] or ""))
+    if t.get("floor_ratio"):
+        emit("  - The replace floor alone (copy and rename, no conversion) "
+             "cost %.2fx cp -a's CPU, median per round." % t["floor_ratio"])
     emit("- Tree mode -j2 within %.0fx of copying the same files (wall): **%s** "
          "(median per-round ratio %.2fx, %.2f-%.2fx; cp -a's wall %.2f-%.2f s, "
          "max/min %.2f)." %

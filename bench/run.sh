@@ -10,6 +10,9 @@
 #   BENCH_TREE=DIR     tree-mode input (default /usr/bin)
 #   BENCH_NO_TREE=1    skip the tree-mode comparison with cp -a
 #   BENCH_TREE_RUNS=N  rounds of the tree comparison (default 7, 1 quick)
+#   BENCH_TREE_FS=M    where the trees go: auto (default: a fresh journaled
+#                      ext4 image on a loop device when WORK is on ext4
+#                      without a journal and this runs as root), loop, here
 #   BENCH_ONLY_TREE=1  only the tree comparison: no per-input runs, profile,
 #                      size tables; the report goes to BENCH_OUT, by default
 #                      WORK/RESULTS-tree.md (bench/RESULTS.md is left alone)
@@ -48,6 +51,7 @@ cp ./eh2sframe "$work/bin/eh2sframe"
 e2s=$work/bin/eh2sframe
 $cc $WFLAGS -o "$work/bin/gen_synth" bench/gen_synth.c -lm
 $cc $WFLAGS -o "$work/bin/rtime" bench/rtime.c
+$cc $WFLAGS -o "$work/bin/replace_floor" bench/replace_floor.c
 rt=$work/bin/rtime
 $cc $WFLAGS -Isrc -o "$work/bin/convert_only" bench/convert_only.c build/libeh2sframe-internal.a -lz -llzma
 
@@ -183,9 +187,18 @@ done
 #    because its page cache came from memory left idle, which the virtio
 #    balloon's free page reporting had handed back to the host, while
 #    later rounds reuse pages the previous round just freed);
-#  - the order alternates: odd rounds time cp -a into A, then convert A;
-#    even rounds convert an A made by an untimed cp -a, then time cp -a
-#    into B.
+#  - the order rotates over three commands: cp -a into B; the conversion
+#    of A; the replace floor (bench/replace_floor) on C, A and C made by an
+#    untimed cp -a at the start of the round. Round 1 times cp -a, eh2sframe,
+#    floor; round 2 eh2sframe, floor, cp -a; round 3 floor, cp -a,
+#    eh2sframe. Order matters on a filesystem that skips recently deleted
+#    inodes (ext4 without a journal): a command that follows one which
+#    replaced files pays for the inodes it freed.
+# The replace floor replaces the files the warm-up converted (one name per
+# inode) by copies of themselves, each written to a temporary next to it and
+# renamed over it, batched and synced as tree mode does, converting nothing:
+# what the atomic-replace rule costs any in-place tool. eh2sframe's CPU
+# above it is the conversion and its own overheads.
 # Steal time (the cpu line of /proc/stat, 8th value: time the hypervisor
 # gave this VM's CPUs to someone else) is read around each timed command
 # and over the whole section, as evidence of noisy neighbours.
@@ -193,7 +206,44 @@ treesrc=${BENCH_TREE:-/usr/bin}
 tree_tsv=$work/tree.tsv
 printf 'run\ttool\tuser\tsys\trss_kb\twall\tfiles\tbytes\tpos\tsteal_s\n' >"$tree_tsv"
 if [ "${BENCH_NO_TREE:-0}" != 1 ] && [ -d "$treesrc" ]; then
-  treea=$work/tree treeb=$work/tree-b
+  # fs_of DIR: "TYPE DEVICE JOURNAL" (JOURNAL yes/no for ext4, else -).
+  fs_of() {
+    local dev typ j jnl=-
+    dev=$(df --output=source "$1" | tail -n1)
+    typ=$(df --output=fstype "$1" | tail -n1)
+    if [ "$typ" = ext4 ]; then
+      jnl=no
+      for j in /proc/fs/jbd2/*; do
+        case ${j##*/} in "${dev##*/}"-*) jnl=yes ;; esac
+      done
+    fi
+    echo "$typ $dev $jnl"
+  }
+  # ext4 without a journal makes every new inode skip the inodes deleted in
+  # the last minutes (recently_deleted()), so cp -a's and eh2sframe's costs
+  # there follow how recently earlier trees were removed, not the tools
+  # (cp -a varied 0.35-2.28 s over six rounds). On such a filesystem, and
+  # as root, the trees go to a fresh ext4 with a journal, as a distribution
+  # installs on, mounted from an image (BENCH_TREE_FS=here: never; =loop:
+  # always).
+  tdir=$work tmnt=
+  read -r wtyp _ wjnl < <(fs_of "$work")
+  tfs_mode=${BENCH_TREE_FS:-auto}
+  if [ "$tfs_mode" = loop ] || { [ "$tfs_mode" = auto ] && [ "$wtyp" = ext4 ] && [ "$wjnl" = no ]; }; then
+    timg=$work/tree-fs.img tmnt=$work/tree-mnt
+    mkdir -p "$tmnt"
+    if [ "$(id -u)" = 0 ] && command -v mkfs.ext4 >/dev/null &&
+       truncate -s $(( ($(du -sb "$treesrc" | cut -f1) * 4 >> 20) + 512 ))M "$timg" &&
+       mkfs.ext4 -q -F "$timg" && mount -o loop "$timg" "$tmnt"; then
+      tdir=$tmnt
+      trap 'umount "$tmnt" 2>/dev/null; rm -f "$timg"' EXIT
+    else
+      say "tree: could not mount a journaled ext4 image (root, mkfs.ext4, loop devices); the trees stay on $wtyp (journal: $wjnl)"
+      rm -f "$timg"; tmnt=
+    fi
+  fi
+  treea=$tdir/tree treeb=$tdir/tree-b treec=$tdir/tree-c
+  floor_list=$work/tree-floor.list
   hz=$(getconf CLK_TCK)
   steal() { awk '$1 == "cpu" { print $9; exit }' /proc/stat; }
   secs() { awk -v a="$1" -v b="$2" -v hz="$hz" 'BEGIN { printf "%.2f", (b - a) / hz }'; }
@@ -207,6 +257,10 @@ if [ "${BENCH_NO_TREE:-0}" != 1 ] && [ -d "$treesrc" ]; then
     if [ "$3" = cp ]; then
       label="cp -a"
       "$rt" "$t" cp -a "$treesrc" "$4" || { say "cp -a failed"; return 1; }
+    elif [ "$3" = floor ]; then
+      label="replace floor"
+      "$rt" "$t" "$work/bin/replace_floor" "$floor_list" "$4" ||
+        say "replace floor reported failures"
     else
       label="eh2sframe -j2"
       "$rt" "$t" "$e2s" -q --in-place -r -j 2 "$4" ||
@@ -217,24 +271,51 @@ if [ "${BENCH_NO_TREE:-0}" != 1 ] && [ -d "$treesrc" ]; then
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$label" "$u" "$s" "$m" "$e" \
       "$nfiles" "$tbytes" "$2" "$(secs "$s0" "$s1")" >>"$tree_tsv"
   }
-  rm -rf "$treea" "$treeb"
+  rm -rf "$treea" "$treeb" "$treec"
   say "tree warm-up (untimed)"
   cp -a "$treesrc" "$treea" && "$e2s" -q --in-place -r -j 2 "$treea" || true
+  # The files the conversion replaced (their bytes changed), one name per
+  # inode: the replace floor's list.
+  (cd "$treea" && find . -type f -printf '%i %P\n' | sort -k1,1n -u -s |
+     while read -r _ f; do cmp -s "$f" "$treesrc/$f" || printf '%s\n' "$f"; done) >"$floor_list"
   rm -rf "$treea"
+  # The host takes back guest memory freed on a VM with free page
+  # reporting (virtio-balloon); a page it took costs a host fault when next
+  # written. Recorded, not changed: how much it took during the section.
+  prep=/sys/module/page_reporting/parameters/reported_kib
+  rep0=$(cat "$prep" 2>/dev/null || echo -)
   tstart=$(date +%s.%N) steal0=$(steal)
   for ((r = 1; r <= truns; r++)); do
-    say "tree round $r/$truns: $treesrc ($nfiles files), $([ $((r % 2)) = 1 ] && echo "cp -a first" || echo "eh2sframe first")"
-    if [ $((r % 2)) = 1 ]; then
-      tree_timed "$r" 1 cp "$treea" || break
-      tree_timed "$r" 2 e2s "$treea"
-    else
-      cp -a "$treesrc" "$treea" || { say "cp -a failed"; break; }
-      tree_timed "$r" 1 e2s "$treea"
-      tree_timed "$r" 2 cp "$treeb" || break
-    fi
-    rm -rf "$treea" "$treeb"
+    case $((r % 3)) in
+      1) order="cp e2s floor" ;; 2) order="e2s floor cp" ;; *) order="floor cp e2s" ;;
+    esac
+    [ -s "$floor_list" ] || order=${order/floor/}
+    say "tree round $r/$truns: $treesrc ($nfiles files), order: $order"
+    cp -a "$treesrc" "$treea" || { say "cp -a failed"; break; }
+    case $order in *floor*) cp -a "$treesrc" "$treec" || { say "cp -a failed"; break; } ;; esac
+    pos=0 ok=1
+    for tool in $order; do
+      pos=$((pos + 1))
+      case $tool in
+        cp) tree_timed "$r" "$pos" cp "$treeb" || { ok=0; break; } ;;
+        e2s) tree_timed "$r" "$pos" e2s "$treea" ;;
+        floor) tree_timed "$r" "$pos" floor "$treec" ;;
+      esac
+    done
+    rm -rf "$treea" "$treeb" "$treec"
+    [ "$ok" = 1 ] || break
   done
-  rm -rf "$treea" "$treeb"
+  rm -rf "$treea" "$treeb" "$treec"
+  read -r ttyp tdev tjnl < <(fs_of "$tdir")
+  if [ -n "$tmnt" ]; then
+    umount "$tmnt" && rm -f "$timg"
+    trap - EXIT
+  fi
+  rep1=$(cat "$prep" 2>/dev/null || echo -)
+  { echo "tree_floor_files=$(wc -l <"$floor_list")"
+    [ "$rep0" = - ] || echo "tree_reported_mib=$(( (rep1 - rep0) >> 10 ))"
+    echo "tree_fs=$ttyp$([ -n "$tmnt" ] && echo " (a fresh image on a loop device, BENCH_TREE_FS)") on $tdev, journal: $tjnl"
+  } >>"$work/machine.txt"
   steal1=$(steal)
   { echo "tree_rounds=$truns"
     echo "tree_seconds=$(awk -v a="$tstart" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')"
