@@ -10,9 +10,9 @@
 #   BENCH_TREE=DIR     tree-mode input (default /usr/bin)
 #   BENCH_NO_TREE=1    skip the tree-mode comparison with cp -a
 #   BENCH_TREE_RUNS=N  rounds of the tree comparison (default 7, 1 quick)
-#   BENCH_TREE_FS=M    where the trees go: auto (default: a fresh journaled
-#                      ext4 image on a loop device when WORK is on ext4
-#                      without a journal and this runs as root), loop, here
+#   BENCH_TREE_FS=M    where the trees go: here (default: under WORK), or
+#                      loop (a fresh journaled ext4 image on a loop device,
+#                      as root)
 #   BENCH_ONLY_TREE=1  only the tree comparison: no per-input runs, profile,
 #                      size tables; the report goes to BENCH_OUT, by default
 #                      WORK/RESULTS-tree.md (bench/RESULTS.md is left alone)
@@ -221,15 +221,15 @@ if [ "${BENCH_NO_TREE:-0}" != 1 ] && [ -d "$treesrc" ]; then
   }
   # ext4 without a journal makes every new inode skip the inodes deleted in
   # the last minutes (recently_deleted()), so cp -a's and eh2sframe's costs
-  # there follow how recently earlier trees were removed, not the tools
-  # (cp -a varied 0.35-2.28 s over six rounds). On such a filesystem, and
-  # as root, the trees go to a fresh ext4 with a journal, as a distribution
-  # installs on, mounted from an image (BENCH_TREE_FS=here: never; =loop:
-  # always).
+  # there follow how recently earlier trees were removed. BENCH_TREE_FS=loop
+  # puts the trees on a fresh ext4 with a journal, mounted from an image
+  # under WORK. Not the default: a loop device caches every page twice (its
+  # filesystem's and the image file's), so every command there fills twice
+  # the fresh memory, and on a VM that hands freed memory back to the host
+  # that made cp -a slower and more variable (0.3-1.5 s against 0.2-0.5 s).
   tdir=$work tmnt=
-  read -r wtyp _ wjnl < <(fs_of "$work")
-  tfs_mode=${BENCH_TREE_FS:-auto}
-  if [ "$tfs_mode" = loop ] || { [ "$tfs_mode" = auto ] && [ "$wtyp" = ext4 ] && [ "$wjnl" = no ]; }; then
+  tfs_mode=${BENCH_TREE_FS:-here}
+  if [ "$tfs_mode" = loop ]; then
     timg=$work/tree-fs.img tmnt=$work/tree-mnt
     mkdir -p "$tmnt"
     if [ "$(id -u)" = 0 ] && command -v mkfs.ext4 >/dev/null &&
@@ -238,7 +238,7 @@ if [ "${BENCH_NO_TREE:-0}" != 1 ] && [ -d "$treesrc" ]; then
       tdir=$tmnt
       trap 'umount "$tmnt" 2>/dev/null; rm -f "$timg"' EXIT
     else
-      say "tree: could not mount a journaled ext4 image (root, mkfs.ext4, loop devices); the trees stay on $wtyp (journal: $wjnl)"
+      say "tree: could not mount a journaled ext4 image (root, mkfs.ext4, loop devices); the trees stay under $work"
       rm -f "$timg"; tmnt=
     fi
   fi
