@@ -92,7 +92,7 @@ extern "C" {
 /* The release. MAJOR is also the ABI number, the soname's
  * (libeh2sframe.so.MAJOR). */
 #define EH2S_VERSION_MAJOR 1
-#define EH2S_VERSION_MINOR 1
+#define EH2S_VERSION_MINOR 2
 #define EH2S_VERSION_PATCH 0
 
 /* "1.0.0": the version of the library actually linked. */
@@ -445,8 +445,9 @@ typedef struct {
 	                      * attributes too (as when out is in's inode);
 	                      * a new out has in's mode less set-ID bits.
 	                      * out is synced before the rename only when it
-	                      * is in's inode: a caller staging in place under
-	                      * another name syncs (and renames) itself */
+	                      * is in's inode (and not no_sync): a caller
+	                      * staging in place under another name syncs
+	                      * (and renames) itself */
 	int copy_unchanged;  /* EH2S_COPY_* bits: when there is nothing to
 	                      * convert, write out as an exact copy of in
 	                      * (the status still says why) */
@@ -454,6 +455,13 @@ typedef struct {
 	                      * .symtab counts, with in's own symbols, when
 	                      * deciding what the rewrite may move (README,
 	                      * "What may move") */
+	/* Do not fsync out before renaming it over in's inode (in place):
+	 * no wait for the disk, for files that can be made again (build
+	 * products, a package's staging tree, synced when installed).
+	 * After a crash out may still be the old file, or on some
+	 * filesystems an empty or partly written one. Added in 1.2: a 1.1
+	 * library refuses it set (EH2S_E_UNSUPPORTED). */
+	int no_sync;
 } eh2s_file_opts;
 
 /* copy_unchanged bits. */
@@ -463,7 +471,8 @@ typedef struct {
                               * one or no convertible function
                               * (EH2S_E_NO_FUNCS) */
 
-/* Defaults: those of eh2s_convert_opts_init, not in place, no copy. */
+/* Defaults: those of eh2s_convert_opts_init, not in place, no copy,
+ * synced. */
 EH2S_DEFINE_INIT_(eh2s_file_opts)
 
 /* Where the new data went in the output of eh2s_convert_file. */

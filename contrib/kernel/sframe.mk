@@ -29,7 +29,10 @@
 # Inside a kernel tree, the same command can run where objtool runs
 # (scripts/Makefile.build, after cmd_objtool):
 #
-#     cmd_sframe = $(EH2SFRAME) --in-place -q $@
+#     cmd_sframe = $(EH2SFRAME) --in-place --no-sync -q $@
+#
+# (--no-sync: kernel objects and modules are build products, made again
+# by the next make; syncing each would cost one fsync per object.)
 #
 # Relocatable output has one .sframe (+ .rela.sframe, R_X86_64_PC64 /
 # R_AARCH64_PREL64 / R_390_PC64) per COMDAT group; `ld -r` concatenates
@@ -56,4 +59,4 @@ M ?= .
 
 .PHONY: sframe-modules
 sframe-modules:
-	find $(M) -name '*.ko' -type f | $(EH2SFRAME) --in-place --files-from -
+	find $(M) -name '*.ko' -type f | $(EH2SFRAME) --in-place --no-sync --files-from -

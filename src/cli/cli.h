@@ -10,6 +10,8 @@
 typedef struct {
 	const char *output;      /* -o FILE */
 	bool in_place;           /* --in-place */
+	bool no_sync;            /* --no-sync: no sync before a file
+	                          * replaces its original */
 	bool force;              /* --force */
 	bool require_sframe;     /* --require-sframe: nothing to convert is
 	                          * an error */

@@ -177,6 +177,7 @@ static int convert_one(const char *in, const cli_opts *o)
 	}
 	fo.convert = &co;
 	fo.in_place = o->in_place;
+	fo.no_sync = o->no_sync;
 	/* -o always writes OUT: a copy when there is nothing to do. */
 	if (!o->in_place)
 		fo.copy_unchanged = EH2S_COPY_EXISTING |

@@ -12,7 +12,8 @@
  * to is synced once, then the staged files are renamed over the
  * originals. A crash leaves every file either old or new (never a new
  * name on unwritten data), at the cost of one sync per batch instead of
- * one per file; a failure or an interrupt (SIGINT, SIGTERM, SIGHUP,
+ * one per file (none with --no-sync, for trees of build products that
+ * can be made again); a failure or an interrupt (SIGINT, SIGTERM, SIGHUP,
  * blocked meanwhile and acted on between files) removes what was staged
  * and leaves the originals as they were.
  *
@@ -580,6 +581,7 @@ static void convert_item(t_run *r, t_item *it)
 		/* In place, but into the stage: owner, mode and attributes
 		 * are the original's, and it is not synced alone (commit). */
 		fo.in_place = 1;
+		fo.no_sync = o->no_sync;
 		eh2s_status st = eh2s_convert_file(it->path, it->stage, &fo, &sum,
 						   NULL, &err);
 		if (st != EH2S_OK)
@@ -786,11 +788,14 @@ static int relink(const char *leader, const char *path)
 }
 
 /* Rename the staged files of [from, to) over their originals, after
- * syncing them (or, on a failed sync or an interrupt, remove them). */
+ * syncing them unless --no-sync (or, on a failed sync or an interrupt,
+ * remove them). */
 static void commit(t_run *r, size_t from, size_t to)
 {
 	char why[PATH_MAX + 64];
-	int bad = r->stopped ? 0 : sync_staged(r, from, to, why, sizeof why);
+	int bad = r->stopped || r->o->no_sync
+			  ? 0
+			  : sync_staged(r, from, to, why, sizeof why);
 	for (size_t i = from; i < to; i++) {
 		t_item *it = &r->items[i];
 		if (!it->stage)

@@ -43,7 +43,12 @@ static void usage(FILE *f)
 "  -i, --in-place         rewrite each FILE (temporary file and rename;\n"
 "                         a symbolic link's target is rewritten), keeping\n"
 "                         its mode, owner and extended attributes (file\n"
-"                         capabilities, ACLs, security labels)\n"
+"                         capabilities, ACLs, security labels); each\n"
+"                         file is synced to disk before it replaces its\n"
+"                         original (trees: once per batch)\n"
+"      --no-sync          with --in-place: do not sync (build trees,\n"
+"                         staging trees: files that can be made again;\n"
+"                         after a crash a file may be old, or empty)\n"
 "  -f, --force            rebuild .sframe even if the file already has one\n"
 "      --debug-frame      read .debug_frame even when .eh_frame exists\n"
 "      --sframe-version=N write SFrame version N: 3 (default) or 2 (for\n"
@@ -132,7 +137,7 @@ enum {
 	OPT_FILES_FROM, OPT_STATS, OPT_JSON, OPT_SFRAME_VERSION, OPT_SHARE_FRES,
 	OPT_OBJECTS,
 	OPT_NO_SHARE_FRES,
-	OPT_REQUIRE_SFRAME, OPT_DEBUG_ROOT, OPT_DEBUG_FILE,
+	OPT_REQUIRE_SFRAME, OPT_DEBUG_ROOT, OPT_DEBUG_FILE, OPT_NO_SYNC,
 };
 
 static int usage_error(const char *fmt, const char *arg)
@@ -180,6 +185,7 @@ int main(int argc, char **argv)
 		{"require-sframe", no_argument, NULL, OPT_REQUIRE_SFRAME},
 		{"debug-root", required_argument, NULL, OPT_DEBUG_ROOT},
 		{"debug-file", required_argument, NULL, OPT_DEBUG_FILE},
+		{"no-sync", no_argument, NULL, OPT_NO_SYNC},
 		{NULL, 0, NULL, 0},
 	};
 	cli_opts o;
@@ -230,6 +236,7 @@ int main(int argc, char **argv)
 		case OPT_REQUIRE_SFRAME: o.require_sframe = true; break;
 		case OPT_DEBUG_ROOT: roots[o.ndebug_roots++] = optarg; break;
 		case OPT_DEBUG_FILE: o.debug_file = optarg; break;
+		case OPT_NO_SYNC: o.no_sync = true; break;
 		default:
 			fputs("Try 'eh2sframe --help' for more information.\n", stderr);
 			return 2;
@@ -248,6 +255,9 @@ int main(int argc, char **argv)
 		return usage_error("%s", "--debug-root and --debug-file go with "
 				   "--in-place (the debug file of a file "
 				   "converted to -o OUT is still its input's)");
+	if (o.no_sync && !o.in_place)
+		return usage_error("%s", "--no-sync goes with --in-place (an -o "
+				   "OUT output is never synced)");
 	if (o.debug_file && (o.recursive || o.files_from || o.nfiles != 1 ||
 			     o.ndebug_roots))
 		return usage_error("%s", "--debug-file names the debug file of "

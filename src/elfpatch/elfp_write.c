@@ -479,9 +479,11 @@ e2s_err elfp_write_mem_headers(elfp_file *f, uint8_t **out, size_t *size,
 	return write_mem(f, true, out, size, d);
 }
 
-e2s_err elfp_write_atomic_checked(const char *path, const char *ref_path,
-				  bool keep_owner, elfp_file *f,
-				  elfp_check_fn check, void *ctx, e2s_diag *d)
+/* The one atomic writer of f's output: check (may be NULL) runs on the
+ * written temporary file before it replaces path. */
+static e2s_err write_atomic(const char *path, const char *ref_path,
+			    elfp_file *f, const elfp_write_opts *o,
+			    elfp_check_fn check, void *ctx, e2s_diag *d)
 {
 	struct stat st, ost;
 	e2s_atomic a;
@@ -497,10 +499,12 @@ e2s_err elfp_write_atomic_checked(const char *path, const char *ref_path,
 	 * objcopy and strip; the sync of a 110 MB output costs about 1 s of
 	 * wall time. Nor is an output kept as in place (keep_owner) under
 	 * another name: tree mode stages its files so, syncs them together
-	 * and renames them itself. */
+	 * and renames them itself. Nor, asked so (no_sync), is an input
+	 * that can itself be made again: a build product. */
 	bool same = stat(path, &ost) == 0 && ost.st_dev == st.st_dev &&
 		    ost.st_ino == st.st_ino;
-	bool replaces = keep_owner || same;
+	bool replaces = o->keep_owner || same;
+	bool sync = same && !o->no_sync;
 	e = e2s_atomic_begin(&a, path, d);
 	if (e)
 		return e;
@@ -518,7 +522,15 @@ e2s_err elfp_write_atomic_checked(const char *path, const char *ref_path,
 	 * run as the input's owner or group. */
 	mode_t mode = replaces ? st.st_mode : st.st_mode & ~(mode_t)(S_ISUID | S_ISGID);
 	return e2s_atomic_commit(&a, mode, replaces ? &st : NULL,
-				 replaces ? ref_path : NULL, same, d);
+				 replaces ? ref_path : NULL, sync, d);
+}
+
+e2s_err elfp_write_atomic_checked(const char *path, const char *ref_path,
+				  bool keep_owner, elfp_file *f,
+				  elfp_check_fn check, void *ctx, e2s_diag *d)
+{
+	elfp_write_opts o = {.keep_owner = keep_owner};
+	return write_atomic(path, ref_path, f, &o, check, ctx, d);
 }
 
 e2s_err elfp_write_atomic(const char *path, const char *ref_path,
@@ -526,6 +538,34 @@ e2s_err elfp_write_atomic(const char *path, const char *ref_path,
 {
 	return elfp_write_atomic_checked(path, ref_path, keep_owner, f, NULL,
 					 NULL, d);
+}
+
+typedef struct {
+	const elfp_file *f;
+	const elfp_check_opts *co;
+} check_ctx;
+
+/* elfp_write_opts.check: the temporary file mapped and checked. */
+static e2s_err check_written(const char *tmp, void *ctx, e2s_diag *d)
+{
+	const check_ctx *c = ctx;
+	e2s_map m;
+	e2s_err e = e2s_map_file(tmp, false, &m, d);
+	if (e)
+		return e;
+	e = elfp_check_output(c->f, m.data, m.size, c->co, d);
+	e2s_unmap_file(&m);
+	return e;
+}
+
+e2s_err elfp_write_atomic_opts(const char *path, const char *ref_path,
+			       elfp_file *f, const elfp_write_opts *o,
+			       e2s_diag *d)
+{
+	elfp_write_opts none = {.keep_owner = false};
+	check_ctx c = {f, o ? o->check : NULL};
+	return write_atomic(path, ref_path, f, o ? o : &none,
+			    c.co ? check_written : NULL, &c, d);
 }
 
 /* ---- Files assembled from pieces ------------------------------------ */

@@ -265,6 +265,20 @@ typedef e2s_err (*elfp_check_fn)(const char *tmp, void *ctx, e2s_diag *d);
 e2s_err elfp_write_atomic_checked(const char *path, const char *ref_path,
 				  bool keep_owner, elfp_file *f,
 				  elfp_check_fn check, void *ctx, e2s_diag *d);
+/* The same with options (o may be NULL: none): */
+typedef struct {
+	bool keep_owner; /* as elfp_write_atomic's */
+	bool no_sync;    /* never fsync, even when path is ref_path's own
+	                  * file: for files that can be made again (build
+	                  * trees), at the risk of an old or empty file
+	                  * after a crash */
+	const elfp_check_opts *check; /* NULL, or the written temporary
+	                  * file read back and elfp_check_output'ed against
+	                  * f before it replaces path */
+} elfp_write_opts;
+e2s_err elfp_write_atomic_opts(const char *path, const char *ref_path,
+			       elfp_file *f, const elfp_write_opts *o,
+			       e2s_diag *d);
 
 /* ---- Other files written through the same writer -------------------
  * For files elfpatch does not edit itself (a separate debug file brought
