@@ -148,37 +148,12 @@ static void fill_result(const conv_result *r, eh2s_file_result *res)
 }
 
 /* An unchanged copy of in at out (mode of in, owner of the caller). */
-static e2s_err copy_unchanged(const char *in, const char *out, bool no_sync,
-			      e2s_diag *d)
+static e2s_err copy_unchanged(const char *in, const char *out, e2s_diag *d)
 {
 	elfp_file *f = NULL;
-	elfp_write_opts wo = {.no_sync = no_sync};
 	e2s_err e = elfp_open(in, &f, d);
 	if (!e)
-		e = elfp_write_atomic_opts(out, in, f, &wo, d);
-	elfp_close(f);
-	return e;
-}
-
-/* conv_file_path, with the writer's choice of syncing: in converted,
- * the output written to out once it reads back as a linker would read
- * it (elfp_check_output). */
-static e2s_err convert_path(const char *in, const char *out,
-			    const conv_file_opts *eo, bool no_sync,
-			    conv_result *r, e2s_diag *d)
-{
-	elfp_file *f = NULL;
-	memset(r, 0, sizeof *r);
-	e2s_err e = elfp_open(in, &f, d);
-	if (!e)
-		e = conv_file(f, eo, r, d);
-	if (!e) {
-		elfp_check_opts co = {.debug_frame = eo->debug_frame,
-				      .nfdes = r->nfdes};
-		elfp_write_opts wo = {.keep_owner = eo->in_place,
-				      .no_sync = no_sync, .check = &co};
-		e = elfp_write_atomic_opts(out, in, f, &wo, d);
-	}
+		e = elfp_write_atomic(out, in, false, f, d);
 	elfp_close(f);
 	return e;
 }
@@ -212,17 +187,18 @@ eh2s_status eh2s_convert_file(const char *in, const char *out,
 	conv_file_opts eo = {.force = c.force != 0,
 			.debug_frame = c.debug_frame != 0,
 			.in_place = o.in_place != 0,
+			.no_sync = o.no_sync != 0,
 			.want_skipped = c.on_function != NULL,
 			.share_fres = c.share_fres,
 			.sframe_version = (uint8_t)c.sframe_version,
 			.symbols_from = o.symbols_from};
-	e = convert_path(in, out, &eo, o.no_sync != 0, &r, &d);
+	e = conv_file_path(in, out, &eo, &r, &d);
 	/* Without force, EXISTS carries no detail; with it, the detail says
 	 * why force was refused. */
 	if (e == E2S_ERR_EXISTS && !c.force) {
 		conv_result_free(&r);
 		if ((o.copy_unchanged & EH2S_COPY_EXISTING) && !o.in_place &&
-		    (e = copy_unchanged(in, out, o.no_sync != 0, &d)) != 0)
+		    (e = copy_unchanged(in, out, &d)) != 0)
 			return api_fail(err, &d);
 		/* A segment without a section cannot be rebuilt. */
 		return api_usage(err, EH2S_E_EXISTS,
@@ -235,7 +211,7 @@ eh2s_status eh2s_convert_file(const char *in, const char *out,
 	if ((e == E2S_ERR_NO_CFI || e == E2S_ERR_NO_FUNCS) &&
 	    (o.copy_unchanged & EH2S_COPY_NOTHING) && !o.in_place) {
 		e2s_diag cd = {0};
-		if (copy_unchanged(in, out, o.no_sync != 0, &cd) != 0) {
+		if (copy_unchanged(in, out, &cd) != 0) {
 			conv_result_free(&r);
 			return api_fail(err, &cd);
 		}

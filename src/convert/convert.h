@@ -173,6 +173,8 @@ typedef struct {
 	bool force;       /* rebuild an existing .sframe */
 	bool debug_frame; /* read .debug_frame even when .eh_frame exists */
 	bool in_place;    /* out_path names the input: keep its owner too */
+	bool no_sync;     /* ... and do not sync it before the rename (a
+	                   * file that can be made again: elfp_write_opts) */
 	bool want_skipped; /* fill conv_result.fns with the skipped FDEs */
 	bool want_all;    /* ... with every FDE */
 	int share_fres;   /* SFE_SHARE_*: identical FRE runs stored once (sfe_encode_opts) */

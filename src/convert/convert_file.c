@@ -711,32 +711,6 @@ out:
 }
 
 /* Map (or read) the written file at path and check it. */
-static e2s_err check_file(const char *path, const elfp_file *f,
-			  const elfp_check_opts *co, e2s_diag *d)
-{
-	e2s_map m;
-	e2s_err e = e2s_map_file(path, false, &m, d);
-	if (e)
-		return e;
-	e = elfp_check_output(f, m.data, m.size, co, d);
-	e2s_unmap_file(&m);
-	return e;
-}
-
-typedef struct {
-	const elfp_file *f;
-	const elfp_check_opts *co;
-} check_ctx;
-
-/* The written temporary file, read back and checked before it replaces
- * the output (the input itself with --in-place): a failed check leaves
- * that untouched and no file behind. */
-static e2s_err check_tmp(const char *tmp, void *ctx, e2s_diag *d)
-{
-	const check_ctx *c = ctx;
-	return check_file(tmp, c->f, c->co, d);
-}
-
 e2s_err conv_file_path(const char *in_path, const char *out_path,
 		     const conv_file_opts *o, conv_result *res, e2s_diag *d)
 {
@@ -748,11 +722,14 @@ e2s_err conv_file_path(const char *in_path, const char *out_path,
 	if (!e)
 		e = conv_file(f, o, res, d);
 	if (!e) {
+		/* Read back and checked before it replaces the output (the
+		 * input itself with --in-place): a failed check leaves that
+		 * untouched and no file behind. */
 		elfp_check_opts co = {.debug_frame = o->debug_frame,
 				      .nfdes = res->nfdes};
-		check_ctx c = {f, &co};
-		e = elfp_write_atomic_checked(out_path, in_path, o->in_place, f,
-					      check_tmp, &c, d);
+		elfp_write_opts wo = {.keep_owner = o->in_place,
+				      .no_sync = o->no_sync, .check = &co};
+		e = elfp_write_atomic_opts(out_path, in_path, f, &wo, d);
 	}
 	elfp_close(f);
 	return e;

@@ -479,16 +479,31 @@ e2s_err elfp_write_mem_headers(elfp_file *f, uint8_t **out, size_t *size,
 	return write_mem(f, true, out, size, d);
 }
 
-/* The one atomic writer of f's output: check (may be NULL) runs on the
- * written temporary file before it replaces path. */
-static e2s_err write_atomic(const char *path, const char *ref_path,
-			    elfp_file *f, const elfp_write_opts *o,
-			    elfp_check_fn check, void *ctx, e2s_diag *d)
+/* The written temporary file, read back and checked against f. */
+static e2s_err check_written(const char *tmp, const elfp_file *f,
+			     const elfp_check_opts *co, e2s_diag *d)
 {
+	e2s_map m;
+	e2s_err e = e2s_map_file(tmp, false, &m, d);
+	if (e)
+		return e;
+	e = elfp_check_output(f, m.data, m.size, co, d);
+	e2s_unmap_file(&m);
+	return e;
+}
+
+/* The one atomic writer of f's output. */
+e2s_err elfp_write_atomic_opts(const char *path, const char *ref_path,
+			       elfp_file *f, const elfp_write_opts *o,
+			       e2s_diag *d)
+{
+	const elfp_write_opts none = {.keep_owner = false};
 	struct stat st, ost;
 	e2s_atomic a;
 	e2s_err e;
 
+	if (!o)
+		o = &none;
 	if (stat(ref_path, &st) != 0)
 		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s: %s", ref_path,
 				strerror(errno));
@@ -510,8 +525,8 @@ static e2s_err write_atomic(const char *path, const char *ref_path,
 		return e;
 	e2s_atomic_reserve(&a, out_size(f));
 	e = elfp_write(f, a.fd, d);
-	if (!e && check)
-		e = check(a.tmp, ctx, d);
+	if (!e && o->check)
+		e = check_written(a.tmp, f, o->check, d);
 	if (e) {
 		e2s_atomic_abort(&a);
 		return e;
@@ -525,47 +540,11 @@ static e2s_err write_atomic(const char *path, const char *ref_path,
 				 replaces ? ref_path : NULL, sync, d);
 }
 
-e2s_err elfp_write_atomic_checked(const char *path, const char *ref_path,
-				  bool keep_owner, elfp_file *f,
-				  elfp_check_fn check, void *ctx, e2s_diag *d)
-{
-	elfp_write_opts o = {.keep_owner = keep_owner};
-	return write_atomic(path, ref_path, f, &o, check, ctx, d);
-}
-
 e2s_err elfp_write_atomic(const char *path, const char *ref_path,
 			  bool keep_owner, elfp_file *f, e2s_diag *d)
 {
-	return elfp_write_atomic_checked(path, ref_path, keep_owner, f, NULL,
-					 NULL, d);
-}
-
-typedef struct {
-	const elfp_file *f;
-	const elfp_check_opts *co;
-} check_ctx;
-
-/* elfp_write_opts.check: the temporary file mapped and checked. */
-static e2s_err check_written(const char *tmp, void *ctx, e2s_diag *d)
-{
-	const check_ctx *c = ctx;
-	e2s_map m;
-	e2s_err e = e2s_map_file(tmp, false, &m, d);
-	if (e)
-		return e;
-	e = elfp_check_output(c->f, m.data, m.size, c->co, d);
-	e2s_unmap_file(&m);
-	return e;
-}
-
-e2s_err elfp_write_atomic_opts(const char *path, const char *ref_path,
-			       elfp_file *f, const elfp_write_opts *o,
-			       e2s_diag *d)
-{
-	elfp_write_opts none = {.keep_owner = false};
-	check_ctx c = {f, o ? o->check : NULL};
-	return write_atomic(path, ref_path, f, o ? o : &none,
-			    c.co ? check_written : NULL, &c, d);
+	elfp_write_opts o = {.keep_owner = keep_owner};
+	return elfp_write_atomic_opts(path, ref_path, f, &o, d);
 }
 
 /* ---- Files assembled from pieces ------------------------------------ */
@@ -624,7 +603,7 @@ e2s_err elfp_write_pieces_atomic(const char *path, const struct stat *keep,
 		return e;
 	}
 	/* It replaces path: on disk before the rename (see
-	 * elfp_write_atomic_checked). */
+	 * elfp_write_atomic_opts). */
 	return e2s_atomic_commit(&a, keep->st_mode, keep, path, true, d);
 }
 

@@ -259,13 +259,7 @@ e2s_err elfp_check_output(const elfp_file *f, const uint8_t *out,
  * path is untouched and no temporary file remains. */
 e2s_err elfp_write_atomic(const char *path, const char *ref_path,
 			  bool keep_owner, elfp_file *f, e2s_diag *d);
-/* The same, calling check on the written temporary file (its path)
- * before it replaces path; a check failure leaves path untouched. */
-typedef e2s_err (*elfp_check_fn)(const char *tmp, void *ctx, e2s_diag *d);
-e2s_err elfp_write_atomic_checked(const char *path, const char *ref_path,
-				  bool keep_owner, elfp_file *f,
-				  elfp_check_fn check, void *ctx, e2s_diag *d);
-/* The same with options (o may be NULL: none): */
+/* The same with options (o may be NULL: none); the writer of both: */
 typedef struct {
 	bool keep_owner; /* as elfp_write_atomic's */
 	bool no_sync;    /* never fsync, even when path is ref_path's own
