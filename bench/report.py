@@ -199,19 +199,12 @@ def tree_section(tree):
         lo, hi, _ = spread(v)
         return "%.2f-%.2f" % (lo, hi)
     rows = []
-    for tool, v in ((TREE_CP, cp), (TREE_E2S, es)):
+    for tool, v in ((TREE_CP, cp), (TREE_E2S, es)) + (((TREE_FLOOR, fl),) if has_floor else ()):
         cpu = [r["cpu"] for r in v]
         wall = [float(r["wall"]) for r in v]
         rows.append([tool, "%.2f" % statistics.median(cpu), mm(cpu),
                      "%.2f" % statistics.median(float(r["user"]) for r in v),
                      "%.2f" % statistics.median(float(r["sys"]) for r in v),
-                     "%.2f" % statistics.median(wall), mm(wall)])
-    if has_floor:
-        cpu = [r["cpu"] for r in fl]
-        wall = [float(r["wall"]) for r in fl]
-        rows.append([TREE_FLOOR, "%.2f" % statistics.median(cpu), mm(cpu),
-                     "%.2f" % statistics.median(float(r["user"]) for r in fl),
-                     "%.2f" % statistics.median(float(r["sys"]) for r in fl),
                      "%.2f" % statistics.median(wall), mm(wall)])
     rows.append(["ratio eh2sframe / cp -a, per round",
                  "%.2f" % statistics.median(cpu_r), mm(cpu_r), "", "",
