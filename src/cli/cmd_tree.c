@@ -21,30 +21,18 @@
  * staged and temporary files, a later run leaves alone: it names each
  * and counts them, but neither converts nor removes a user's file on the
  * strength of its name. */
-#include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <fts.h>
-#include <libgen.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "eh2sframe.h"
-#include "../abi/abi.h"
-#include "cli.h"
+#include "tree.h"
 
-/* What happened to a file; the order is the summary's. */
-enum {
-	T_PATCHED, T_HAD_SFRAME, T_NO_CFI, T_NO_FUNCS, T_UNSUPPORTED,
-	T_ARCHIVE, T_OBJECT, T_NOT_ELF, T_FAILED, T_LINK, T_COUNT
-};
 static const char *const t_words[T_COUNT] = {
 	"patched", "already had .sframe", "no CFI", "no convertible function",
 	"unsupported machine or ELF type", "archives",
@@ -56,402 +44,6 @@ static const char *const d_words[] = {
 	NULL, "updated", "already matching",
 	"not found (files with a .gnu_debuglink; -v names them)", "failed",
 };
-
-typedef struct {
-	char *path;
-	const char *root;    /* the tree (-r DIR) it was found in, or NULL */
-	dev_t dev;
-	ino_t ino;
-	size_t leader;       /* index of the first name of this inode */
-	off_t size;
-	char *stage;         /* the converted file, not yet renamed over path */
-	char *debug_path;    /* its debug file, to update once it is renamed */
-	int outcome;
-	int debug;           /* CLI_DEBUG_* */
-	size_t converted, nfdes, unrelocated;
-	size_t counts[EH2S_SKIP_COUNT]; /* eh2s_summary.by_reason */
-} t_item;
-
-typedef struct {
-	const cli_opts *o;
-	t_item *items;
-	size_t n, cap;
-	size_t next, end, done; /* work queue: [next, end) (under lock) */
-	bool debug_pass;     /* the queue's work: conversions, or the debug
-	                      * files of the files just renamed */
-	sigset_t stop_on;    /* signals that end the run between files */
-	bool stopped;        /* one of them arrived */
-	pthread_mutex_t lock;
-	/* One debug file update at a time: two copies of a program share
-	 * one debug file. */
-	pthread_mutex_t debug_lock;
-	char **roots;        /* the directories walked (owned) */
-	size_t nroots;
-	size_t leftovers;    /* files of an interrupted run, left alone */
-	bool tty;
-	struct timespec last;
-	bool progress_shown;
-} t_run;
-
-static int add_item(t_run *r, const char *path, const char *root,
-		    const struct stat *st)
-{
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 256;
-		t_item *p = realloc(r->items, cap * sizeof *p);
-		if (!p)
-			return -1;
-		r->items = p;
-		r->cap = cap;
-	}
-	t_item *it = &r->items[r->n];
-	memset(it, 0, sizeof *it);
-	if (!(it->path = strdup(path)))
-		return -1;
-	it->root = root;
-	it->dev = st->st_dev;
-	it->ino = st->st_ino;
-	it->size = st->st_size;
-	it->outcome = T_COUNT; /* not reached yet */
-	it->leader = r->n++;
-	return 0;
-}
-
-/* The number of decimal digits s starts with. */
-static size_t digits(const char *s)
-{
-	size_t n = 0;
-	while (s[n] >= '0' && s[n] <= '9')
-		n++;
-	return n;
-}
-
-/* mkstemp's alphabet, whatever the locale. */
-static bool mkstemp_char(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9');
-}
-
-/* Is name one this program gives a file while it writes it: a staged
- * file (.e2stage.PID.N, stage_file), the temporary file of any write
- * (.NAME.e2sXXXXXX, src/common/atomic.c) or the second name of a file
- * being relinked (.NAME.e2slinkK.PID, relink)? *pid is the process ID
- * the name carries, 0 if none. Exact: .e2stage.abc.1 or .x.e2sABC is
- * someone else's file. */
-static bool leftover_name(const char *name, long *pid)
-{
-	size_t len = strlen(name), d, e;
-	const char *p;
-	*pid = 0;
-	if (name[0] != '.')
-		return false;
-	if (strncmp(name, ".e2stage.", 9) == 0) {
-		p = name + 9;
-		d = digits(p);
-		if (d && p[d] == '.' && (e = digits(p + d + 1)) &&
-		    p[d + 1 + e] == '\0') {
-			*pid = d <= 9 ? strtol(p, NULL, 10) : 0;
-			return true;
-		}
-	}
-	/* "." NAME ".e2s" and six characters, NAME not empty */
-	if (len >= 12 && memcmp(name + len - 10, ".e2s", 4) == 0) {
-		bool all = true;
-		for (size_t i = len - 6; i < len; i++)
-			all = all && mkstemp_char(name[i]);
-		if (all)
-			return true;
-	}
-	/* "." NAME ".e2slink" K "." PID, read from the end */
-	d = 0;
-	while (d < len && name[len - 1 - d] >= '0' && name[len - 1 - d] <= '9')
-		d++;
-	if (d == 0 || d + 1 >= len || name[len - 1 - d] != '.')
-		return false;
-	e = 0;
-	while (d + 1 + e < len && name[len - 2 - d - e] >= '0' &&
-	       name[len - 2 - d - e] <= '9')
-		e++;
-	size_t link = len - 1 - d - e; /* where K ends ".e2slink" */
-	if (e == 0 || link < 2 + 8 || memcmp(name + link - 8, ".e2slink", 8) != 0)
-		return false;
-	*pid = d <= 9 ? strtol(name + len - d, NULL, 10) : 0;
-	return true;
-}
-
-/* A file of an interrupted run (leftover_name) is left alone, with a
- * warning: removing it on a name match could lose a user's file. Whether
- * the process that named it still exists tells a killed run from one at
- * work on the same tree (or a reused ID). Single-threaded: the walk. */
-static bool leftover(t_run *r, const char *path, const char *name)
-{
-	long pid;
-	char state[96] = "";
-	if (!leftover_name(name, &pid))
-		return false;
-	r->leftovers++;
-	if (r->o->quiet)
-		return true;
-	/* Our own ID: an earlier process had it, as the walk stages
-	 * nothing. */
-	if (pid > 0 && pid != (long)getpid() &&
-	    (kill((pid_t)pid, 0) == 0 || errno == EPERM))
-		snprintf(state, sizeof state, " (a process %ld is running: "
-			 "another run at work?)", pid);
-	else if (pid > 0)
-		snprintf(state, sizeof state, " (process %ld has ended)", pid);
-	fprintf(stderr, "eh2sframe: %s: warning: looks left by an interrupted "
-		"eh2sframe run%s; left alone, not converted\n", path, state);
-	return true;
-}
-
-static int by_name(const FTSENT **a, const FTSENT **b)
-{
-	return strcmp((*a)->fts_name, (*b)->fts_name);
-}
-
-/* One operand: a regular file, or with -r a directory to walk. Returns
- * the number of failures (unreadable entries). */
-static int collect(t_run *r, const char *path)
-{
-	struct stat st;
-	int bad = 0;
-	if (lstat(path, &st) != 0) {
-		cli_error(path, "%s", strerror(errno));
-		return 1;
-	}
-	if (S_ISLNK(st.st_mode)) {
-		if (r->o->verbose)
-			fprintf(stderr, "%s: skipped: symbolic link\n", path);
-		return 0;
-	}
-	if (S_ISREG(st.st_mode)) {
-		const char *slash = strrchr(path, '/');
-		if (leftover(r, path, slash ? slash + 1 : path))
-			return 0;
-		return add_item(r, path, NULL, &st) ? (cli_error(path, "out of memory"), 1) : 0;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		if (r->o->verbose)
-			fprintf(stderr, "%s: skipped: not a regular file\n", path);
-		return 0;
-	}
-	if (!r->o->recursive) {
-		cli_error(path, "is a directory (use -r)");
-		return 1;
-	}
-	char **roots = realloc(r->roots, (r->nroots + 1) * sizeof *roots);
-	if (roots)
-		r->roots = roots;
-	if (!roots || !(r->roots[r->nroots] = strdup(path))) {
-		cli_error(path, "out of memory");
-		return 1;
-	}
-	const char *root = r->roots[r->nroots++];
-	char *argv[2] = {(char *)path, NULL};
-	FTS *fts = fts_open(argv, FTS_PHYSICAL | FTS_NOCHDIR, by_name);
-	if (!fts) {
-		cli_error(path, "%s", strerror(errno));
-		return 1;
-	}
-	FTSENT *e;
-	while ((e = fts_read(fts)) != NULL) {
-		switch (e->fts_info) {
-		case FTS_F:
-			/* The walk ends before anything is staged, so this run's
-			 * own files are never among these. */
-			if (leftover(r, e->fts_path, e->fts_name))
-				break;
-			if (add_item(r, e->fts_path, root, e->fts_statp)) {
-				cli_error(e->fts_path, "out of memory");
-				bad++;
-			}
-			break;
-		case FTS_DNR:
-		case FTS_ERR:
-		case FTS_NS:
-			cli_error(e->fts_path, "%s", strerror(e->fts_errno));
-			bad++;
-			break;
-		case FTS_SL:
-		case FTS_SLNONE:
-			if (r->o->verbose > 1)
-				fprintf(stderr, "%s: skipped: symbolic link\n",
-					e->fts_path);
-			break;
-		default:
-			break;
-		}
-	}
-	fts_close(fts);
-	return bad;
-}
-
-static int read_list(t_run *r, const char *list)
-{
-	FILE *fp = strcmp(list, "-") == 0 ? stdin : fopen(list, "r");
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	int bad = 0;
-	if (!fp) {
-		cli_error(list, "%s", strerror(errno));
-		return 1;
-	}
-	while ((len = getline(&line, &cap, fp)) >= 0) {
-		if (len > 0 && line[len - 1] == '\n')
-			line[--len] = '\0';
-		if (len == 0)
-			continue;
-		bad += collect(r, line);
-	}
-	free(line);
-	if (ferror(fp)) {
-		cli_error(list, "read error");
-		bad++;
-	}
-	if (fp != stdin)
-		fclose(fp);
-	return bad;
-}
-
-static int by_inode(const void *a, const void *b, void *ctx)
-{
-	const t_item *items = ctx;
-	const t_item *x = &items[*(const size_t *)a], *y = &items[*(const size_t *)b];
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	if (x->ino != y->ino)
-		return x->ino < y->ino ? -1 : 1;
-	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
-}
-
-/* Mark every name of an inode but the first as a link of the first. */
-static int group_links(t_run *r)
-{
-	size_t *ix = malloc((r->n ? r->n : 1) * sizeof *ix);
-	if (!ix)
-		return -1;
-	for (size_t i = 0; i < r->n; i++)
-		ix[i] = i;
-	qsort_r(ix, r->n, sizeof *ix, by_inode, r->items);
-	for (size_t i = 1; i < r->n; i++) {
-		t_item *a = &r->items[ix[i - 1]], *b = &r->items[ix[i]];
-		if (a->dev == b->dev && a->ino == b->ino) {
-			b->leader = a->leader;
-			b->outcome = T_LINK;
-		}
-	}
-	free(ix);
-	return 0;
-}
-
-static uint64_t get_n(const unsigned char *p, unsigned n, bool be)
-{
-	uint64_t v = 0;
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)p[be ? n - 1 - i : i] << (8 * i);
-	return v;
-}
-
-/* A separate debug file (objcopy --only-keep-debug, find-debuginfo):
- * its code sections are SHT_NOBITS. Such files sit in package trees
- * (RPM's /usr/lib/debug) and have no CFI contents to convert. */
-static bool debug_only(int fd, const unsigned char *h, bool be)
-{
-	uint64_t shoff = get_n(h + 40, 8, be);
-	unsigned shentsize = (unsigned)get_n(h + 58, 2, be);
-	unsigned shnum = (unsigned)get_n(h + 60, 2, be);
-	unsigned char sh[64 * 64]; /* headers read 64 at a time */
-	if (shentsize != 64 || shnum == 0 || shnum > 65280 || shoff > INT64_MAX / 2)
-		return false;
-	for (unsigned i = 1, got = 0, base = 0; i < shnum; i++) {
-		if (i >= base + got) {
-			unsigned want = shnum - i < 64 ? shnum - i : 64;
-			ssize_t n = pread(fd, sh, (size_t)want * 64,
-					  (off_t)(shoff + (uint64_t)i * 64));
-			if (n < 64)
-				return false;
-			base = i;
-			got = (unsigned)n / 64;
-		}
-		const unsigned char *e = sh + (size_t)(i - base) * 64;
-		uint32_t type = (uint32_t)get_n(e + 4, 4, be);
-		uint64_t flags = get_n(e + 8, 8, be);
-		if ((flags & SHF_EXECINSTR) && (flags & SHF_ALLOC))
-			return type == SHT_NOBITS;
-	}
-	return false;
-}
-
-/* Cheap classification from the ELF header (and section headers), so
- * that non-ELF files are never read whole. */
-/* A kernel module: loaded, not linked (Kbuild names them *.ko). */
-static bool kernel_module_p(const char *path)
-{
-	size_t n = strlen(path);
-	return n > 3 && strcmp(path + n - 3, ".ko") == 0;
-}
-
-static int classify(const char *path, bool objects, char *why, size_t len)
-{
-	unsigned char h[64];
-	ssize_t n = -1;
-	bool dbg = false;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = read(fd, h, sizeof h);
-		if (n == (ssize_t)sizeof h && memcmp(h, ELFMAG, SELFMAG) == 0 &&
-		    h[EI_CLASS] == ELFCLASS64)
-			dbg = debug_only(fd, h, h[EI_DATA] == ELFDATA2MSB);
-		close(fd);
-	}
-	if (n < 0) {
-		snprintf(why, len, "%s", strerror(errno));
-		return T_FAILED;
-	}
-	/* Static libraries stay as they are: their members would carry V3
-	 * sections that linkers before binutils 2.45 cannot merge; the
-	 * programs linked from them get converted instead. */
-	if (n >= 8 && (memcmp(h, "!<arch>\n", 8) == 0 ||
-		       memcmp(h, "!<thin>\n", 8) == 0)) {
-		snprintf(why, len, "static library (ar archive): not converted");
-		return T_ARCHIVE;
-	}
-	if (n < 20 || memcmp(h, ELFMAG, SELFMAG) != 0) {
-		snprintf(why, len, "not ELF");
-		return T_NOT_ELF;
-	}
-	bool be = h[EI_DATA] == ELFDATA2MSB;
-	unsigned type = be ? (unsigned)h[16] << 8 | h[17] : (unsigned)h[17] << 8 | h[16];
-	unsigned mach = be ? (unsigned)h[18] << 8 | h[19] : (unsigned)h[19] << 8 | h[18];
-	if (h[EI_CLASS] != ELFCLASS64) {
-		snprintf(why, len, "unsupported: 32-bit ELF");
-		return T_UNSUPPORTED;
-	}
-	if (!abi_has_sframe(abi_of_machine(mach))) {
-		snprintf(why, len, "unsupported machine %u", mach);
-		return T_UNSUPPORTED;
-	}
-	if (type != ET_EXEC && type != ET_DYN && type != ET_REL) {
-		snprintf(why, len, "unsupported ELF type %u", type);
-		return T_UNSUPPORTED;
-	}
-	if (dbg) {
-		snprintf(why, len, "separate debug file (no CFI contents)");
-		return T_NO_CFI;
-	}
-	/* Loose objects are link inputs like an archive's members (crt1.o
-	 * of libc6-dev): GNU ld before 2.45 cannot merge their SFrame V3,
-	 * and every program linked from them would say so. */
-	if (type == ET_REL && !objects && !kernel_module_p(path)) {
-		snprintf(why, len, "relocatable object (a link input): not "
-				   "converted (--objects converts it)");
-		return T_OBJECT;
-	}
-	return T_PATCHED;
-}
 
 static void clear_progress(t_run *r)
 {
@@ -475,50 +67,6 @@ static void progress(t_run *r, const char *path)
 	r->last = now;
 	fprintf(stderr, "\r\033[Keh2sframe: %zu/%zu %.60s", r->done, r->n, path);
 	r->progress_shown = true;
-}
-
-/* A name next to path for its converted file (*stage), which the
- * conversion creates as it creates any output: through a temporary file
- * renamed to it. Not reserved by a file of its own, which would cost a
- * second new inode per file. N is the item's index, or when a file of
- * that name exists (left by an earlier run of this process ID, as
- * happens in containers, and warned about as left alone) the index plus
- * a multiple of the item count: names stay distinct between items
- * without a lock. Short, whatever the length of path's own name. */
-static int stage_file(const char *path, size_t index, size_t nitems,
-		      char **stage, char *why, size_t len)
-{
-	const char *slash = strrchr(path, '/');
-	int dlen = slash ? (int)(slash - path) : 1;
-	const char *dir = slash ? path : ".";
-	size_t n = strlen(path) + 64;
-	char *name = malloc(n);
-	struct stat st;
-	if (!name) {
-		snprintf(why, len, "out of memory");
-		return -1;
-	}
-	for (size_t k = 0; k < 1000; k++) {
-		snprintf(name, n, "%.*s/.e2stage.%ld.%zu", dlen, dir,
-			 (long)getpid(), index + k * nitems);
-		/* Another error is the conversion's to report. */
-		if (lstat(name, &st) != 0) {
-			*stage = name;
-			return 0;
-		}
-	}
-	snprintf(why, len, "no free staging name: %s and 999 others exist",
-		 name);
-	free(name);
-	return -1;
-}
-
-static void unstage(t_item *it)
-{
-	if (it->stage)
-		unlink(it->stage);
-	free(it->stage);
-	it->stage = NULL;
 }
 
 /* Under r->lock: what happened to it's debug file, -v and errors. */
@@ -547,7 +95,7 @@ static void convert_item(t_run *r, t_item *it)
 {
 	const cli_opts *o = r->o;
 	char why[256];
-	int kind = classify(it->path, o->objects, why, sizeof why);
+	int kind = tree_classify(it->path, o->objects, why, sizeof why);
 	/* The separate debug file, found before the conversion: its
 	 * symbols count for what the rewrite may move. */
 	char debug[PATH_MAX], dmsg[512];
@@ -555,7 +103,7 @@ static void convert_item(t_run *r, t_item *it)
 	bool looked = false;
 
 	if (kind == T_PATCHED &&
-	    stage_file(it->path, (size_t)(it - r->items), r->n, &it->stage,
+	    tree_stage_file(it->path, (size_t)(it - r->items), r->n, &it->stage,
 		       why, sizeof why) != 0)
 		kind = T_FAILED;
 	if (kind == T_PATCHED) {
@@ -585,8 +133,8 @@ static void convert_item(t_run *r, t_item *it)
 		eh2s_status st = eh2s_convert_file(it->path, it->stage, &fo, &sum,
 						   NULL, &err);
 		if (st != EH2S_OK)
-			unstage(it);
-		/* classify() has rejected other machines and ELF classes, so
+			tree_unstage(it);
+		/* tree_classify() has rejected other machines and ELF classes, so
 		 * UNSUPPORTED here is a limit (too large), a failure. */
 		switch (st) {
 		case EH2S_OK: kind = T_PATCHED; break;
@@ -721,117 +269,6 @@ static void run_workers(t_run *r, int nth)
 	free(th);
 }
 
-/* A batch ends after this many bytes of files: what it stages is on
- * disk twice until it is committed. */
-#define BATCH_BYTES ((off_t)256 << 20)
-
-static size_t batch_end(const t_run *r, size_t from)
-{
-	off_t bytes = 0;
-	size_t i = from;
-	while (i < r->n && (i == from || bytes < BATCH_BYTES))
-		bytes += r->items[i++].size;
-	return i;
-}
-
-/* Sync every filesystem a staged file of [from, to) is on, once. */
-static int sync_staged(t_run *r, size_t from, size_t to, char *why, size_t len)
-{
-	dev_t done[16];
-	size_t nd = 0;
-	for (size_t i = from; i < to; i++) {
-		const t_item *it = &r->items[i];
-		size_t k = 0;
-		if (!it->stage)
-			continue;
-		while (k < nd && done[k] != it->dev)
-			k++;
-		if (k < nd)
-			continue;
-		int fd = open(it->stage, O_RDONLY | O_CLOEXEC);
-		if (fd < 0 || syncfs(fd) != 0) {
-			snprintf(why, len, "syncing the filesystem of %s: %s",
-				 it->stage, strerror(errno));
-			if (fd >= 0)
-				close(fd);
-			return -1;
-		}
-		close(fd);
-		if (nd < sizeof done / sizeof *done)
-			done[nd++] = it->dev;
-	}
-	return 0;
-}
-
-/* Give the other name of a converted hard-linked file the new inode:
- * link to a temporary name in its directory, then rename over it. */
-static int relink(const char *leader, const char *path)
-{
-	char dcopy[PATH_MAX], bcopy[PATH_MAX], tmp[PATH_MAX + 64];
-	snprintf(dcopy, sizeof dcopy, "%s", path);
-	snprintf(bcopy, sizeof bcopy, "%s", path);
-	for (unsigned k = 0; k < 100; k++) {
-		snprintf(tmp, sizeof tmp, "%s/.%s.e2slink%u.%ld", dirname(dcopy),
-			 basename(bcopy), k, (long)getpid());
-		if (link(leader, tmp) == 0)
-			break;
-		if (errno != EEXIST)
-			return -1;
-	}
-	if (rename(tmp, path) != 0) {
-		int er = errno;
-		unlink(tmp);
-		errno = er;
-		return -1;
-	}
-	return 0;
-}
-
-/* Rename the staged files of [from, to) over their originals, after
- * syncing them unless --no-sync (or, on a failed sync or an interrupt,
- * remove them). */
-static void commit(t_run *r, size_t from, size_t to)
-{
-	char why[PATH_MAX + 64];
-	int bad = r->stopped || r->o->no_sync
-			  ? 0
-			  : sync_staged(r, from, to, why, sizeof why);
-	for (size_t i = from; i < to; i++) {
-		t_item *it = &r->items[i];
-		if (!it->stage)
-			continue;
-		if (r->stopped || bad) {
-			unstage(it);
-			it->outcome = T_FAILED;
-			if (bad)
-				cli_error(it->path, "not replaced: %s", why);
-			continue;
-		}
-		if (rename(it->stage, it->path) != 0) {
-			cli_error(it->path, "not replaced: rename: %s",
-				  strerror(errno));
-			unstage(it);
-			it->outcome = T_FAILED;
-			continue;
-		}
-		free(it->stage);
-		it->stage = NULL;
-	}
-	/* The other names of the files just replaced take their new inode
-	 * now, not at the end of the run (which an interrupt may not see). */
-	for (size_t i = 0; i < r->n; i++) {
-		t_item *it = &r->items[i];
-		if (it->outcome != T_LINK || it->leader < from || it->leader >= to)
-			continue;
-		const t_item *l = &r->items[it->leader];
-		if (l->outcome == T_PATCHED && relink(l->path, it->path)) {
-			cli_error(it->path, "cannot relink to %s: %s", l->path,
-				  strerror(errno));
-			it->outcome = T_FAILED;
-		}
-	}
-}
-
 int cmd_tree(const cli_opts *o)
 {
 	t_run r;
@@ -847,10 +284,10 @@ int cmd_tree(const cli_opts *o)
 	 * killing us before the temporary file is removed. */
 	signal(SIGXFSZ, SIG_IGN);
 	if (o->files_from)
-		bad += read_list(&r, o->files_from);
+		bad += tree_read_list(&r, o->files_from);
 	for (int i = 0; i < o->nfiles; i++)
-		bad += collect(&r, o->files[i]);
-	if (group_links(&r)) {
+		bad += tree_collect(&r, o->files[i]);
+	if (tree_group_links(&r)) {
 		cli_error(NULL, "out of memory");
 		return 1;
 	}
@@ -873,10 +310,10 @@ int cmd_tree(const cli_opts *o)
 	int nth = o->jobs > 1 ? o->jobs : 1;
 	for (size_t from = 0; from < r.n && !r.stopped; from = r.end) {
 		r.next = from;
-		r.end = batch_end(&r, from);
+		r.end = tree_batch_end(&r, from);
 		r.debug_pass = false;
 		run_workers(&r, nth);
-		commit(&r, from, r.end);
+		tree_commit(&r, from, r.end);
 		/* The files renamed, their debug files (none if stopped). */
 		r.next = from;
 		r.debug_pass = true;
