@@ -129,7 +129,6 @@ static void convert_item(t_run *r, t_item *it)
 		/* In place, but into the stage: owner, mode and attributes
 		 * are the original's, and it is not synced alone (commit). */
 		fo.in_place = 1;
-		fo.no_sync = o->no_sync;
 		eh2s_status st = eh2s_convert_file(it->path, it->stage, &fo, &sum,
 						   NULL, &err);
 		if (st != EH2S_OK)
