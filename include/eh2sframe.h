@@ -92,7 +92,7 @@ extern "C" {
 /* The release. MAJOR is also the ABI number, the soname's
  * (libeh2sframe.so.MAJOR). */
 #define EH2S_VERSION_MAJOR 1
-#define EH2S_VERSION_MINOR 2
+#define EH2S_VERSION_MINOR 3
 #define EH2S_VERSION_PATCH 0
 
 /* "1.0.0": the version of the library actually linked. */
@@ -462,6 +462,14 @@ typedef struct {
 	 * filesystems an empty or partly written one. Added in 1.2: a 1.1
 	 * library refuses it set (EH2S_E_UNSUPPORTED). */
 	int no_sync;
+	/* out is a staging name of the caller's own, which must not exist
+	 * (EH2S_E_IO if it does), renamed by the caller later: it is
+	 * created and written directly, with no temporary file of its
+	 * own and no rename, never synced, and removed on failure. One
+	 * file creation and one rename less per file, in a directory that
+	 * other writers may be waiting for. Added in 1.3: a 1.2 library
+	 * refuses it set (EH2S_E_UNSUPPORTED). */
+	int new_out;
 } eh2s_file_opts;
 
 /* copy_unchanged bits. */
@@ -494,8 +502,8 @@ typedef struct {
 EH2S_DEFINE_INIT_(eh2s_file_result)
 
 /* Convert the file in and write the result to out (atomically through a
- * temporary file in out's directory; out may equal in). On failure out
- * is not touched. EXISTS: in already has .sframe and !force; NO_CFI: no
+ * temporary file in out's directory, or new_out; out may equal in). On
+ * failure out is not touched (new_out: not left). EXISTS: in already has .sframe and !force; NO_CFI: no
  * .eh_frame or .debug_frame; NO_FUNCS: nothing convertible (an empty CFI
  * section, or every function skipped; *sum filled). In these three cases
  * out is written only as a copy of in, as copy_unchanged asks (never when

@@ -148,12 +148,14 @@ static void fill_result(const conv_result *r, eh2s_file_result *res)
 }
 
 /* An unchanged copy of in at out (mode of in, owner of the caller). */
-static e2s_err copy_unchanged(const char *in, const char *out, e2s_diag *d)
+static e2s_err copy_unchanged(const char *in, const char *out, bool new_out,
+			      e2s_diag *d)
 {
 	elfp_file *f = NULL;
+	elfp_write_opts wo = {.new_path = new_out};
 	e2s_err e = elfp_open(in, &f, d);
 	if (!e)
-		e = elfp_write_atomic(out, in, false, f, d);
+		e = elfp_write_atomic_opts(out, in, f, &wo, d);
 	elfp_close(f);
 	return e;
 }
@@ -188,6 +190,7 @@ eh2s_status eh2s_convert_file(const char *in, const char *out,
 			.debug_frame = c.debug_frame != 0,
 			.in_place = o.in_place != 0,
 			.no_sync = o.no_sync != 0,
+			.new_out = o.new_out != 0,
 			.want_skipped = c.on_function != NULL,
 			.share_fres = c.share_fres,
 			.sframe_version = (uint8_t)c.sframe_version,
@@ -198,7 +201,7 @@ eh2s_status eh2s_convert_file(const char *in, const char *out,
 	if (e == E2S_ERR_EXISTS && !c.force) {
 		conv_result_free(&r);
 		if ((o.copy_unchanged & EH2S_COPY_EXISTING) && !o.in_place &&
-		    (e = copy_unchanged(in, out, &d)) != 0)
+		    (e = copy_unchanged(in, out, o.new_out != 0, &d)) != 0)
 			return api_fail(err, &d);
 		/* A segment without a section cannot be rebuilt. */
 		return api_usage(err, EH2S_E_EXISTS,
@@ -211,7 +214,7 @@ eh2s_status eh2s_convert_file(const char *in, const char *out,
 	if ((e == E2S_ERR_NO_CFI || e == E2S_ERR_NO_FUNCS) &&
 	    (o.copy_unchanged & EH2S_COPY_NOTHING) && !o.in_place) {
 		e2s_diag cd = {0};
-		if (copy_unchanged(in, out, &cd) != 0) {
+		if (copy_unchanged(in, out, o.new_out != 0, &cd) != 0) {
 			conv_result_free(&r);
 			return api_fail(err, &cd);
 		}

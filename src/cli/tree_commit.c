@@ -14,9 +14,9 @@
 #include "tree.h"
 
 /* A name next to path for its converted file (*stage), which the
- * conversion creates as it creates any output: through a temporary file
- * renamed to it. Not reserved by a file of its own, which would cost a
- * second new inode per file. N is the item's index, or when a file of
+ * conversion creates and writes directly (eh2s_file_opts.new_out). Not
+ * reserved by a file of its own, which would cost a second new inode
+ * per file. N is the item's index, or when a file of
  * that name exists (left by an earlier run of this process ID, as
  * happens in containers, and warned about as left alone) the index plus
  * a multiple of the item count: names stay distinct between items

@@ -21,6 +21,7 @@ e2s_err e2s_atomic_begin(e2s_atomic *a, const char *path, e2s_diag *d)
 
 	a->fd = -1;
 	a->tmp = NULL;
+	a->direct = false;
 	a->path = strdup(path);
 	if (!dcopy || !bcopy || !a->path) {
 		e = e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
@@ -47,6 +48,30 @@ out:
 	free(dcopy);
 	free(bcopy);
 	return e;
+}
+
+e2s_err e2s_atomic_begin_new(e2s_atomic *a, const char *path, e2s_diag *d)
+{
+	a->fd = -1;
+	a->direct = true;
+	a->tmp = strdup(path);
+	a->path = strdup(path);
+	if (!a->tmp || !a->path) {
+		free(a->tmp);
+		free(a->path);
+		a->tmp = a->path = NULL;
+		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
+	}
+	a->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (a->fd < 0) {
+		int er = errno;
+		free(a->tmp);
+		free(a->path);
+		a->tmp = a->path = NULL;
+		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "cannot create %s: %s",
+				path, strerror(er));
+	}
+	return E2S_ERR_OK;
 }
 
 void e2s_atomic_reserve(e2s_atomic *a, uint64_t size)
@@ -157,7 +182,7 @@ e2s_err e2s_atomic_commit(e2s_atomic *a, mode_t mode, const struct stat *owner,
 	a->fd = -1;
 	if (!e && rc != 0)
 		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "close: %s", strerror(errno));
-	if (!e && rename(a->tmp, a->path) != 0)
+	if (!e && !a->direct && rename(a->tmp, a->path) != 0)
 		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "rename: %s", strerror(errno));
 	if (!e) {
 		free(a->tmp);

@@ -15,10 +15,17 @@ typedef struct {
 	int fd;       /* the temporary file, open for writing */
 	char *tmp;    /* its path (".NAME.e2sXXXXXX" next to path) */
 	char *path;   /* the file it becomes */
+	bool direct;  /* tmp is path itself (e2s_atomic_begin_new) */
 } e2s_atomic;
 
 /* Create the temporary file for path. On failure nothing is left. */
 e2s_err e2s_atomic_begin(e2s_atomic *a, const char *path, e2s_diag *d);
+/* Create path itself, which must not exist: a caller's own temporary
+ * name (a staging name it renames later), written as the temporary file
+ * is and removed likewise on failure; commit renames nothing. A second
+ * temporary file would cost a creation and a rename in a directory that
+ * other writers may be waiting for. */
+e2s_err e2s_atomic_begin_new(e2s_atomic *a, const char *path, e2s_diag *d);
 /* The temporary file will hold size bytes, written in order from its
  * start: where that is cheaper (ext4), its blocks are allocated at once.
  * A hint: nothing fails if it cannot be done. */
@@ -28,8 +35,8 @@ void e2s_atomic_reserve(e2s_atomic *a, uint64_t size);
  * that file's extended attributes (those a user may not set passed over
  * likewise), then mode (permission bits, set-user-ID ones included: set
  * last, as a chown clears them); fsync it when sync, close it and rename
- * it over path. On failure the temporary file is removed and path is as
- * it was. a is released either way. */
+ * it over path (not direct). On failure the temporary file is removed and
+ * path is as it was. a is released either way. */
 e2s_err e2s_atomic_commit(e2s_atomic *a, mode_t mode, const struct stat *owner,
 			  const char *attrs_from, bool sync, e2s_diag *d);
 /* Give up: remove the temporary file. Safe after commit and on a zeroed

@@ -175,6 +175,9 @@ typedef struct {
 	bool in_place;    /* out_path names the input: keep its owner too */
 	bool no_sync;     /* ... and do not sync it before the rename (a
 	                   * file that can be made again: elfp_write_opts) */
+	bool new_out;     /* out_path is the caller's staging name, which
+	                   * must not exist: written directly (elfp_write_opts
+	                   * new_path) */
 	bool want_skipped; /* fill conv_result.fns with the skipped FDEs */
 	bool want_all;    /* ... with every FDE */
 	int share_fres;   /* SFE_SHARE_*: identical FRE runs stored once (sfe_encode_opts) */

@@ -728,7 +728,8 @@ e2s_err conv_file_path(const char *in_path, const char *out_path,
 		elfp_check_opts co = {.debug_frame = o->debug_frame,
 				      .nfdes = res->nfdes};
 		elfp_write_opts wo = {.keep_owner = o->in_place,
-				      .no_sync = o->no_sync, .check = &co};
+				      .no_sync = o->no_sync, .check = &co,
+				      .new_path = o->new_out};
 		e = elfp_write_atomic_opts(out_path, in_path, f, &wo, d);
 	}
 	elfp_close(f);

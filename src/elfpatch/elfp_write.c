@@ -516,11 +516,13 @@ e2s_err elfp_write_atomic_opts(const char *path, const char *ref_path,
 	 * another name: tree mode stages its files so, syncs them together
 	 * and renames them itself. Nor, asked so (no_sync), is an input
 	 * that can itself be made again: a build product. */
-	bool same = stat(path, &ost) == 0 && ost.st_dev == st.st_dev &&
+	bool same = !o->new_path && stat(path, &ost) == 0 &&
+		    ost.st_dev == st.st_dev &&
 		    ost.st_ino == st.st_ino;
 	bool replaces = o->keep_owner || same;
 	bool sync = same && !o->no_sync;
-	e = e2s_atomic_begin(&a, path, d);
+	e = o->new_path ? e2s_atomic_begin_new(&a, path, d)
+			: e2s_atomic_begin(&a, path, d);
 	if (e)
 		return e;
 	e2s_atomic_reserve(&a, out_size(f));

@@ -269,6 +269,9 @@ typedef struct {
 	const elfp_check_opts *check; /* NULL, or the written temporary
 	                  * file read back and elfp_check_output'ed against
 	                  * f before it replaces path */
+	bool new_path;   /* path is the caller's own staging name, which
+	                  * must not exist: written as the temporary file
+	                  * (e2s_atomic_begin_new), never synced or renamed */
 } elfp_write_opts;
 e2s_err elfp_write_atomic_opts(const char *path, const char *ref_path,
 			       elfp_file *f, const elfp_write_opts *o,

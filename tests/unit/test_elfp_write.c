@@ -3,8 +3,12 @@
  * bytes; an unedited file comes out identical to its input; a conversion
  * leaves every input byte past the ELF header in place; overlapping edits
  * compose in order (the section header table wins over a section that
- * overlaps it), against an expected image computed by hand. */
+ * overlaps it), against an expected image computed by hand. The writer's
+ * new_path: the caller's staging name written directly, refused if it
+ * exists, and not left behind by a failure. */
+#include <dirent.h>
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -13,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/atomic.h"
 #include "convert/convert.h"
 #include "elfpatch/elfpatch.h"
 #include "t.h"
@@ -313,6 +318,71 @@ static void test_overlap(const char *in)
 	free(a);
 }
 
+/* Entries of directory dir other than . and .. */
+static int dir_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+	closedir(d);
+	return n;
+}
+
+static void test_new_path(const char *in)
+{
+	char dir[] = "/tmp/t_newpath.XXXXXX", out[64], old[64];
+	size_t n = 0, m = 0;
+	unsigned char *a = slurp(in, &n), *b;
+	elfp_file *f = NULL;
+	e2s_diag d;
+	elfp_write_opts wo = {.keep_owner = true, .new_path = true};
+	struct stat st;
+	CHECK(a != NULL);
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK_EQ(elfp_open(in, &f, &d), E2S_ERR_OK);
+	if (!a || !f)
+		return;
+	snprintf(out, sizeof out, "%s/.stage", dir);
+	snprintf(old, sizeof old, "%s/old", dir);
+	/* Written where asked, with nothing else made in the directory. */
+	CHECK_EQ(elfp_write_atomic_opts(out, in, f, &wo, &d), E2S_ERR_OK);
+	b = slurp(out, &m);
+	CHECK(b && m == n && memcmp(a, b, n) == 0);
+	free(b);
+	CHECK_EQ(dir_entries(dir), 1);
+	CHECK(stat(out, &st) == 0 && stat(in, &st) == 0);
+	/* An existing name is the caller's mistake: refused, untouched. */
+	int fd = open(old, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	CHECK(fd >= 0 && write(fd, "old", 3) == 3);
+	if (fd >= 0)
+		close(fd);
+	CHECK_EQ(elfp_write_atomic_opts(old, in, f, &wo, &d), E2S_ERR_IO);
+	CHECK(strstr(d.detail, strerror(EEXIST)) != NULL);
+	b = slurp(old, &m);
+	CHECK(b && m == 3 && memcmp(b, "old", 3) == 0);
+	free(b);
+	/* Given up after it was created (any failure of the writer ends
+	 * so): removed. */
+	char gone[64];
+	e2s_atomic at;
+	snprintf(gone, sizeof gone, "%s/.stage2", dir);
+	CHECK_EQ(e2s_atomic_begin_new(&at, gone, &d), E2S_ERR_OK);
+	CHECK(access(gone, F_OK) == 0);
+	e2s_atomic_abort(&at);
+	CHECK(access(gone, F_OK) != 0);
+	CHECK_EQ(dir_entries(dir), 2);
+	elfp_close(f);
+	unlink(out);
+	unlink(old);
+	unlink(gone);
+	rmdir(dir);
+	free(a);
+}
+
 int main(void)
 {
 	const char *in = "/bin/ls";
@@ -323,5 +393,6 @@ int main(void)
 	test_unchanged(in);
 	test_converted(in);
 	test_overlap(in);
+	test_new_path(in);
 	return t_done("test_elfp_write");
 }
