@@ -80,9 +80,12 @@ static inline void conv_put_fre_cfa(conv_pctx *c, const conv_prow_at *pa)
 static inline bool conv_cfa_row(conv_pctx *c, const cfi_row *r)
 {
 	conv_fdeproj *f = &c->f;
-	if (!conv_cfa_only(c, f->same & r->same, r) || f->gp.n >= f->gp.cap ||
-	    f->nfre >= c->gr.cap || !conv_row_live(r, f->pc, f->end) ||
-	    conv_cfa_scaled(c->abi))
+	/* conv_cfa_only, with the ABI's test and the switch read once
+	 * (c->cfa_fast). */
+	if (!c->cfa_fast || !f->cfa_run ||
+	    ((f->same & r->same) | CFI_COL_CFA) != CFI_COL_ALL ||
+	    f->gp.n >= f->gp.cap || f->nfre >= c->gr.cap ||
+	    !conv_row_live(r, f->pc, f->end))
 		return false;
 	conv_prow_at *pa = &f->pv[f->gp.n++];
 	pa->start = r->start;
