@@ -33,6 +33,13 @@
 #include "../common/hash.h"
 #include "../common/mem.h"
 
+/* Branch hint: the per-FRE loop's usual case laid out straight. */
+#if defined(__GNUC__)
+#define SFE_LIKELY(x) __builtin_expect(!!(x), 1)
+#else
+#define SFE_LIKELY(x) (x)
+#endif
+
 /* Which data words of an FRE are flexible-FDE control words (unsigned):
  * pairs CFA, RA (or one padding word 0), FP. */
 static unsigned flex_ctrl_mask(const sfe_fre *f)
@@ -65,7 +72,7 @@ static inline unsigned fre_dwsize_code(const sfe_fre *f, bool flex)
 		 * case in one test. */
 		const int32_t *d = f->dw;
 		uint32_t w0 = (uint32_t)d[0], w1 = (uint32_t)d[1], w2 = (uint32_t)d[2];
-		if (((w0 + 0x80u) | (w1 + 0x80u) | (w2 + 0x80u)) <= 0xff)
+		if (SFE_LIKELY(((w0 + 0x80u) | (w1 + 0x80u) | (w2 + 0x80u)) <= 0xff))
 			return SF_FRE_DATAWORD_1B;
 		if (((w0 + 0x8000u) | (w1 + 0x8000u) | (w2 + 0x8000u)) <= 0xffff)
 			return SF_FRE_DATAWORD_2B;
@@ -186,8 +193,12 @@ static E2S_ALWAYS_INLINE uint8_t *write_fre(uint8_t *p, const sfe_fre *f, bool f
 		*key = info_key(f);
 		*base = info_base(f, flex);
 	}
-	*p++ = (uint8_t)(*base | SF_FRE_INFO(true, 0, code, false));
-	if (code == SF_FRE_DATAWORD_1B) {
+	/* The info byte is stored after the words, in another block: gcc
+	 * would merge it and three 1-byte words into one 32-bit store it
+	 * builds with shifts. The usual case then branches once. */
+	uint8_t *info = p++;
+	unsigned ib = *base;
+	if (SFE_LIKELY(code == SF_FRE_DATAWORD_1B)) {
 		/* All of them: the room is SFE_FRE_MAX_BYTES per FRE, and
 		 * bytes past ndw are overwritten or past the end. */
 		p[0] = (uint8_t)d0;
@@ -198,10 +209,13 @@ static E2S_ALWAYS_INLINE uint8_t *write_fre(uint8_t *p, const sfe_fre *f, bool f
 			p[4] = (uint8_t)f->dw[4];
 			p[5] = (uint8_t)f->dw[5];
 		}
-		return p + ndw;
+		p += ndw;
+	} else {
+		ib |= SF_FRE_INFO(true, 0, code, false);
+		for (unsigned i = 0; i < ndw; i++)
+			p = put_uN(p, (uint64_t)(int64_t)f->dw[i], dw_bytes(code), be);
 	}
-	for (unsigned i = 0; i < ndw; i++)
-		p = put_uN(p, (uint64_t)(int64_t)f->dw[i], dw_bytes(code), be);
+	*info = (uint8_t)ib;
 	return p;
 }
 
