@@ -323,17 +323,18 @@ static uint32_t share_key(const sfe_func *fn, bool v2)
 }
 
 /* The slot of the stored copy equal to fn's bytes (same key), or a free
- * one. */
-static size_t find_copy(const sfe_set *s, const sfe_encode_opts *o,
-			const table_t *tab, const sfe_func *fn, uint32_t key,
-			uint64_t h, bool v2)
+ * one. Slots hold only functions plan_loop checked. */
+static E2S_ALWAYS_INLINE size_t find_copy(const sfe_set *s, const uint32_t *only,
+					  const table_t *tab, const sfe_func *fn,
+					  uint32_t key, uint64_t h, bool v2)
 {
 	size_t k = (size_t)(((uint64_t)(uint32_t)h * tab->cap) >> 32);
 	for (uint64_t v; (v = tab->slot[k]) != 0;
 	     k = k + 1 == tab->cap ? 0 : k + 1) {
 		if ((v ^ h) >> 32)
 			continue;
-		const sfe_func *t = selected(s, o, (size_t)(uint32_t)v - 1);
+		size_t j = (size_t)(uint32_t)v - 1;
+		const sfe_func *t = &s->funcs[only ? only[j] : j];
 		if (t->enc_len == fn->enc_len && share_key(t, v2) == key &&
 		    memcmp(s->enc + t->enc_off, s->enc + fn->enc_off,
 			   t->enc_len) == 0)
@@ -430,44 +431,15 @@ static bool runs_init(runs_t *r, const sfe_set *s, const sfe_encode_opts *o)
 	return true;
 }
 
-/* Offsets of every selected function's FRE data in the FRE sub-section,
- * in index order; with sharing, bytes equal to an earlier function's
- * point at that copy, and with share_runs, bytes equal to any run of
- * the data laid out before point into it. Checks the selection first
- * (in range, FRE data inside the set, sorted): its bytes are read. */
-static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
-			  plan_t *p, e2s_diag *diag)
+/* plan_build's walk over the selection, its flags passed as constants
+ * where they are known. */
+static E2S_ALWAYS_INLINE e2s_err plan_loop(const sfe_set *s, const uint32_t *only,
+					   size_t n, bool v2, bool share,
+					   bool runs, const table_t *tab,
+					   runs_t *rs, plan_t *p, e2s_diag *diag)
 {
-	size_t n = nselected(s, o);
-	bool v2 = s->version == SF_VERSION_2, share = sfe_share_p(s, o);
-	bool runs = share && o && o->share_runs;
-	const uint32_t *only = o ? o->only : NULL;
-	table_t tab = {NULL, 0};
-	uint64_t *own = NULL; /* tab.slot, unless it is o->scratch */
-	runs_t rs;
 	e2s_err e = E2S_ERR_OK;
-	memset(p, 0, sizeof *p);
-	memset(&rs, 0, sizeof rs);
-	uint32_t *off = p->off = malloc((n ? n : 1) * sizeof *p->off);
-	if (share) {
-		/* In the caller's scratch (memory it has touched) when it
-		 * lends some; calloc's otherwise (reused heap memory in a
-		 * process that converts again and again). */
-		tab.cap = n + n / 2 + 1;
-		size_t bytes = tab.cap <= SIZE_MAX / sizeof *tab.slot
-				       ? tab.cap * sizeof *tab.slot : 0;
-		if (bytes && o && o->scratch && o->scratch_bytes >= bytes) {
-			tab.slot = o->scratch;
-			memset(tab.slot, 0, bytes);
-		} else if (bytes) {
-			tab.slot = own = calloc(tab.cap, sizeof *tab.slot);
-		}
-	}
-	if (!off || (share && !tab.slot) || (runs && !runs_init(&rs, s, o))) {
-		free(own);
-		return e2s_fail(diag, E2S_ERR_NOMEM, ".sframe", 0, NULL);
-	}
-	runs = runs && rs.data;
+	uint32_t *off = p->off;
 	/* Kept in locals: the stores to off[] need not reload them. */
 	uint64_t len = 0, nfres = 0, unshared = 0, shared = 0, last_start = 0;
 	uint32_t last_shndx = 0;
@@ -507,20 +479,20 @@ static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
 		}
 		uint32_t key = share_key(fn, v2);
 		uint64_t h = e2s_hash_bytes((uint64_t)key << 32 ^ el, s->enc + eo, el);
-		size_t k = find_copy(s, o, &tab, fn, key, h, v2);
-		if (tab.slot[k]) {
-			off[i] = off[(uint32_t)tab.slot[k] - 1];
+		size_t k = find_copy(s, only, tab, fn, key, h, v2);
+		if (tab->slot[k]) {
+			off[i] = off[(uint32_t)tab->slot[k] - 1];
 			shared++;
 			continue;
 		}
-		tab.slot[k] = slot_of(h, i);
-		int64_t at = runs ? runs_find(&rs, s->enc + eo, el) : -1;
+		tab->slot[k] = slot_of(h, i);
+		int64_t at = runs ? runs_find(rs, s->enc + eo, el) : -1;
 		if (at >= 0) {
 			off[i] = (uint32_t)at;
 			shared++;
 			continue;
 		}
-		if (runs && !runs_add(&rs, s->enc + eo, el)) {
+		if (runs && !runs_add(rs, s->enc + eo, el)) {
 			e = e2s_fail(diag, E2S_ERR_INTERNAL, ".sframe", 0,
 				     "FRE run index overflow");
 			break;
@@ -531,6 +503,53 @@ static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
 	p->nfres = nfres;
 	p->unshared = unshared;
 	p->shared = shared;
+	return e;
+}
+
+/* Offsets of every selected function's FRE data in the FRE sub-section,
+ * in index order; with sharing, bytes equal to an earlier function's
+ * point at that copy, and with share_runs, bytes equal to any run of
+ * the data laid out before point into it. Checks the selection first
+ * (in range, FRE data inside the set, sorted): its bytes are read. */
+static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
+			  plan_t *p, e2s_diag *diag)
+{
+	size_t n = nselected(s, o);
+	bool v2 = s->version == SF_VERSION_2, share = sfe_share_p(s, o);
+	bool runs = share && o && o->share_runs;
+	const uint32_t *only = o ? o->only : NULL;
+	table_t tab = {NULL, 0};
+	uint64_t *own = NULL; /* tab.slot, unless it is o->scratch */
+	runs_t rs;
+	e2s_err e = E2S_ERR_OK;
+	memset(p, 0, sizeof *p);
+	memset(&rs, 0, sizeof rs);
+	uint32_t *off = p->off = malloc((n ? n : 1) * sizeof *p->off);
+	if (share) {
+		/* In the caller's scratch (memory it has touched) when it
+		 * lends some; calloc's otherwise (reused heap memory in a
+		 * process that converts again and again). */
+		tab.cap = n + n / 2 + 1;
+		size_t bytes = tab.cap <= SIZE_MAX / sizeof *tab.slot
+				       ? tab.cap * sizeof *tab.slot : 0;
+		if (bytes && o && o->scratch && o->scratch_bytes >= bytes) {
+			tab.slot = o->scratch;
+			memset(tab.slot, 0, bytes);
+		} else if (bytes) {
+			tab.slot = own = calloc(tab.cap, sizeof *tab.slot);
+		}
+	}
+	if (!off || (share && !tab.slot) || (runs && !runs_init(&rs, s, o))) {
+		free(own);
+		return e2s_fail(diag, E2S_ERR_NOMEM, ".sframe", 0, NULL);
+	}
+	runs = runs && rs.data;
+	/* The usual case (every function, V3, no runs) with its flags
+	 * known. */
+	if (!only && !v2 && share && !runs)
+		e = plan_loop(s, NULL, n, false, true, false, &tab, &rs, p, diag);
+	else
+		e = plan_loop(s, only, n, v2, share, runs, &tab, &rs, p, diag);
 	free(own);
 	runs_free(&rs);
 	return e;
