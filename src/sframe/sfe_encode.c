@@ -431,12 +431,63 @@ static bool runs_init(runs_t *r, const sfe_set *s, const sfe_encode_opts *o)
 	return true;
 }
 
+/* Functions whose FRE data is at the same place (a conversion stores a
+ * program seen before once: conv_memo_*) need no hash or compare: the
+ * first one's offset is theirs. A cache apart from the sharing rule,
+ * off with -DEH2S_NO_CACHE: per 2^shift bytes of the set's data, the
+ * function (+1) whose data starts there. Non-empty V3 data is at least
+ * SFE_ATTR_BYTES (> 4) long, V2 data 2 (start and info byte), so copies
+ * written one after another never meet in one entry; data that does
+ * (overlapping, or another length or key) takes the general way. */
+typedef struct {
+	uint32_t *at; /* NULL: no shortcut */
+} same_t;
+
+static unsigned same_shift(bool v2)
+{
+	return v2 ? 1 : 2;
+}
+
+static void same_init(same_t *m, const sfe_set *s, size_t n, bool share)
+{
+	m->at = NULL;
+#ifndef EH2S_NO_CACHE
+	if (share && n < UINT32_MAX)
+		m->at = calloc((s->enc_len >> same_shift(s->version == SF_VERSION_2)) + 1,
+			       sizeof *m->at);
+#else
+	(void)s;
+	(void)n;
+	(void)share;
+#endif
+}
+
+/* The earlier function (+1) whose data is fn's at the same place with
+ * the same key, or 0 (then fn is recorded if its entry is free). */
+static E2S_ALWAYS_INLINE uint32_t same_find(const same_t *m, const sfe_set *s,
+					    const uint32_t *only,
+					    const sfe_func *fn, uint32_t key,
+					    size_t i, bool v2)
+{
+	uint32_t *e = &m->at[fn->enc_off >> same_shift(v2)];
+	if (*e == 0) {
+		*e = (uint32_t)i + 1;
+		return 0;
+	}
+	const sfe_func *t = &s->funcs[only ? only[*e - 1] : *e - 1];
+	if (t->enc_off == fn->enc_off && t->enc_len == fn->enc_len &&
+	    share_key(t, v2) == key)
+		return *e;
+	return 0;
+}
+
 /* plan_build's walk over the selection, its flags passed as constants
  * where they are known. */
 static E2S_ALWAYS_INLINE e2s_err plan_loop(const sfe_set *s, const uint32_t *only,
 					   size_t n, bool v2, bool share,
 					   bool runs, const table_t *tab,
-					   runs_t *rs, plan_t *p, e2s_diag *diag)
+					   const same_t *same, runs_t *rs, plan_t *p,
+					   e2s_diag *diag)
 {
 	e2s_err e = E2S_ERR_OK;
 	uint32_t *off = p->off;
@@ -478,6 +529,12 @@ static E2S_ALWAYS_INLINE e2s_err plan_loop(const sfe_set *s, const uint32_t *onl
 			continue;
 		}
 		uint32_t key = share_key(fn, v2);
+		uint32_t j = same->at ? same_find(same, s, only, fn, key, i, v2) : 0;
+		if (j) {
+			off[i] = off[j - 1];
+			shared++;
+			continue;
+		}
 		uint64_t h = e2s_hash_bytes((uint64_t)key << 32 ^ el, s->enc + eo, el);
 		size_t k = find_copy(s, only, tab, fn, key, h, v2);
 		if (tab->slot[k]) {
@@ -544,13 +601,18 @@ static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
 		return e2s_fail(diag, E2S_ERR_NOMEM, ".sframe", 0, NULL);
 	}
 	runs = runs && rs.data;
+	same_t same;
+	same_init(&same, s, n, share); /* none: the general way */
 	/* The usual case (every function, V3, no runs) with its flags
 	 * known. */
 	if (!only && !v2 && share && !runs)
-		e = plan_loop(s, NULL, n, false, true, false, &tab, &rs, p, diag);
+		e = plan_loop(s, NULL, n, false, true, false, &tab, &same, &rs,
+			      p, diag);
 	else
-		e = plan_loop(s, only, n, v2, share, runs, &tab, &rs, p, diag);
+		e = plan_loop(s, only, n, v2, share, runs, &tab, &same, &rs, p,
+			      diag);
 	free(own);
+	free(same.at);
 	runs_free(&rs);
 	return e;
 }
