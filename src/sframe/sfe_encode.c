@@ -175,11 +175,9 @@ static unsigned info_base(const sfe_fre *f, bool flex)
 			   f->mangled_ra);
 }
 
-/* FRE f; *key and *base: the info fields of the FRE before and their
- * info_base, kept from one FRE to the next. */
+/* FRE f; base: its info_base. */
 static E2S_ALWAYS_INLINE uint8_t *write_fre(uint8_t *p, const sfe_fre *f, bool flex,
-				 unsigned ft, bool be, uint32_t *key,
-				 unsigned *base)
+					    unsigned ft, bool be, unsigned base)
 {
 	/* Read once: the byte stores below may alias f for the compiler. */
 	unsigned ndw = f->ndw;
@@ -189,15 +187,11 @@ static E2S_ALWAYS_INLINE uint8_t *write_fre(uint8_t *p, const sfe_fre *f, bool f
 		*p++ = (uint8_t)f->start;
 	else
 		p = put_uN(p, f->start, addr_bytes(ft), be);
-	if (info_key(f) != *key) {
-		*key = info_key(f);
-		*base = info_base(f, flex);
-	}
 	/* The info byte is stored after the words, in another block: gcc
 	 * would merge it and three 1-byte words into one 32-bit store it
 	 * builds with shifts. The usual case then branches once. */
 	uint8_t *info = p++;
-	unsigned ib = *base;
+	unsigned ib = base;
 	if (SFE_LIKELY(code == SF_FRE_DATAWORD_1B)) {
 		/* All of them: the room is SFE_FRE_MAX_BYTES per FRE, and
 		 * bytes past ndw are overwritten or past the end. */
@@ -231,10 +225,19 @@ static uint8_t func_info(const sfe_func *fn, unsigned ft, bool v2)
 static E2S_ALWAYS_INLINE uint8_t *put_all(uint8_t *p, const sfe_fre *fres, uint32_t n,
 			       bool flex, unsigned ft, bool be)
 {
-	uint32_t key = n ? ~info_key(&fres[0]) : 0;
-	unsigned base = 0;
-	for (uint32_t k = 0; k < n; k++)
-		p = write_fre(p, &fres[k], flex, ft, be, &key, &base);
+	/* Consecutive FREs mostly share their info fields: info_base is
+	 * made again only when they differ from the FRE before's (read
+	 * again from memory: only base is carried from one to the next;
+	 * the first FRE apart, so that the loop needs no test for it). */
+	if (n == 0)
+		return p;
+	unsigned base = info_base(&fres[0], flex);
+	p = write_fre(p, &fres[0], flex, ft, be, base);
+	for (uint32_t k = 1; k < n; k++) {
+		if (info_key(&fres[k]) != info_key(&fres[k - 1]))
+			base = info_base(&fres[k], flex);
+		p = write_fre(p, &fres[k], flex, ft, be, base);
+	}
 	return p;
 }
 
