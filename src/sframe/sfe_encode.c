@@ -33,6 +33,13 @@
 #include "../common/hash.h"
 #include "../common/mem.h"
 
+/* Branch hint: the per-FRE loop's usual case laid out straight. */
+#if defined(__GNUC__)
+#define SFE_LIKELY(x) __builtin_expect(!!(x), 1)
+#else
+#define SFE_LIKELY(x) (x)
+#endif
+
 /* Which data words of an FRE are flexible-FDE control words (unsigned):
  * pairs CFA, RA (or one padding word 0), FP. */
 static unsigned flex_ctrl_mask(const sfe_fre *f)
@@ -65,7 +72,7 @@ static inline unsigned fre_dwsize_code(const sfe_fre *f, bool flex)
 		 * case in one test. */
 		const int32_t *d = f->dw;
 		uint32_t w0 = (uint32_t)d[0], w1 = (uint32_t)d[1], w2 = (uint32_t)d[2];
-		if (((w0 + 0x80u) | (w1 + 0x80u) | (w2 + 0x80u)) <= 0xff)
+		if (SFE_LIKELY(((w0 + 0x80u) | (w1 + 0x80u) | (w2 + 0x80u)) <= 0xff))
 			return SF_FRE_DATAWORD_1B;
 		if (((w0 + 0x8000u) | (w1 + 0x8000u) | (w2 + 0x8000u)) <= 0xffff)
 			return SF_FRE_DATAWORD_2B;
@@ -168,11 +175,9 @@ static unsigned info_base(const sfe_fre *f, bool flex)
 			   f->mangled_ra);
 }
 
-/* FRE f; *key and *base: the info fields of the FRE before and their
- * info_base, kept from one FRE to the next. */
+/* FRE f; base: its info_base. */
 static E2S_ALWAYS_INLINE uint8_t *write_fre(uint8_t *p, const sfe_fre *f, bool flex,
-				 unsigned ft, bool be, uint32_t *key,
-				 unsigned *base)
+					    unsigned ft, bool be, unsigned base)
 {
 	/* Read once: the byte stores below may alias f for the compiler. */
 	unsigned ndw = f->ndw;
@@ -182,12 +187,12 @@ static E2S_ALWAYS_INLINE uint8_t *write_fre(uint8_t *p, const sfe_fre *f, bool f
 		*p++ = (uint8_t)f->start;
 	else
 		p = put_uN(p, f->start, addr_bytes(ft), be);
-	if (info_key(f) != *key) {
-		*key = info_key(f);
-		*base = info_base(f, flex);
-	}
-	*p++ = (uint8_t)(*base | SF_FRE_INFO(true, 0, code, false));
-	if (code == SF_FRE_DATAWORD_1B) {
+	/* The info byte is stored after the words, in another block: gcc
+	 * would merge it and three 1-byte words into one 32-bit store it
+	 * builds with shifts. The usual case then branches once. */
+	uint8_t *info = p++;
+	unsigned ib = base;
+	if (SFE_LIKELY(code == SF_FRE_DATAWORD_1B)) {
 		/* All of them: the room is SFE_FRE_MAX_BYTES per FRE, and
 		 * bytes past ndw are overwritten or past the end. */
 		p[0] = (uint8_t)d0;
@@ -198,10 +203,13 @@ static E2S_ALWAYS_INLINE uint8_t *write_fre(uint8_t *p, const sfe_fre *f, bool f
 			p[4] = (uint8_t)f->dw[4];
 			p[5] = (uint8_t)f->dw[5];
 		}
-		return p + ndw;
+		p += ndw;
+	} else {
+		ib |= SF_FRE_INFO(true, 0, code, false);
+		for (unsigned i = 0; i < ndw; i++)
+			p = put_uN(p, (uint64_t)(int64_t)f->dw[i], dw_bytes(code), be);
 	}
-	for (unsigned i = 0; i < ndw; i++)
-		p = put_uN(p, (uint64_t)(int64_t)f->dw[i], dw_bytes(code), be);
+	*info = (uint8_t)ib;
 	return p;
 }
 
@@ -217,10 +225,19 @@ static uint8_t func_info(const sfe_func *fn, unsigned ft, bool v2)
 static E2S_ALWAYS_INLINE uint8_t *put_all(uint8_t *p, const sfe_fre *fres, uint32_t n,
 			       bool flex, unsigned ft, bool be)
 {
-	uint32_t key = n ? ~info_key(&fres[0]) : 0;
-	unsigned base = 0;
-	for (uint32_t k = 0; k < n; k++)
-		p = write_fre(p, &fres[k], flex, ft, be, &key, &base);
+	/* Consecutive FREs mostly share their info fields: info_base is
+	 * made again only when they differ from the FRE before's (read
+	 * again from memory: only base is carried from one to the next;
+	 * the first FRE apart, so that the loop needs no test for it). */
+	if (n == 0)
+		return p;
+	unsigned base = info_base(&fres[0], flex);
+	p = write_fre(p, &fres[0], flex, ft, be, base);
+	for (uint32_t k = 1; k < n; k++) {
+		if (info_key(&fres[k]) != info_key(&fres[k - 1]))
+			base = info_base(&fres[k], flex);
+		p = write_fre(p, &fres[k], flex, ft, be, base);
+	}
 	return p;
 }
 
@@ -309,17 +326,18 @@ static uint32_t share_key(const sfe_func *fn, bool v2)
 }
 
 /* The slot of the stored copy equal to fn's bytes (same key), or a free
- * one. */
-static size_t find_copy(const sfe_set *s, const sfe_encode_opts *o,
-			const table_t *tab, const sfe_func *fn, uint32_t key,
-			uint64_t h, bool v2)
+ * one. Slots hold only functions plan_loop checked. */
+static E2S_ALWAYS_INLINE size_t find_copy(const sfe_set *s, const uint32_t *only,
+					  const table_t *tab, const sfe_func *fn,
+					  uint32_t key, uint64_t h, bool v2)
 {
 	size_t k = (size_t)(((uint64_t)(uint32_t)h * tab->cap) >> 32);
 	for (uint64_t v; (v = tab->slot[k]) != 0;
 	     k = k + 1 == tab->cap ? 0 : k + 1) {
 		if ((v ^ h) >> 32)
 			continue;
-		const sfe_func *t = selected(s, o, (size_t)(uint32_t)v - 1);
+		size_t j = (size_t)(uint32_t)v - 1;
+		const sfe_func *t = &s->funcs[only ? only[j] : j];
 		if (t->enc_len == fn->enc_len && share_key(t, v2) == key &&
 		    memcmp(s->enc + t->enc_off, s->enc + fn->enc_off,
 			   t->enc_len) == 0)
@@ -416,44 +434,66 @@ static bool runs_init(runs_t *r, const sfe_set *s, const sfe_encode_opts *o)
 	return true;
 }
 
-/* Offsets of every selected function's FRE data in the FRE sub-section,
- * in index order; with sharing, bytes equal to an earlier function's
- * point at that copy, and with share_runs, bytes equal to any run of
- * the data laid out before point into it. Checks the selection first
- * (in range, FRE data inside the set, sorted): its bytes are read. */
-static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
-			  plan_t *p, e2s_diag *diag)
+/* Functions whose FRE data is at the same place (a conversion stores a
+ * program seen before once: conv_memo_*) need no hash or compare: the
+ * first one's offset is theirs. A cache apart from the sharing rule,
+ * off with -DEH2S_NO_CACHE: per 2^shift bytes of the set's data, the
+ * function (+1) whose data starts there. Non-empty V3 data is at least
+ * SFE_ATTR_BYTES (> 4) long, V2 data 2 (start and info byte), so copies
+ * written one after another never meet in one entry; data that does
+ * (overlapping, or another length or key) takes the general way. */
+typedef struct {
+	uint32_t *at; /* NULL: no shortcut */
+} same_t;
+
+static unsigned same_shift(bool v2)
 {
-	size_t n = nselected(s, o);
-	bool v2 = s->version == SF_VERSION_2, share = sfe_share_p(s, o);
-	bool runs = share && o && o->share_runs;
-	const uint32_t *only = o ? o->only : NULL;
-	table_t tab = {NULL, 0};
-	uint64_t *own = NULL; /* tab.slot, unless it is o->scratch */
-	runs_t rs;
+	return v2 ? 1 : 2;
+}
+
+static void same_init(same_t *m, const sfe_set *s, size_t n, bool share)
+{
+	m->at = NULL;
+#ifndef EH2S_NO_CACHE
+	if (share && n < UINT32_MAX)
+		m->at = calloc((s->enc_len >> same_shift(s->version == SF_VERSION_2)) + 1,
+			       sizeof *m->at);
+#else
+	(void)s;
+	(void)n;
+	(void)share;
+#endif
+}
+
+/* The earlier function (+1) whose data is fn's at the same place with
+ * the same key, or 0 (then fn is recorded if its entry is free). */
+static E2S_ALWAYS_INLINE uint32_t same_find(const same_t *m, const sfe_set *s,
+					    const uint32_t *only,
+					    const sfe_func *fn, uint32_t key,
+					    size_t i, bool v2)
+{
+	uint32_t *e = &m->at[fn->enc_off >> same_shift(v2)];
+	if (*e == 0) {
+		*e = (uint32_t)i + 1;
+		return 0;
+	}
+	const sfe_func *t = &s->funcs[only ? only[*e - 1] : *e - 1];
+	if (t->enc_off == fn->enc_off && t->enc_len == fn->enc_len &&
+	    share_key(t, v2) == key)
+		return *e;
+	return 0;
+}
+
+/* plan_build's walk over the selection, its flags passed as constants
+ * where they are known. */
+static E2S_ALWAYS_INLINE e2s_err plan_loop(const sfe_set *s, const uint32_t *only,
+					   size_t n, bool v2, bool share,
+					   bool runs, const table_t *tab,
+					   const same_t *same, runs_t *rs, plan_t *p,
+					   e2s_diag *diag)
+{
 	e2s_err e = E2S_ERR_OK;
-	memset(p, 0, sizeof *p);
-	memset(&rs, 0, sizeof rs);
-	uint32_t *off = p->off = malloc((n ? n : 1) * sizeof *p->off);
-	if (share) {
-		/* In the caller's scratch (memory it has touched) when it
-		 * lends some; calloc's otherwise (reused heap memory in a
-		 * process that converts again and again). */
-		tab.cap = n + n / 2 + 1;
-		size_t bytes = tab.cap <= SIZE_MAX / sizeof *tab.slot
-				       ? tab.cap * sizeof *tab.slot : 0;
-		if (bytes && o && o->scratch && o->scratch_bytes >= bytes) {
-			tab.slot = o->scratch;
-			memset(tab.slot, 0, bytes);
-		} else if (bytes) {
-			tab.slot = own = calloc(tab.cap, sizeof *tab.slot);
-		}
-	}
-	if (!off || (share && !tab.slot) || (runs && !runs_init(&rs, s, o))) {
-		free(own);
-		return e2s_fail(diag, E2S_ERR_NOMEM, ".sframe", 0, NULL);
-	}
-	runs = runs && rs.data;
+	uint32_t *off = p->off;
 	/* Kept in locals: the stores to off[] need not reload them. */
 	uint64_t len = 0, nfres = 0, unshared = 0, shared = 0, last_start = 0;
 	uint32_t last_shndx = 0;
@@ -492,21 +532,27 @@ static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
 			continue;
 		}
 		uint32_t key = share_key(fn, v2);
-		uint64_t h = e2s_hash_bytes((uint64_t)key << 32 ^ el, s->enc + eo, el);
-		size_t k = find_copy(s, o, &tab, fn, key, h, v2);
-		if (tab.slot[k]) {
-			off[i] = off[(uint32_t)tab.slot[k] - 1];
+		uint32_t j = same->at ? same_find(same, s, only, fn, key, i, v2) : 0;
+		if (j) {
+			off[i] = off[j - 1];
 			shared++;
 			continue;
 		}
-		tab.slot[k] = slot_of(h, i);
-		int64_t at = runs ? runs_find(&rs, s->enc + eo, el) : -1;
+		uint64_t h = e2s_hash_bytes((uint64_t)key << 32 ^ el, s->enc + eo, el);
+		size_t k = find_copy(s, only, tab, fn, key, h, v2);
+		if (tab->slot[k]) {
+			off[i] = off[(uint32_t)tab->slot[k] - 1];
+			shared++;
+			continue;
+		}
+		tab->slot[k] = slot_of(h, i);
+		int64_t at = runs ? runs_find(rs, s->enc + eo, el) : -1;
 		if (at >= 0) {
 			off[i] = (uint32_t)at;
 			shared++;
 			continue;
 		}
-		if (runs && !runs_add(&rs, s->enc + eo, el)) {
+		if (runs && !runs_add(rs, s->enc + eo, el)) {
 			e = e2s_fail(diag, E2S_ERR_INTERNAL, ".sframe", 0,
 				     "FRE run index overflow");
 			break;
@@ -517,7 +563,59 @@ static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
 	p->nfres = nfres;
 	p->unshared = unshared;
 	p->shared = shared;
+	return e;
+}
+
+/* Offsets of every selected function's FRE data in the FRE sub-section,
+ * in index order; with sharing, bytes equal to an earlier function's
+ * point at that copy, and with share_runs, bytes equal to any run of
+ * the data laid out before point into it. Checks the selection first
+ * (in range, FRE data inside the set, sorted): its bytes are read. */
+static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
+			  plan_t *p, e2s_diag *diag)
+{
+	size_t n = nselected(s, o);
+	bool v2 = s->version == SF_VERSION_2, share = sfe_share_p(s, o);
+	bool runs = share && o && o->share_runs;
+	const uint32_t *only = o ? o->only : NULL;
+	table_t tab = {NULL, 0};
+	uint64_t *own = NULL; /* tab.slot, unless it is o->scratch */
+	runs_t rs;
+	e2s_err e = E2S_ERR_OK;
+	memset(p, 0, sizeof *p);
+	memset(&rs, 0, sizeof rs);
+	uint32_t *off = p->off = malloc((n ? n : 1) * sizeof *p->off);
+	if (share) {
+		/* In the caller's scratch (memory it has touched) when it
+		 * lends some; calloc's otherwise (reused heap memory in a
+		 * process that converts again and again). */
+		tab.cap = n + n / 2 + 1;
+		size_t bytes = tab.cap <= SIZE_MAX / sizeof *tab.slot
+				       ? tab.cap * sizeof *tab.slot : 0;
+		if (bytes && o && o->scratch && o->scratch_bytes >= bytes) {
+			tab.slot = o->scratch;
+			memset(tab.slot, 0, bytes);
+		} else if (bytes) {
+			tab.slot = own = calloc(tab.cap, sizeof *tab.slot);
+		}
+	}
+	if (!off || (share && !tab.slot) || (runs && !runs_init(&rs, s, o))) {
+		free(own);
+		return e2s_fail(diag, E2S_ERR_NOMEM, ".sframe", 0, NULL);
+	}
+	runs = runs && rs.data;
+	same_t same;
+	same_init(&same, s, n, share); /* none: the general way */
+	/* The usual case (every function, V3, no runs) with its flags
+	 * known. */
+	if (!only && !v2 && share && !runs)
+		e = plan_loop(s, NULL, n, false, true, false, &tab, &same, &rs,
+			      p, diag);
+	else
+		e = plan_loop(s, only, n, v2, share, runs, &tab, &same, &rs, p,
+			      diag);
 	free(own);
+	free(same.at);
 	runs_free(&rs);
 	return e;
 }
