@@ -37,53 +37,58 @@ typedef struct {
 	unsigned offsize; /* 4, or 8 for 64-bit DWARF */
 	size_t id_off;   /* offset of the CIE id / CIE pointer */
 	uint64_t id;
-	bool is_cie;
-	bool skip;       /* zero-length .debug_frame record: nothing here */
 	br_t body;       /* after the id, ending at the record's end */
 } rec_t;
+
+/* What next_record found. */
+enum {
+	REC_END,  /* the section end or an .eh_frame zero terminator */
+	REC_SKIP, /* zero-length .debug_frame record: nothing here */
+	REC_CIE,
+	REC_FDE,
+};
 
 const char *cfi_sec_name(cfi_sec_kind kind)
 {
 	return kind == CFI_SEC_DEBUG_FRAME ? ".debug_frame" : ".eh_frame";
 }
 
-/* Read the framing of the next record. *done at the section end or at
- * an .eh_frame zero terminator. Errors here are fatal. */
-static e2s_err next_record(parse_t *p, br_t *r, rec_t *rec, bool *done)
+/* Frame the record at section offset *pos (at most the section's size):
+ * *kind says what it is (REC_*), *pos moves past it. Errors here are
+ * fatal. The walk keeps its position in a register, not in a reader:
+ * each test a reader would make is made here once. */
+static e2s_err next_record(parse_t *p, size_t *pos, rec_t *rec, int *kind)
 {
-	bool eh = p->sec->kind == CFI_SEC_EH_FRAME;
-	*done = false;
-	rec->skip = false;
-	rec->is_cie = false;
-	size_t left = br_left(r);
-	if (left == 0) {
-		*done = true;
+	const cfi_section *sec = p->sec;
+	const uint8_t *base = sec->data;
+	const bool be = sec->big_endian, eh = sec->kind == CFI_SEC_EH_FRAME;
+	size_t at = *pos, left = sec->size - at;
+	*kind = REC_END;
+	if (left == 0)
 		return E2S_ERR_OK;
-	}
-	rec->off = r->pos;
-	rec->offsize = 4;
+	rec->off = at;
 	if (left < 4)
 		return e2s_fail(p->diag, E2S_ERR_BAD_LENGTH, p->secname,
 				rec->off, "%zu stray bytes at the end", left);
-	/* br_take_uN(r, 4), its test made above. */
-	uint64_t len = e2s_load_uN(r->base + r->pos, 4, r->big_endian);
-	r->pos += 4;
+	uint64_t len = e2s_load_uN(base + at, 4, be);
+	unsigned offsize = 4;
+	at += 4;
 	left -= 4;
 	if (len == 0) {
-		if (eh)
-			*done = true;
-		else
-			rec->skip = true;
+		if (!eh)
+			*kind = REC_SKIP;
+		*pos = at;
 		return E2S_ERR_OK;
 	}
 	if (len == 0xffffffff) {
-		rec->offsize = 8;
-		len = br_u64(r);
-		if (!br_ok(r))
+		if (left < 8)
 			return e2s_fail(p->diag, E2S_ERR_BAD_LENGTH,
 					p->secname, rec->off,
 					"truncated 64-bit length");
-		left = br_left(r);
+		offsize = 8;
+		len = e2s_load_uN(base + at, 8, be);
+		at += 8;
+		left -= 8;
 	} else if (len >= 0xfffffff0) {
 		return e2s_fail(p->diag, E2S_ERR_BAD_LENGTH, p->secname,
 				rec->off, "reserved length value 0x%llx",
@@ -93,24 +98,20 @@ static e2s_err next_record(parse_t *p, br_t *r, rec_t *rec, bool *done)
 		return e2s_fail(p->diag, E2S_ERR_BAD_LENGTH, p->secname,
 				rec->off, "length 0x%llx, 0x%zx bytes left",
 				(unsigned long long)len, left);
-	/* br_sub, which cannot fail here: r is sound and len fits. */
-	rec->body = (br_t){r->base, r->pos + (size_t)len, r->pos,
-			   r->big_endian, E2S_ERR_OK, 0};
-	r->pos += (size_t)len;
-	rec->id_off = rec->body.pos;
-	if (len >= rec->offsize) { /* br_take_uN's test */
-		rec->id = e2s_load_uN(r->base + rec->id_off, rec->offsize,
-				      r->big_endian);
-		rec->body.pos += rec->offsize;
-	} else {
-		rec->id = br_take_uN(&rec->body, rec->offsize);
+	/* The body as br_sub would make it (it cannot fail here). */
+	rec->offsize = offsize;
+	rec->body = (br_t){base, at + (size_t)len, at, be, E2S_ERR_OK, 0};
+	*pos = at + (size_t)len;
+	rec->id_off = at;
+	*kind = REC_FDE;
+	if (len < offsize) { /* br_take_uN's test: the id is cut short */
+		rec->id = br_take_uN(&rec->body, offsize);
+		return E2S_ERR_OK;
 	}
-	if (eh)
-		rec->is_cie = br_ok(&rec->body) && rec->id == 0;
-	else
-		rec->is_cie = br_ok(&rec->body) &&
-			      rec->id == (rec->offsize == 4 ? 0xffffffffu
-							    : UINT64_MAX);
+	rec->id = e2s_load_uN(base + at, offsize, be);
+	rec->body.pos = at + offsize;
+	if (rec->id == (eh ? 0 : offsize == 4 ? 0xffffffffu : UINT64_MAX))
+		*kind = REC_CIE;
 	return E2S_ERR_OK;
 }
 
@@ -484,17 +485,17 @@ enum { WALK_CIES, WALK_FDES, WALK_ALL };
 
 static e2s_err walk(parse_t *p, int which)
 {
-	br_t r;
+	size_t pos = 0;
 	rec_t rec;
-	bool done;
-	br_init(&r, p->sec->data, p->sec->size, p->sec->big_endian);
 	for (;;) {
-		e2s_err e = next_record(p, &r, &rec, &done);
-		if (e != E2S_ERR_OK || done)
+		int kind;
+		e2s_err e = next_record(p, &pos, &rec, &kind);
+		if (e != E2S_ERR_OK || kind == REC_END)
 			return e;
-		if (rec.skip || (which != WALK_ALL && rec.is_cie != (which == WALK_CIES)))
+		if (kind == REC_SKIP ||
+		    (which != WALK_ALL && (kind == REC_CIE) != (which == WALK_CIES)))
 			continue;
-		e = rec.is_cie ? add_cie(p, &rec) : add_fde(p, &rec);
+		e = kind == REC_CIE ? add_cie(p, &rec) : add_fde(p, &rec);
 		if (e == E2S_ERR_NOMEM)
 			return e2s_fail(p->diag, e, p->secname, rec.off, NULL);
 		if (e != E2S_ERR_OK) /* from on_fde */
