@@ -25,7 +25,6 @@ typedef struct {
 	cfi_fde_fn on_fde;     /* streaming: rows handed over per FDE */
 	bool records_only;     /* frame and decode records, run nothing */
 	cfi_fde_pre_fn pre;    /* streaming: asked before a program runs */
-	bool pre_done;         /* the current FDE was taken by pre */
 	void *on_fde_ctx;
 	const char *secname;
 	e2s_diag *diag;
@@ -336,23 +335,27 @@ static bool fpc_layout_p(const cfi_section *sec, const rec_t *rec,
 }
 
 /* Fill fde (index idx) from its record; returns its status (NOMEM is
- * fatal). */
-static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde, size_t idx)
+ * fatal), *eo where a problem is (fde->err_off, stored by add_fde only
+ * then) and *taken whether the pre hook took the FDE. */
+static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde, size_t idx,
+			 uint64_t *eo, bool *taken)
 {
 	const cfi_section *sec = p->sec;
+	const bool eh = sec->kind == CFI_SEC_EH_FRAME;
 	cfi_table *t = p->t;
 	br_t *b = &rec->body;
 
-	fde->err_off = (uint32_t)rec->id_off;
+	*eo = rec->id_off;
 	if (!br_ok(b))
 		return b->err;
 	/* Where the CIE is. */
 	uint64_t cie_off;
-	if (sec->kind == CFI_SEC_EH_FRAME) {
-		/* Backwards from the pointer field itself. */
+	if (eh) {
+		/* Backwards from the pointer field itself (so below 4 GiB). */
 		if (rec->id > rec->id_off)
 			return E2S_ERR_BAD_CIE_ID;
 		cie_off = rec->id_off - rec->id;
+		fde->cie_off = (uint32_t)cie_off;
 	} else {
 		/* A section offset; in ET_REL it is relocated against the
 		 * section itself and the field holds zero (RELA). */
@@ -363,22 +366,23 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde, size_t idx)
 		if (ra)
 			cie_off = ra->sym_value + (uint64_t)ra->addend +
 				  (ra->implicit_addend ? rec->id : 0);
+		fde->cie_off = cie_off > UINT32_MAX ? UINT32_MAX
+						    : (uint32_t)cie_off;
 	}
-	fde->cie_off = cie_off > UINT32_MAX ? UINT32_MAX : (uint32_t)cie_off;
 	long ci = find_cie(t, cie_off, &p->last_cie);
 	if (ci < 0)
 		return E2S_ERR_BAD_CIE_ID;
 	fde->cie = (uint32_t)ci;
 	const cfi_cie *cie = &t->cies[ci];
 	if (cie->status != E2S_ERR_OK) {
-		fde->err_off = (uint32_t)p->cie_err_off[ci];
+		*eo = p->cie_err_off[ci];
 		return cie->status;
 	}
 
 	cfi_ptr_ctx pc; /* set where used: most FDEs need none */
-	if (sec->kind == CFI_SEC_DEBUG_FRAME)
+	if (!eh)
 		br_skip(b, cie->seg_size);
-	fde->err_off = (uint32_t)b->pos;
+	*eo = b->pos;
 	e2s_err e;
 	if (cie->fde_enc == (CFI_PE_PCREL | CFI_PE_SDATA4) && !sec->nrelas &&
 	    b->err == E2S_ERR_OK && b->pos <= b->end && b->end - b->pos >= 8) {
@@ -400,25 +404,36 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde, size_t idx)
 		e = cfi_read_pointer(b, &pc, cie->fde_enc, true, &fde->pc_begin,
 				     t->relocs ? &t->relocs[fde - t->fdes] : NULL);
 		if (e == E2S_ERR_OK) {
-			fde->err_off = (uint32_t)b->pos;
+			*eo = b->pos;
 			e = cfi_read_pointer(b, &pc, cie->fde_enc & 0x0f, false,
 					     &fde->pc_range, NULL);
 		}
 	}
 	if (e != E2S_ERR_OK)
 		return e;
-	if (fpc_layout_p(sec, rec, cie, fde))
+	if (!eh && fpc_layout_p(sec, rec, cie, fde))
 		return E2S_ERR_CIE_PTR_WIDTH;
+	size_t pos = b->pos, end = b->end; /* b is sound here */
 	if (cie->has_z) {
-		uint64_t alen = br_uleb(b);
-		(void)br_take(b, (size_t)(alen > SIZE_MAX ? SIZE_MAX : alen));
-		if (!br_ok(b)) {
-			fde->err_off = (uint32_t)b->err_pos;
-			return b->err;
+		/* The usual one-byte length of data inside the record is
+		 * skipped under the tests br_uleb and br_take would make; the
+		 * rest goes to them. */
+		uint8_t n = pos < end ? b->base[pos] : 0x80;
+		if (n < 0x80 && n < end - pos) {
+			pos += 1 + (size_t)n;
+		} else {
+			uint64_t alen = br_uleb(b);
+			(void)br_take(b, (size_t)(alen > SIZE_MAX ? SIZE_MAX
+								   : alen));
+			if (!br_ok(b)) {
+				*eo = b->err_pos;
+				return b->err;
+			}
+			pos = b->pos;
 		}
 	}
-	fde->insn_off = (uint32_t)b->pos;
-	fde->insn_len = (uint32_t)(b->end - b->pos);
+	fde->insn_off = (uint32_t)pos;
+	fde->insn_len = (uint32_t)(end - pos);
 
 	if (p->records_only)
 		return E2S_ERR_OK;
@@ -427,17 +442,14 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde, size_t idx)
 		if (h < 0)
 			return E2S_ERR_NOMEM;
 		if (h > 0) {
-			p->pre_done = true;
+			*taken = true;
 			return E2S_ERR_OK;
 		}
 	}
 	pc = (cfi_ptr_ctx){sec, t->abi, cie->addr_size, fde->pc_begin};
 	cfi_dec dec;
 	cfi_dec_init(&dec, sec, cie, &pc, fde->insn_off, fde->insn_len);
-	uint64_t err_off = fde->err_off;
-	e = cfi_run_fde(t, cie, &p->cie_init[ci], fde, &dec, &p->s, &err_off);
-	fde->err_off = (uint32_t)err_off;
-	return e;
+	return cfi_run_fde(t, cie, &p->cie_init[ci], fde, &dec, &p->s, eo);
 }
 
 static e2s_err add_fde(parse_t *p, rec_t *rec)
@@ -458,18 +470,18 @@ static e2s_err add_fde(parse_t *p, rec_t *rec)
 		memset(&t->relocs[idx], 0, sizeof *t->relocs);
 	if (p->on_fde)
 		p->s.nrows = 0;
-	p->pre_done = false;
-	e2s_err e = parse_fde(p, rec, fde, idx);
+	uint64_t eo;
+	bool taken = false;
+	e2s_err e = parse_fde(p, rec, fde, idx, &eo, &taken);
 	if (e == E2S_ERR_NOMEM)
 		return e;
-	fde->status = (uint8_t)e;
 	if (e != E2S_ERR_OK) {
+		fde->status = (uint8_t)e;
+		fde->err_off = (uint32_t)eo;
 		fde->row_count = 0;
 		t->nbad_fdes++;
-	} else {
-		fde->err_off = 0;
 	}
-	if (p->on_fde && !p->pre_done) {
+	if (p->on_fde && !taken) {
 		e = p->on_fde(p->on_fde_ctx, t, idx,
 			      fde->row_count && !p->s.row_fn
 				      ? p->s.rows + fde->row_first : NULL,
