@@ -32,8 +32,8 @@ typedef struct {
 	cfi_interp_scratch *s;
 	cfi_fde *fde;        /* NULL while running the CIE */
 	size_t fde_idx;      /* its index in t->fdes */
-	cfi_row cur;
-	uint64_t loc, end;
+	cfi_row cur;      /* cur.end is the location */
+	uint64_t end;     /* the FDE's end */
 	uint64_t ca_short; /* the CIE's code alignment if below 2^32, else 0 */
 	uint64_t plain;    /* registers 0-63 a rule for only needs checked:
 	                    * valid, of no kept column (0 in a CIE) */
@@ -178,12 +178,11 @@ static bool same_rules(const cfi_row *a, const cfi_row *b, unsigned chg)
 static inline e2s_err pass_on(run_t *x, uint64_t upto)
 {
 	if (x->nrows && !x->chg) {
-		x->loc = upto;
+		x->cur.end = upto;
 		return E2S_ERR_OK;
 	}
-	x->cur.start = x->loc;
+	x->cur.start = x->cur.end;
 	x->cur.end = upto;
-	x->loc = upto;
 	x->cur.same = (uint8_t)(x->chg ^ CFI_COL_ALL); /* chg: CFI_COL_* */
 	x->chg = 0;
 	x->nrows++;
@@ -197,10 +196,10 @@ static e2s_err keep_row(run_t *x, uint64_t upto)
 	cfi_interp_scratch *s = x->s;
 	if (x->nrows) {
 		cfi_row *last = &s->rows[s->nrows - 1];
-		if (last->end == x->loc &&
+		if (last->end == x->cur.end &&
 		    (!x->chg || same_rules(last, &x->cur, x->chg))) {
 			last->end = upto;
-			x->loc = upto;
+			x->cur.end = upto;
 			x->chg = 0;
 			return E2S_ERR_OK;
 		}
@@ -218,11 +217,11 @@ static e2s_err keep_row(run_t *x, uint64_t upto)
 	}
 	cfi_row *row = &s->rows[n];
 	*row = x->cur;
-	row->start = x->loc;
+	row->start = x->cur.end;
 	row->end = upto;
 	row->same = (uint8_t)(x->chg ^ CFI_COL_ALL);
 	s->nrows = n + 1;
-	x->loc = upto;
+	x->cur.end = upto;
 	x->nrows++;
 	x->chg = 0;
 	return E2S_ERR_OK;
@@ -242,9 +241,9 @@ static inline e2s_err move_to(run_t *x, uint64_t newloc)
 {
 	if (!x->fde)
 		return E2S_ERR_BAD_OPCODE; /* no advancing in a CIE */
-	if (newloc < x->loc || newloc > x->end)
+	if (newloc < x->cur.end || newloc > x->end)
 		return E2S_ERR_PC_BACKWARDS;
-	if (newloc > x->loc) {
+	if (newloc > x->cur.end) {
 		close_group(x);
 		return emit(x, newloc);
 	}
@@ -258,9 +257,9 @@ static E2S_ALWAYS_INLINE e2s_err advance(run_t *x, uint64_t delta)
 	 * case (both operands below 2^32 cannot overflow the product). */
 	if (((delta | ca) >> 32) != 0 && ca && delta > UINT64_MAX / ca)
 		return E2S_ERR_PC_BACKWARDS;
-	if (delta * ca > UINT64_MAX - x->loc)
+	if (delta * ca > UINT64_MAX - x->cur.end)
 		return E2S_ERR_PC_BACKWARDS;
-	return move_to(x, x->loc + delta * ca);
+	return move_to(x, x->cur.end + delta * ca);
 }
 
 /* advance for the one- and two-byte forms (delta below 2^16): with a
@@ -270,10 +269,10 @@ static E2S_ALWAYS_INLINE e2s_err advance(run_t *x, uint64_t delta)
 static E2S_ALWAYS_INLINE e2s_err advance_short(run_t *x, uint32_t delta)
 {
 	uint64_t d = delta * x->ca_short;
-	if (d - 1 >= x->end - x->loc)
+	if (d - 1 >= x->end - x->cur.end)
 		return advance(x, delta);
 	close_group(x);
-	return emit(x, x->loc + d);
+	return emit(x, x->cur.end + d);
 }
 
 /* Factored offset; wraps instead of overflowing (bad input only). */
@@ -413,7 +412,9 @@ static void restore_row(run_t *x, const cfi_row *r)
 	if (c->ra_mangled != r->ra_mangled || c->ra_sign_bad != r->ra_sign_bad ||
 	    c->ra_sign_pc != r->ra_sign_pc)
 		x->chg |= CFI_COL_SIGN;
+	uint64_t loc = c->end;
 	*c = *r;
+	c->end = loc;
 	c->sp = sp;
 }
 
@@ -607,19 +608,28 @@ static e2s_err exec(run_t *x, cfi_dec *dec, uint64_t *err_off)
 	x->s->depth = 0;
 	if (bad)
 		p = end; /* cfi_dec_next reports it */
+	const uint8_t *at; /* the failing instruction, found at its failure
+			    * (only the position is live across a step) */
 	for (;;) {
-		const uint8_t *at = p;
 		unsigned n;
 		/* A short form's, in registers (never out of line). */
 		cfi_insn o = {.op = 0};
+		/* Each branch goes on by itself: one test of its result, no
+		 * join of the results before it. */
 		if (p < end && (p[0] & 0xc0) == DW_CFA_advance_loc) {
 			/* The commonest, its operand in its opcode: run at
 			 * once, no instruction filled. */
 			p++;
-			e = advance_short(x, at[0] & 0x3fu);
+			if ((e = advance_short(x, p[-1] & 0x3fu)) != E2S_ERR_OK) {
+				at = p - 1;
+				break;
+			}
 		} else if (p < end && (n = cfi_dec_short(p, end, be, &o))) {
 			p += n;
-			e = exec_one(x, &o);
+			if ((e = exec_one(x, &o)) != E2S_ERR_OK) {
+				at = p - n;
+				break;
+			}
 		} else if (p == end && !bad) {
 			return E2S_ERR_OK; /* as cfi_dec_next says there */
 		} else {
@@ -627,23 +637,23 @@ static e2s_err exec(run_t *x, cfi_dec *dec, uint64_t *err_off)
 			if (!cfi_dec_next(dec, &in, &de, err_off))
 				return de;
 			p = base + r->pos;
-			at = base + in.off;
-			e = exec_one(x, &in);
+			if ((e = exec_one(x, &in)) != E2S_ERR_OK) {
+				at = base + in.off;
+				break;
+			}
 		}
-		if (e == E2S_ERR_OK)
-			continue;
-		/* The rest of the program decoded, for a problem there. */
-		r->pos = (size_t)(p - base);
-		uint64_t doff;
-		while (cfi_dec_next(dec, &in, &de, &doff))
-			;
-		if (de != E2S_ERR_OK) {
-			*err_off = doff;
-			return de;
-		}
-		*err_off = (uint64_t)(at - base);
-		return e;
 	}
+	/* The rest of the program decoded, for a problem there. */
+	r->pos = (size_t)(p - base);
+	uint64_t doff;
+	while (cfi_dec_next(dec, &in, &de, &doff))
+		;
+	if (de != E2S_ERR_OK) {
+		*err_off = doff;
+		return de;
+	}
+	*err_off = (uint64_t)(at - base);
+	return e;
 }
 
 void cfi_scratch_init(cfi_interp_scratch *s, abi_id abi)
@@ -694,20 +704,20 @@ e2s_err cfi_run_fde(const cfi_table *t, const cfi_cie *cie,
 	x.plain = s->plain;
 	if (cie->ra_reg < 64) /* the return column is kept */
 		x.plain &= ~(UINT64_C(1) << cie->ra_reg);
-	x.loc = fde->pc_begin;
+	x.cur.end = fde->pc_begin;
 	x.end = fde->pc_begin + fde->pc_range;
-	if (x.end < x.loc)
+	if (x.end < x.cur.end)
 		x.end = UINT64_MAX;
 	x.nrows = 0;
 	x.row_fn = s->row_fn;
 	x.row_ctx = s->row_ctx;
 	fde->row_first = (uint32_t)s->nrows;
 	e2s_err e = exec(&x, dec, err_off);
-	fde->reach = x.loc - fde->pc_begin < UINT32_MAX
-			     ? (uint32_t)(x.loc - fde->pc_begin) : UINT32_MAX;
+	fde->reach = x.cur.end - fde->pc_begin < UINT32_MAX
+			     ? (uint32_t)(x.cur.end - fde->pc_begin) : UINT32_MAX;
 	if (e == E2S_ERR_OK)
 		close_group(&x);
-	if (e == E2S_ERR_OK && x.end > x.loc && (e = emit(&x, x.end)))
+	if (e == E2S_ERR_OK && x.end > x.cur.end && (e = emit(&x, x.end)))
 		*err_off = fde->sec_off;
 	fde->row_count = x.nrows;
 	if (e != E2S_ERR_OK) {

@@ -25,7 +25,6 @@ typedef struct {
 	cfi_fde_fn on_fde;     /* streaming: rows handed over per FDE */
 	bool records_only;     /* frame and decode records, run nothing */
 	cfi_fde_pre_fn pre;    /* streaming: asked before a program runs */
-	bool pre_done;         /* the current FDE was taken by pre */
 	void *on_fde_ctx;
 	const char *secname;
 	e2s_diag *diag;
@@ -37,53 +36,58 @@ typedef struct {
 	unsigned offsize; /* 4, or 8 for 64-bit DWARF */
 	size_t id_off;   /* offset of the CIE id / CIE pointer */
 	uint64_t id;
-	bool is_cie;
-	bool skip;       /* zero-length .debug_frame record: nothing here */
 	br_t body;       /* after the id, ending at the record's end */
 } rec_t;
+
+/* What next_record found. */
+enum {
+	REC_END,  /* the section end or an .eh_frame zero terminator */
+	REC_SKIP, /* zero-length .debug_frame record: nothing here */
+	REC_CIE,
+	REC_FDE,
+};
 
 const char *cfi_sec_name(cfi_sec_kind kind)
 {
 	return kind == CFI_SEC_DEBUG_FRAME ? ".debug_frame" : ".eh_frame";
 }
 
-/* Read the framing of the next record. *done at the section end or at
- * an .eh_frame zero terminator. Errors here are fatal. */
-static e2s_err next_record(parse_t *p, br_t *r, rec_t *rec, bool *done)
+/* Frame the record at section offset *pos (at most the section's size):
+ * *kind says what it is (REC_*), *pos moves past it. Errors here are
+ * fatal. The walk keeps its position in a register, not in a reader:
+ * each test a reader would make is made here once. */
+static e2s_err next_record(parse_t *p, size_t *pos, rec_t *rec, int *kind)
 {
-	bool eh = p->sec->kind == CFI_SEC_EH_FRAME;
-	*done = false;
-	rec->skip = false;
-	rec->is_cie = false;
-	size_t left = br_left(r);
-	if (left == 0) {
-		*done = true;
+	const cfi_section *sec = p->sec;
+	const uint8_t *base = sec->data;
+	const bool be = sec->big_endian, eh = sec->kind == CFI_SEC_EH_FRAME;
+	size_t at = *pos, left = sec->size - at;
+	*kind = REC_END;
+	if (left == 0)
 		return E2S_ERR_OK;
-	}
-	rec->off = r->pos;
-	rec->offsize = 4;
+	rec->off = at;
 	if (left < 4)
 		return e2s_fail(p->diag, E2S_ERR_BAD_LENGTH, p->secname,
 				rec->off, "%zu stray bytes at the end", left);
-	/* br_take_uN(r, 4), its test made above. */
-	uint64_t len = e2s_load_uN(r->base + r->pos, 4, r->big_endian);
-	r->pos += 4;
+	uint64_t len = e2s_load_uN(base + at, 4, be);
+	unsigned offsize = 4;
+	at += 4;
 	left -= 4;
 	if (len == 0) {
-		if (eh)
-			*done = true;
-		else
-			rec->skip = true;
+		if (!eh)
+			*kind = REC_SKIP;
+		*pos = at;
 		return E2S_ERR_OK;
 	}
 	if (len == 0xffffffff) {
-		rec->offsize = 8;
-		len = br_u64(r);
-		if (!br_ok(r))
+		if (left < 8)
 			return e2s_fail(p->diag, E2S_ERR_BAD_LENGTH,
 					p->secname, rec->off,
 					"truncated 64-bit length");
-		left = br_left(r);
+		offsize = 8;
+		len = e2s_load_uN(base + at, 8, be);
+		at += 8;
+		left -= 8;
 	} else if (len >= 0xfffffff0) {
 		return e2s_fail(p->diag, E2S_ERR_BAD_LENGTH, p->secname,
 				rec->off, "reserved length value 0x%llx",
@@ -93,24 +97,20 @@ static e2s_err next_record(parse_t *p, br_t *r, rec_t *rec, bool *done)
 		return e2s_fail(p->diag, E2S_ERR_BAD_LENGTH, p->secname,
 				rec->off, "length 0x%llx, 0x%zx bytes left",
 				(unsigned long long)len, left);
-	/* br_sub, which cannot fail here: r is sound and len fits. */
-	rec->body = (br_t){r->base, r->pos + (size_t)len, r->pos,
-			   r->big_endian, E2S_ERR_OK, 0};
-	r->pos += (size_t)len;
-	rec->id_off = rec->body.pos;
-	if (len >= rec->offsize) { /* br_take_uN's test */
-		rec->id = e2s_load_uN(r->base + rec->id_off, rec->offsize,
-				      r->big_endian);
-		rec->body.pos += rec->offsize;
-	} else {
-		rec->id = br_take_uN(&rec->body, rec->offsize);
+	/* The body as br_sub would make it (it cannot fail here). */
+	rec->offsize = offsize;
+	rec->body = (br_t){base, at + (size_t)len, at, be, E2S_ERR_OK, 0};
+	*pos = at + (size_t)len;
+	rec->id_off = at;
+	*kind = REC_FDE;
+	if (len < offsize) { /* br_take_uN's test: the id is cut short */
+		rec->id = br_take_uN(&rec->body, offsize);
+		return E2S_ERR_OK;
 	}
-	if (eh)
-		rec->is_cie = br_ok(&rec->body) && rec->id == 0;
-	else
-		rec->is_cie = br_ok(&rec->body) &&
-			      rec->id == (rec->offsize == 4 ? 0xffffffffu
-							    : UINT64_MAX);
+	rec->id = e2s_load_uN(base + at, offsize, be);
+	rec->body.pos = at + offsize;
+	if (rec->id == (eh ? 0 : offsize == 4 ? 0xffffffffu : UINT64_MAX))
+		*kind = REC_CIE;
 	return E2S_ERR_OK;
 }
 
@@ -335,23 +335,27 @@ static bool fpc_layout_p(const cfi_section *sec, const rec_t *rec,
 }
 
 /* Fill fde (index idx) from its record; returns its status (NOMEM is
- * fatal). */
-static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde, size_t idx)
+ * fatal), *eo where a problem is (fde->err_off, stored by add_fde only
+ * then) and *taken whether the pre hook took the FDE. */
+static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde, size_t idx,
+			 uint64_t *eo, bool *taken)
 {
 	const cfi_section *sec = p->sec;
+	const bool eh = sec->kind == CFI_SEC_EH_FRAME;
 	cfi_table *t = p->t;
 	br_t *b = &rec->body;
 
-	fde->err_off = (uint32_t)rec->id_off;
+	*eo = rec->id_off;
 	if (!br_ok(b))
 		return b->err;
 	/* Where the CIE is. */
 	uint64_t cie_off;
-	if (sec->kind == CFI_SEC_EH_FRAME) {
-		/* Backwards from the pointer field itself. */
+	if (eh) {
+		/* Backwards from the pointer field itself (so below 4 GiB). */
 		if (rec->id > rec->id_off)
 			return E2S_ERR_BAD_CIE_ID;
 		cie_off = rec->id_off - rec->id;
+		fde->cie_off = (uint32_t)cie_off;
 	} else {
 		/* A section offset; in ET_REL it is relocated against the
 		 * section itself and the field holds zero (RELA). */
@@ -362,22 +366,23 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde, size_t idx)
 		if (ra)
 			cie_off = ra->sym_value + (uint64_t)ra->addend +
 				  (ra->implicit_addend ? rec->id : 0);
+		fde->cie_off = cie_off > UINT32_MAX ? UINT32_MAX
+						    : (uint32_t)cie_off;
 	}
-	fde->cie_off = cie_off > UINT32_MAX ? UINT32_MAX : (uint32_t)cie_off;
 	long ci = find_cie(t, cie_off, &p->last_cie);
 	if (ci < 0)
 		return E2S_ERR_BAD_CIE_ID;
 	fde->cie = (uint32_t)ci;
 	const cfi_cie *cie = &t->cies[ci];
 	if (cie->status != E2S_ERR_OK) {
-		fde->err_off = (uint32_t)p->cie_err_off[ci];
+		*eo = p->cie_err_off[ci];
 		return cie->status;
 	}
 
 	cfi_ptr_ctx pc; /* set where used: most FDEs need none */
-	if (sec->kind == CFI_SEC_DEBUG_FRAME)
+	if (!eh)
 		br_skip(b, cie->seg_size);
-	fde->err_off = (uint32_t)b->pos;
+	*eo = b->pos;
 	e2s_err e;
 	if (cie->fde_enc == (CFI_PE_PCREL | CFI_PE_SDATA4) && !sec->nrelas &&
 	    b->err == E2S_ERR_OK && b->pos <= b->end && b->end - b->pos >= 8) {
@@ -399,25 +404,36 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde, size_t idx)
 		e = cfi_read_pointer(b, &pc, cie->fde_enc, true, &fde->pc_begin,
 				     t->relocs ? &t->relocs[fde - t->fdes] : NULL);
 		if (e == E2S_ERR_OK) {
-			fde->err_off = (uint32_t)b->pos;
+			*eo = b->pos;
 			e = cfi_read_pointer(b, &pc, cie->fde_enc & 0x0f, false,
 					     &fde->pc_range, NULL);
 		}
 	}
 	if (e != E2S_ERR_OK)
 		return e;
-	if (fpc_layout_p(sec, rec, cie, fde))
+	if (!eh && fpc_layout_p(sec, rec, cie, fde))
 		return E2S_ERR_CIE_PTR_WIDTH;
+	size_t pos = b->pos, end = b->end; /* b is sound here */
 	if (cie->has_z) {
-		uint64_t alen = br_uleb(b);
-		(void)br_take(b, (size_t)(alen > SIZE_MAX ? SIZE_MAX : alen));
-		if (!br_ok(b)) {
-			fde->err_off = (uint32_t)b->err_pos;
-			return b->err;
+		/* The usual one-byte length of data inside the record is
+		 * skipped under the tests br_uleb and br_take would make; the
+		 * rest goes to them. */
+		uint8_t n = pos < end ? b->base[pos] : 0x80;
+		if (n < 0x80 && n < end - pos) {
+			pos += 1 + (size_t)n;
+		} else {
+			uint64_t alen = br_uleb(b);
+			(void)br_take(b, (size_t)(alen > SIZE_MAX ? SIZE_MAX
+								   : alen));
+			if (!br_ok(b)) {
+				*eo = b->err_pos;
+				return b->err;
+			}
+			pos = b->pos;
 		}
 	}
-	fde->insn_off = (uint32_t)b->pos;
-	fde->insn_len = (uint32_t)(b->end - b->pos);
+	fde->insn_off = (uint32_t)pos;
+	fde->insn_len = (uint32_t)(end - pos);
 
 	if (p->records_only)
 		return E2S_ERR_OK;
@@ -426,17 +442,14 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde, size_t idx)
 		if (h < 0)
 			return E2S_ERR_NOMEM;
 		if (h > 0) {
-			p->pre_done = true;
+			*taken = true;
 			return E2S_ERR_OK;
 		}
 	}
 	pc = (cfi_ptr_ctx){sec, t->abi, cie->addr_size, fde->pc_begin};
 	cfi_dec dec;
 	cfi_dec_init(&dec, sec, cie, &pc, fde->insn_off, fde->insn_len);
-	uint64_t err_off = fde->err_off;
-	e = cfi_run_fde(t, cie, &p->cie_init[ci], fde, &dec, &p->s, &err_off);
-	fde->err_off = (uint32_t)err_off;
-	return e;
+	return cfi_run_fde(t, cie, &p->cie_init[ci], fde, &dec, &p->s, eo);
 }
 
 static e2s_err add_fde(parse_t *p, rec_t *rec)
@@ -457,18 +470,18 @@ static e2s_err add_fde(parse_t *p, rec_t *rec)
 		memset(&t->relocs[idx], 0, sizeof *t->relocs);
 	if (p->on_fde)
 		p->s.nrows = 0;
-	p->pre_done = false;
-	e2s_err e = parse_fde(p, rec, fde, idx);
+	uint64_t eo;
+	bool taken = false;
+	e2s_err e = parse_fde(p, rec, fde, idx, &eo, &taken);
 	if (e == E2S_ERR_NOMEM)
 		return e;
-	fde->status = (uint8_t)e;
 	if (e != E2S_ERR_OK) {
+		fde->status = (uint8_t)e;
+		fde->err_off = (uint32_t)eo;
 		fde->row_count = 0;
 		t->nbad_fdes++;
-	} else {
-		fde->err_off = 0;
 	}
-	if (p->on_fde && !p->pre_done) {
+	if (p->on_fde && !taken) {
 		e = p->on_fde(p->on_fde_ctx, t, idx,
 			      fde->row_count && !p->s.row_fn
 				      ? p->s.rows + fde->row_first : NULL,
@@ -484,17 +497,17 @@ enum { WALK_CIES, WALK_FDES, WALK_ALL };
 
 static e2s_err walk(parse_t *p, int which)
 {
-	br_t r;
+	size_t pos = 0;
 	rec_t rec;
-	bool done;
-	br_init(&r, p->sec->data, p->sec->size, p->sec->big_endian);
 	for (;;) {
-		e2s_err e = next_record(p, &r, &rec, &done);
-		if (e != E2S_ERR_OK || done)
+		int kind;
+		e2s_err e = next_record(p, &pos, &rec, &kind);
+		if (e != E2S_ERR_OK || kind == REC_END)
 			return e;
-		if (rec.skip || (which != WALK_ALL && rec.is_cie != (which == WALK_CIES)))
+		if (kind == REC_SKIP ||
+		    (which != WALK_ALL && (kind == REC_CIE) != (which == WALK_CIES)))
 			continue;
-		e = rec.is_cie ? add_cie(p, &rec) : add_fde(p, &rec);
+		e = kind == REC_CIE ? add_cie(p, &rec) : add_fde(p, &rec);
 		if (e == E2S_ERR_NOMEM)
 			return e2s_fail(p->diag, e, p->secname, rec.off, NULL);
 		if (e != E2S_ERR_OK) /* from on_fde */
