@@ -451,15 +451,27 @@ static unsigned same_shift(bool v2)
 	return v2 ? 1 : 2;
 }
 
-static void same_init(same_t *m, const sfe_set *s, size_t n, bool share)
+/* The table in the caller's scratch after the sharing table's bytes
+ * (used), where it has room: memory already touched, so that the
+ * shortcut costs no fresh page (one per 4 KiB of FRE data: more, on a
+ * large file, than the hashing it saves). None otherwise. */
+static void same_init(same_t *m, const sfe_set *s, const sfe_encode_opts *o,
+		      size_t used, size_t n, bool share)
 {
 	m->at = NULL;
 #ifndef EH2S_NO_CACHE
-	if (share && n < UINT32_MAX)
-		m->at = calloc((s->enc_len >> same_shift(s->version == SF_VERSION_2)) + 1,
-			       sizeof *m->at);
+	size_t ents = (s->enc_len >> same_shift(s->version == SF_VERSION_2)) + 1;
+	used += -used & 7;
+	if (share && n < UINT32_MAX && o && o->scratch &&
+	    o->scratch_bytes >= used &&
+	    (o->scratch_bytes - used) / sizeof *m->at >= ents) {
+		m->at = (uint32_t *)((unsigned char *)o->scratch + used);
+		memset(m->at, 0, ents * sizeof *m->at);
+	}
 #else
 	(void)s;
+	(void)o;
+	(void)used;
 	(void)n;
 	(void)share;
 #endif
@@ -604,8 +616,9 @@ static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
 		return e2s_fail(diag, E2S_ERR_NOMEM, ".sframe", 0, NULL);
 	}
 	runs = runs && rs.data;
-	same_t same;
-	same_init(&same, s, n, share); /* none: the general way */
+	same_t same; /* none: the general way */
+	same_init(&same, s, o, tab.slot == (uint64_t *)(o ? o->scratch : NULL)
+				   ? tab.cap * sizeof *tab.slot : 0, n, share);
 	/* The usual case (every function, V3, no runs) with its flags
 	 * known. */
 	if (!only && !v2 && share && !runs)
@@ -615,7 +628,6 @@ static e2s_err plan_build(const sfe_set *s, const sfe_encode_opts *o,
 		e = plan_loop(s, only, n, v2, share, runs, &tab, &same, &rs, p,
 			      diag);
 	free(own);
-	free(same.at);
 	runs_free(&rs);
 	return e;
 }
