@@ -4,6 +4,10 @@
 # Ends with "N passed, N failed, N skipped".
 set -u
 cd "$(dirname "$0")/.."
+# Tests that run make themselves do so as a user would: not under the
+# jobserver of a `make -j N check` (whose descriptors they do not get:
+# make then warns on stderr, which tests compare).
+unset MAKEFLAGS MFLAGS MAKELEVEL
 pass=0 fail=0 skip=0 failed_names=()
 run_one() {
   local name=$1; shift
