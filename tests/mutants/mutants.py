@@ -150,8 +150,8 @@ MUTANTS = [
      "\treturn SF_FRE_INFO(flex || f->base_fp, f->ndw, SF_FRE_DATAWORD_1B,\n",
      "\treturn SF_FRE_INFO(flex || !f->base_fp, f->ndw, SF_FRE_DATAWORD_1B,\n"),
     ("fre-info-kept-across-fields", "src/sframe/sfe_encode.c",
-     "\tif (info_key(f) != *key) {\n",
-     "\tif (info_key(f) != *key && 0) {\n"),
+     "\t\tif (info_key(&fres[k]) != info_key(&fres[k - 1]))\n",
+     "\t\tif (info_key(&fres[k]) != info_key(&fres[k - 1]) && 0)\n"),
     # The header's fixed RA offset wrong (-16 on AMD64) while the rules
     # take RA at CFA-8 as "the header says it". (The table's fixed_ra_off
     # itself wrong is not a wrong output: the rules then give every RA at
