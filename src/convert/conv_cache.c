@@ -70,6 +70,7 @@ e2s_err conv_first_row(conv_pctx *c, const cfi_row *r)
 	f->cfa_run = k->cfa_run;
 	f->prev_cfa_reg = k->cfa_reg;
 	f->same = CFI_COL_ALL;
+	conv_cfa_arm(c);
 	return E2S_ERR_OK;
 }
 

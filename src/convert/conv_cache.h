@@ -38,24 +38,37 @@ static inline bool conv_cfa_only(const conv_pctx *c, unsigned same,
 	       (same | CFI_COL_CFA) == CFI_COL_ALL;
 }
 
+/* Where a row was projected in general (or the first row cache gave
+ * one): how many rows conv_cfa_row may take next. Its tests hold as long
+ * as only it adds rows: a CFA run (cfa_run) of an ABI that does not
+ * scale CFA offsets (cfa_fast), the last FRE with a CFA word to change
+ * (RA undefined: none) and no word that did not fit, room in pv and in
+ * fres (f->nfre <= f->gp.n: a row adds at most one FRE). */
+static inline void conv_cfa_arm(conv_pctx *c)
+{
+	conv_fdeproj *f = &c->f;
+	size_t cap = f->gp.cap < c->gr.cap ? f->gp.cap : c->gr.cap;
+	f->fast_left = c->cfa_fast && f->cfa_run && !f->word_skip &&
+		       f->nfre && c->fres[f->nfre - 1].ndw && cap > f->gp.n
+			       ? cap - f->gp.n
+			       : 0;
+}
+
 /* The FRE of a row whose projection differs from the one before only in
  * its CFA offset (conv_cfa_only), of an ABI that does not scale CFA
- * offsets, after an FRE (f->nfre > 0): that row's
+ * offsets, after an FRE with a CFA word (conv_cfa_arm): that row's
  * FRE is the last one kept, or one equal to it. The new one is that FRE
  * with its CFA word changed, kept as conv_fre_keep would: nothing if the
  * word is the same, in place if it starts where that one does. */
 static inline void conv_put_fre_cfa(conv_pctx *c, const conv_prow_at *pa)
 {
 	conv_fdeproj *f = &c->f;
-	if (f->word_skip)
-		return;
 	sfe_fre *last = &c->fres[f->nfre - 1];
-	if (!last->ndw)
-		return; /* RA undefined: no CFA word */
 	int32_t cw;
 	conv_skip word = conv_cfa_word_plain(pa->cfa_off, &cw);
 	if (word) {
 		f->word_skip = word;
+		f->fast_left = 0;
 		return;
 	}
 	unsigned k = f->flex ? 1 : 0;
@@ -71,22 +84,19 @@ static inline void conv_put_fre_cfa(conv_pctx *c, const conv_prow_at *pa)
 	last->dw[k] = cw;
 }
 
-/* The usual row, inline: one whose CFA offset alone changed, with room
- * for it, of an ABI that does not scale CFA offsets (the others' rows take
- * the general path: this one then needs no registers saved). true if it
- * was taken so. A row was projected before it (f->cfa_run), so f->nrows
- * is not 0, and f->nfre is not 0 unless a word did not fit
- * (conv_put_fre_cfa looks at f->word_skip first). */
+/* The usual row, inline: one whose CFA offset alone changed, while
+ * conv_cfa_arm allows (the others' rows take the general path: this one
+ * then needs no registers saved). true if it was taken so. */
 static inline bool conv_cfa_row(conv_pctx *c, const cfi_row *r)
 {
 	conv_fdeproj *f = &c->f;
-	/* conv_cfa_only, with the ABI's test and the switch read once
-	 * (c->cfa_fast). */
-	if (!c->cfa_fast || !f->cfa_run ||
+	/* conv_cfa_only, with the ABI's test, the switch and the room
+	 * read once (f->fast_left). */
+	if (!f->fast_left ||
 	    ((f->same & r->same) | CFI_COL_CFA) != CFI_COL_ALL ||
-	    f->gp.n >= f->gp.cap || f->nfre >= c->gr.cap ||
 	    !conv_row_live(r, f->pc, f->end))
 		return false;
+	f->fast_left--;
 	conv_prow_at *pa = &f->pv[f->gp.n++];
 	pa->start = r->start;
 	pa->cfa_off = r->cfa.off;

@@ -179,6 +179,8 @@ typedef struct {
 	                     * one share with their predecessors */
 	bool cfa_run;       /* pv's last row passed cfa_run_ok, with a CFA on: */
 	uint16_t prev_cfa_reg;
+	size_t fast_left;   /* rows conv_cfa_row may still take (conv_cache.h
+	                     * conv_cfa_arm), 0 when it may not */
 	conv_prow_at *pv;    /* the projected rows */
 	grow_t gp;
 	conv_prow *full;     /* the projections they share */

@@ -33,6 +33,7 @@ static E2S_ALWAYS_INLINE void fde_begin(conv_pctx *c, size_t i)
 	f->flex = false;
 	f->same = 0;
 	f->cfa_run = false;
+	f->fast_left = 0;
 	f->gp.n = 0;
 	f->gfull.n = 0;
 	f->nfre = 0;
@@ -80,6 +81,7 @@ e2s_err conv_fde_row_gen(conv_pctx *c, const cfi_row *r)
 	f->same &= r->same;
 	if (!f->active)
 		return E2S_ERR_OK;
+	f->fast_left = 0; /* until this row is projected (conv_cfa_arm) */
 	if (f->plt || (r->cfa.kind == CFI_CFA_EXPR &&
 		       r->cfa.expr.shape == CFI_EXPR_PLT)) {
 		f->cfa_run = false;
@@ -118,6 +120,7 @@ e2s_err conv_fde_row_gen(conv_pctx *c, const cfi_row *r)
 	f->cfa_run = conv_cache_on(c) && conv_rule_cfa_only_ok(c->abi, r);
 	f->prev_cfa_reg = r->cfa.reg;
 	f->same = CFI_COL_ALL;
+	conv_cfa_arm(c);
 	return E2S_ERR_OK;
 }
 
@@ -398,6 +401,7 @@ e2s_err conv_stream_new(conv_stream **out, unsigned version)
 void conv_stream_caches(conv_stream *s, bool on)
 {
 	s->c.cache = s->c.memo_on = on;
+	s->c.f.fast_left = 0; /* conv_cfa_arm read the switch */
 	if (s->c.started)
 		s->c.cfa_fast = conv_cache_on(&s->c) && !conv_cfa_scaled(s->c.abi);
 }
