@@ -384,11 +384,22 @@ static e2s_err def_cfa_offset(run_t *x, int64_t off)
 	return E2S_ERR_OK;
 }
 
+/* Every rule and CFA rule starts zeroed and only an expression one sets
+ * its expr, so past equal kinds the expr bytes need comparing only in
+ * those: the same answer as a memcmp of the whole. */
+static bool rule_same(const cfi_rule *a, const cfi_rule *b)
+{
+	return memcmp(a, b, offsetof(cfi_rule, expr)) == 0 &&
+	       (a->kind < CFI_RULE_EXPR ||
+		memcmp(&a->expr, &b->expr, sizeof a->expr) == 0);
+}
+
 /* Do a and b differ in their offsets at most? */
 static bool cfa_base_same(const cfi_cfa *a, const cfi_cfa *b)
 {
 	return a->kind == b->kind && a->reg == b->reg &&
-	       memcmp(&a->expr, &b->expr, sizeof a->expr) == 0;
+	       (a->kind != CFI_CFA_EXPR ||
+		memcmp(&a->expr, &b->expr, sizeof a->expr) == 0);
 }
 
 /* Make the rules those of r (a remembered row), marking in x->chg the
@@ -396,26 +407,29 @@ static bool cfa_base_same(const cfi_cfa *a, const cfi_cfa *b)
 static void restore_row(run_t *x, const cfi_row *r)
 {
 	cfi_row *c = &x->cur;
-	cfi_rule sp = r->sp;
-	if (sp.prov == CFI_PROV_PENDING)
+	const cfi_rule *rsp = &r->sp;
+	cfi_rule sp;
+	if (rsp->prov == CFI_PROV_PENDING) {
+		sp = *rsp;
 		sp.prov = CFI_PROV_NONE;
+		rsp = &sp;
+	}
 	if (memcmp(&c->cfa, &r->cfa, sizeof c->cfa))
 		x->chg |= CFI_COL_CFA;
 	if (!cfa_base_same(&c->cfa, &r->cfa))
 		x->chg |= CFI_COL_CFA_BASE;
-	if (memcmp(&c->ra, &r->ra, sizeof c->ra))
+	if (!rule_same(&c->ra, &r->ra))
 		x->chg |= CFI_COL_RA;
-	if (memcmp(&c->fp, &r->fp, sizeof c->fp))
+	if (!rule_same(&c->fp, &r->fp))
 		x->chg |= CFI_COL_FP;
-	if (memcmp(&c->sp, &sp, sizeof sp))
+	if (!rule_same(&c->sp, rsp))
 		x->chg |= CFI_COL_SP;
-	if (c->ra_mangled != r->ra_mangled || c->ra_sign_bad != r->ra_sign_bad ||
-	    c->ra_sign_pc != r->ra_sign_pc)
+	if (memcmp(&c->ra_mangled, &r->ra_mangled, 3))
 		x->chg |= CFI_COL_SIGN;
-	uint64_t loc = c->end;
-	*c = *r;
-	c->end = loc;
-	c->sp = sp;
+	/* The rules on (the location stays; start is set at each row). */
+	memcpy(&c->cfa, &r->cfa, sizeof *c - offsetof(cfi_row, cfa));
+	if (c->sp.prov == CFI_PROV_PENDING)
+		c->sp.prov = CFI_PROV_NONE;
 }
 
 static e2s_err def_cfa_register(run_t *x, uint64_t reg)
