@@ -18,7 +18,8 @@ typedef struct {
 	const cfi_section *sec;
 	cfi_table *t;
 	size_t cies_cap, fdes_cap, relocs_cap;
-	cfi_row *cie_init;     /* initial rules per CIE (parallel to cies) */
+	cfi_cie_start *cie_start; /* what its FDEs start from, per CIE
+	                           * (parallel to cies) */
 	uint64_t *cie_err_off; /* where a bad CIE went wrong */
 	size_t last_cie;       /* the CIE the last FDE had (find_cie) */
 	cfi_interp_scratch s;
@@ -249,10 +250,11 @@ static e2s_err add_cie(parse_t *p, rec_t *rec)
 		return E2S_ERR_NOMEM;
 	/* The per-CIE side arrays follow cies' capacity. */
 	if (p->cies_cap != old) {
-		cfi_row *ci = realloc(p->cie_init, p->cies_cap * sizeof *ci);
+		cfi_cie_start *ci = realloc(p->cie_start,
+					    p->cies_cap * sizeof *ci);
 		if (!ci)
 			return E2S_ERR_NOMEM;
-		p->cie_init = ci;
+		p->cie_start = ci;
 		uint64_t *eo = realloc(p->cie_err_off,
 				       p->cies_cap * sizeof *eo);
 		if (!eo)
@@ -261,9 +263,9 @@ static e2s_err add_cie(parse_t *p, rec_t *rec)
 	}
 
 	cfi_cie *cie = &t->cies[n];
-	cfi_row *init = &p->cie_init[n];
+	cfi_cie_start *st = &p->cie_start[n];
 	memset(cie, 0, sizeof *cie);
-	memset(init, 0, sizeof *init);
+	memset(st, 0, sizeof *st);
 	cie->sec_off = rec->off;
 	cie->fde_enc = CFI_PE_ABSPTR;
 	cie->lsda_enc = CFI_PE_OMIT;
@@ -279,7 +281,7 @@ static e2s_err add_cie(parse_t *p, rec_t *rec)
 		cfi_dec dec;
 		cfi_dec_init(&dec, p->sec, cie, &pc, cie->insn_off,
 			     cie->insn_len);
-		e = cfi_run_cie(t, cie, &dec, &p->s, init, &err_off);
+		e = cfi_run_cie(t, cie, &dec, &p->s, st, &err_off);
 	}
 	if (e == E2S_ERR_NOMEM)
 		return e;
@@ -449,7 +451,8 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde, size_t idx,
 	pc = (cfi_ptr_ctx){sec, t->abi, cie->addr_size, fde->pc_begin};
 	cfi_dec dec;
 	cfi_dec_init(&dec, sec, cie, &pc, fde->insn_off, fde->insn_len);
-	return cfi_run_fde(t, cie, &p->cie_init[ci], fde, &dec, &p->s, eo);
+	return cfi_run_fde(t, cie, &p->cie_start[ci], fde, idx, &dec, &p->s,
+			   eo);
 }
 
 static e2s_err add_fde(parse_t *p, rec_t *rec)
@@ -567,7 +570,7 @@ static e2s_err parse(const cfi_section *sec, abi_id abi, const cfi_sink *k,
 		e = walk(&p, WALK_CIES);
 	if (e == E2S_ERR_OK && sec->kind != CFI_SEC_EH_FRAME)
 		e = walk(&p, WALK_FDES);
-	free(p.cie_init);
+	free(p.cie_start);
 	free(p.cie_err_off);
 	free(p.s.stack);
 	if (e == E2S_ERR_OK && !on_fde) {
