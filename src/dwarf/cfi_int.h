@@ -257,17 +257,27 @@ void cfi_scratch_init(cfi_interp_scratch *s, abi_id abi);
 
 #define CFI_MAX_STATE_DEPTH 64
 
-/* Run a CIE's initial instructions into *init (rules only, start/end
- * 0). Advances are not allowed there. A decoding problem anywhere in
- * the program takes precedence over an interpretation one. */
-e2s_err cfi_run_cie(const cfi_table *t, const cfi_cie *cie, cfi_dec *dec,
-		    cfi_interp_scratch *s, cfi_row *init, uint64_t *err_off);
+/* What each FDE of a CIE starts from, made once per CIE. */
+typedef struct {
+	cfi_row init;      /* the initial rules (start/end 0) */
+	uint64_t ca_short; /* the code alignment if below 2^32, else 0 */
+	uint64_t plain;    /* registers 0-63 a rule for only needs checked:
+	                    * valid, of no kept column (return one included) */
+} cfi_cie_start;
 
-/* Run an FDE's instructions starting from the CIE's initial row,
- * appending rows to s->rows and setting fde->row_first/row_count (an
+/* Run a CIE's initial instructions into st->init (rules only,
+ * start/end 0) and set the rest of *st. Advances are not allowed there.
+ * A decoding problem anywhere in the program takes precedence over an
+ * interpretation one. */
+e2s_err cfi_run_cie(const cfi_table *t, const cfi_cie *cie, cfi_dec *dec,
+		    cfi_interp_scratch *s, cfi_cie_start *st,
+		    uint64_t *err_off);
+
+/* Run the instructions of FDE fde (index idx) starting from its CIE's
+ * st, appending rows to s->rows and setting fde->row_first/row_count (an
  * index into s->rows). On a problem no rows are left behind. */
 e2s_err cfi_run_fde(const cfi_table *t, const cfi_cie *cie,
-		    const cfi_row *init, cfi_fde *fde, cfi_dec *dec,
-		    cfi_interp_scratch *s, uint64_t *err_off);
+		    const cfi_cie_start *st, cfi_fde *fde, size_t idx,
+		    cfi_dec *dec, cfi_interp_scratch *s, uint64_t *err_off);
 
 #endif

@@ -384,11 +384,22 @@ static e2s_err def_cfa_offset(run_t *x, int64_t off)
 	return E2S_ERR_OK;
 }
 
+/* Every rule and CFA rule starts zeroed and only an expression one sets
+ * its expr, so past equal kinds the expr bytes need comparing only in
+ * those: the same answer as a memcmp of the whole. */
+static bool rule_same(const cfi_rule *a, const cfi_rule *b)
+{
+	return memcmp(a, b, offsetof(cfi_rule, expr)) == 0 &&
+	       (a->kind < CFI_RULE_EXPR ||
+		memcmp(&a->expr, &b->expr, sizeof a->expr) == 0);
+}
+
 /* Do a and b differ in their offsets at most? */
 static bool cfa_base_same(const cfi_cfa *a, const cfi_cfa *b)
 {
 	return a->kind == b->kind && a->reg == b->reg &&
-	       memcmp(&a->expr, &b->expr, sizeof a->expr) == 0;
+	       (a->kind != CFI_CFA_EXPR ||
+		memcmp(&a->expr, &b->expr, sizeof a->expr) == 0);
 }
 
 /* Make the rules those of r (a remembered row), marking in x->chg the
@@ -396,26 +407,29 @@ static bool cfa_base_same(const cfi_cfa *a, const cfi_cfa *b)
 static void restore_row(run_t *x, const cfi_row *r)
 {
 	cfi_row *c = &x->cur;
-	cfi_rule sp = r->sp;
-	if (sp.prov == CFI_PROV_PENDING)
+	const cfi_rule *rsp = &r->sp;
+	cfi_rule sp;
+	if (rsp->prov == CFI_PROV_PENDING) {
+		sp = *rsp;
 		sp.prov = CFI_PROV_NONE;
+		rsp = &sp;
+	}
 	if (memcmp(&c->cfa, &r->cfa, sizeof c->cfa))
 		x->chg |= CFI_COL_CFA;
 	if (!cfa_base_same(&c->cfa, &r->cfa))
 		x->chg |= CFI_COL_CFA_BASE;
-	if (memcmp(&c->ra, &r->ra, sizeof c->ra))
+	if (!rule_same(&c->ra, &r->ra))
 		x->chg |= CFI_COL_RA;
-	if (memcmp(&c->fp, &r->fp, sizeof c->fp))
+	if (!rule_same(&c->fp, &r->fp))
 		x->chg |= CFI_COL_FP;
-	if (memcmp(&c->sp, &sp, sizeof sp))
+	if (!rule_same(&c->sp, rsp))
 		x->chg |= CFI_COL_SP;
-	if (c->ra_mangled != r->ra_mangled || c->ra_sign_bad != r->ra_sign_bad ||
-	    c->ra_sign_pc != r->ra_sign_pc)
+	if (memcmp(&c->ra_mangled, &r->ra_mangled, 3))
 		x->chg |= CFI_COL_SIGN;
-	uint64_t loc = c->end;
-	*c = *r;
-	c->end = loc;
-	c->sp = sp;
+	/* The rules on (the location stays; start is set at each row). */
+	memcpy(&c->cfa, &r->cfa, sizeof *c - offsetof(cfi_row, cfa));
+	if (c->sp.prov == CFI_PROV_PENDING)
+		c->sp.prov = CFI_PROV_NONE;
 }
 
 static e2s_err def_cfa_register(run_t *x, uint64_t reg)
@@ -596,7 +610,7 @@ static E2S_ALWAYS_INLINE e2s_err exec_one(run_t *x, const cfi_insn *in)
  * cfi_dec_next. A decoding problem later in the program wins over an
  * interpretation one (the whole program is validated as bytes first, as
  * an instruction array would be). */
-static e2s_err exec(run_t *x, cfi_dec *dec, uint64_t *err_off)
+static E2S_ALWAYS_INLINE e2s_err exec(run_t *x, cfi_dec *dec, uint64_t *err_off)
 {
 	br_t *r = &dec->r;
 	const uint8_t *base = r->base, *end = r->base + r->end;
@@ -667,52 +681,54 @@ void cfi_scratch_init(cfi_interp_scratch *s, abi_id abi)
 			s->plain |= UINT64_C(1) << reg;
 }
 
-e2s_err cfi_run_cie(const cfi_table *t, const cfi_cie *cie, cfi_dec *dec,
-		    cfi_interp_scratch *s, cfi_row *init, uint64_t *err_off)
+/* A program's run: an FDE's (fde set) from its CIE's st, or a CIE's
+ * (fde and st NULL) into *cie_rules. One function around the one call
+ * of exec (inlined: x is a local here, addressed off the stack pointer
+ * in its loop, not through a register). */
+static E2S_OUT_OF_LINE e2s_err run(const cfi_table *t, const cfi_cie *cie,
+				   const cfi_cie_start *st, cfi_fde *fde,
+				   size_t idx, cfi_dec *dec,
+				   cfi_interp_scratch *s, uint64_t *err_off,
+				   cfi_row *cie_rules)
 {
 	run_t x;
-	memset(&x, 0, sizeof x);
-	x.t = t;
-	x.cie = cie;
-	x.ar = abi_get(t->abi);
-	x.s = s;
+	if (fde) {
+		/* Set field by field: the slots need no clearing (nslots 0),
+		 * and this runs once per FDE. */
+		x.t = t;
+		x.cie = cie;
+		x.ar = s->ar;
+		x.init = &st->init;
+		x.s = s;
+		x.fde = fde;
+		x.fde_idx = idx;
+		x.cur = st->init;
+		grp_set(&x.grp, &st->init.cfa);
+		x.chg = 0;
+		x.sp_set = false;
+		x.nslots = 0;
+		x.ca_short = st->ca_short;
+		x.plain = st->plain;
+		x.cur.end = fde->pc_begin;
+		x.end = fde->pc_begin + fde->pc_range;
+		if (x.end < x.cur.end)
+			x.end = UINT64_MAX;
+		x.nrows = 0;
+		x.row_fn = s->row_fn;
+		x.row_ctx = s->row_ctx;
+		fde->row_first = (uint32_t)s->nrows;
+	} else {
+		memset(&x, 0, sizeof x);
+		x.t = t;
+		x.cie = cie;
+		x.ar = s->ar;
+		x.s = s;
+	}
 	e2s_err e = exec(&x, dec, err_off);
-	*init = x.cur;
-	return e;
-}
-
-e2s_err cfi_run_fde(const cfi_table *t, const cfi_cie *cie,
-		    const cfi_row *init, cfi_fde *fde, cfi_dec *dec,
-		    cfi_interp_scratch *s, uint64_t *err_off)
-{
-	run_t x;
-	/* Set field by field: the slots need no clearing (nslots 0), and
-	 * this runs once per FDE. */
-	x.t = t;
-	x.cie = cie;
-	x.ar = s->ar;
-	x.init = init;
-	x.s = s;
-	x.fde = fde;
-	x.fde_idx = (size_t)(fde - t->fdes);
-	x.cur = *init;
-	grp_set(&x.grp, &init->cfa);
-	x.chg = 0;
-	x.sp_set = false;
-	x.nslots = 0;
-	x.ca_short = cie->code_align <= UINT32_MAX ? cie->code_align : 0;
-	x.plain = s->plain;
-	if (cie->ra_reg < 64) /* the return column is kept */
-		x.plain &= ~(UINT64_C(1) << cie->ra_reg);
-	x.cur.end = fde->pc_begin;
-	x.end = fde->pc_begin + fde->pc_range;
-	if (x.end < x.cur.end)
-		x.end = UINT64_MAX;
-	x.nrows = 0;
-	x.row_fn = s->row_fn;
-	x.row_ctx = s->row_ctx;
-	fde->row_first = (uint32_t)s->nrows;
-	e2s_err e = exec(&x, dec, err_off);
+	if (!fde) {
+		*cie_rules = x.cur;
+		return e;
+	}
 	fde->reach = x.cur.end - fde->pc_begin < UINT32_MAX
 			     ? (uint32_t)(x.cur.end - fde->pc_begin) : UINT32_MAX;
 	if (e == E2S_ERR_OK)
@@ -725,4 +741,23 @@ e2s_err cfi_run_fde(const cfi_table *t, const cfi_cie *cie,
 		fde->row_count = 0;
 	}
 	return e;
+}
+
+e2s_err cfi_run_cie(const cfi_table *t, const cfi_cie *cie, cfi_dec *dec,
+		    cfi_interp_scratch *s, cfi_cie_start *st,
+		    uint64_t *err_off)
+{
+	e2s_err e = run(t, cie, NULL, NULL, 0, dec, s, err_off, &st->init);
+	st->ca_short = cie->code_align <= UINT32_MAX ? cie->code_align : 0;
+	st->plain = s->plain;
+	if (cie->ra_reg < 64) /* the return column is kept */
+		st->plain &= ~(UINT64_C(1) << cie->ra_reg);
+	return e;
+}
+
+e2s_err cfi_run_fde(const cfi_table *t, const cfi_cie *cie,
+		    const cfi_cie_start *st, cfi_fde *fde, size_t idx,
+		    cfi_dec *dec, cfi_interp_scratch *s, uint64_t *err_off)
+{
+	return run(t, cie, st, fde, idx, dec, s, err_off, NULL);
 }

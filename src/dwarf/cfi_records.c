@@ -18,9 +18,11 @@ typedef struct {
 	const cfi_section *sec;
 	cfi_table *t;
 	size_t cies_cap, fdes_cap, relocs_cap;
-	cfi_row *cie_init;     /* initial rules per CIE (parallel to cies) */
+	cfi_cie_start *cie_start; /* what its FDEs start from, per CIE
+	                           * (parallel to cies) */
 	uint64_t *cie_err_off; /* where a bad CIE went wrong */
-	size_t last_cie;       /* the CIE the last FDE had (find_cie) */
+	uint64_t last_off;     /* the CIE the last FDE had (find_cie): its */
+	long last_ci;          /* offset and index */
 	cfi_interp_scratch s;
 	cfi_fde_fn on_fde;     /* streaming: rows handed over per FDE */
 	bool records_only;     /* frame and decode records, run nothing */
@@ -36,8 +38,17 @@ typedef struct {
 	unsigned offsize; /* 4, or 8 for 64-bit DWARF */
 	size_t id_off;   /* offset of the CIE id / CIE pointer */
 	uint64_t id;
-	br_t body;       /* after the id, ending at the record's end */
+	size_t pos, end; /* the body: after the id, to the record's end */
+	bool id_short;   /* the id runs past the end (then pos is id_off) */
 } rec_t;
+
+/* A reader of rec's body. The walk keeps the body's bounds in registers
+ * and makes a reader only for the fields it does not read itself. */
+static inline br_t rec_body(const parse_t *p, const rec_t *rec)
+{
+	return (br_t){p->sec->data, rec->end, rec->pos, p->sec->big_endian,
+		      E2S_ERR_OK, 0};
+}
 
 /* What next_record found. */
 enum {
@@ -99,16 +110,18 @@ static e2s_err next_record(parse_t *p, size_t *pos, rec_t *rec, int *kind)
 				(unsigned long long)len, left);
 	/* The body as br_sub would make it (it cannot fail here). */
 	rec->offsize = offsize;
-	rec->body = (br_t){base, at + (size_t)len, at, be, E2S_ERR_OK, 0};
+	rec->end = at + (size_t)len;
+	rec->pos = at;
 	*pos = at + (size_t)len;
 	rec->id_off = at;
 	*kind = REC_FDE;
-	if (len < offsize) { /* br_take_uN's test: the id is cut short */
-		rec->id = br_take_uN(&rec->body, offsize);
+	rec->id_short = len < offsize; /* br_take_uN's test */
+	if (rec->id_short) {
+		rec->id = 0;
 		return E2S_ERR_OK;
 	}
 	rec->id = e2s_load_uN(base + at, offsize, be);
-	rec->body.pos = at + offsize;
+	rec->pos = at + offsize;
 	if (rec->id == (eh ? 0 : offsize == 4 ? 0xffffffffu : UINT64_MAX))
 		*kind = REC_CIE;
 	return E2S_ERR_OK;
@@ -186,10 +199,10 @@ static e2s_err parse_aug_data(parse_t *p, br_t *b, cfi_cie *cie,
 }
 
 /* Parse a CIE's fields (not its program). */
-static e2s_err parse_cie_fields(parse_t *p, rec_t *rec, cfi_cie *cie,
+static e2s_err parse_cie_fields(parse_t *p, const rec_t *rec, cfi_cie *cie,
 				uint64_t *err_off)
 {
-	br_t *b = &rec->body;
+	br_t body = rec_body(p, rec), *b = &body;
 	const cfi_section *sec = p->sec;
 
 	*err_off = b->pos;
@@ -240,8 +253,10 @@ static e2s_err parse_cie_fields(parse_t *p, rec_t *rec, cfi_cie *cie,
 	return E2S_ERR_OK;
 }
 
-static e2s_err add_cie(parse_t *p, rec_t *rec)
+/* rec by value: the walk's stays in registers. */
+static e2s_err add_cie(parse_t *p, rec_t r)
 {
+	const rec_t *rec = &r;
 	cfi_table *t = p->t;
 	size_t n = t->ncies;
 	size_t old = p->cies_cap;
@@ -249,10 +264,11 @@ static e2s_err add_cie(parse_t *p, rec_t *rec)
 		return E2S_ERR_NOMEM;
 	/* The per-CIE side arrays follow cies' capacity. */
 	if (p->cies_cap != old) {
-		cfi_row *ci = realloc(p->cie_init, p->cies_cap * sizeof *ci);
+		cfi_cie_start *ci = realloc(p->cie_start,
+					    p->cies_cap * sizeof *ci);
 		if (!ci)
 			return E2S_ERR_NOMEM;
-		p->cie_init = ci;
+		p->cie_start = ci;
 		uint64_t *eo = realloc(p->cie_err_off,
 				       p->cies_cap * sizeof *eo);
 		if (!eo)
@@ -261,9 +277,9 @@ static e2s_err add_cie(parse_t *p, rec_t *rec)
 	}
 
 	cfi_cie *cie = &t->cies[n];
-	cfi_row *init = &p->cie_init[n];
+	cfi_cie_start *st = &p->cie_start[n];
 	memset(cie, 0, sizeof *cie);
-	memset(init, 0, sizeof *init);
+	memset(st, 0, sizeof *st);
 	cie->sec_off = rec->off;
 	cie->fde_enc = CFI_PE_ABSPTR;
 	cie->lsda_enc = CFI_PE_OMIT;
@@ -279,7 +295,7 @@ static e2s_err add_cie(parse_t *p, rec_t *rec)
 		cfi_dec dec;
 		cfi_dec_init(&dec, p->sec, cie, &pc, cie->insn_off,
 			     cie->insn_len);
-		e = cfi_run_cie(t, cie, &dec, &p->s, init, &err_off);
+		e = cfi_run_cie(t, cie, &dec, &p->s, st, &err_off);
 	}
 	if (e == E2S_ERR_NOMEM)
 		return e;
@@ -288,12 +304,15 @@ static e2s_err add_cie(parse_t *p, rec_t *rec)
 	return E2S_ERR_OK;
 }
 
-/* Index of the CIE at section offset off, or -1; *last: the one found
- * before, tried first (FDEs of one CIE come together). */
-static long find_cie(const cfi_table *t, uint64_t off, size_t *last)
+/* Index of the CIE at section offset off, or -1. The one found before
+ * is tried first (FDEs of one CIE come together); before any, the pair
+ * is UINT64_MAX, where no CIE can be (the section is below 4 GiB), and
+ * -1. A CIE keeps its index and offset once added. */
+static long find_cie(parse_t *p, uint64_t off)
 {
-	if (*last < t->ncies && t->cies[*last].sec_off == off)
-		return (long)*last;
+	if (off == p->last_off)
+		return p->last_ci;
+	const cfi_table *t = p->t;
 	size_t lo = 0, hi = t->ncies;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -303,7 +322,8 @@ static long find_cie(const cfi_table *t, uint64_t off, size_t *last)
 			hi = mid;
 	}
 	if (lo < t->ncies && t->cies[lo].sec_off == off) {
-		*last = lo;
+		p->last_off = off;
+		p->last_ci = (long)lo;
 		return (long)lo;
 	}
 	return -1;
@@ -325,11 +345,11 @@ static long find_cie(const cfi_table *t, uint64_t off, size_t *last)
  * of the location, and the address's high half (0 below 4 GiB) as the
  * range's low half: a 32-bit record whose location and range are
  * nonzero multiples of 2^32 (little-endian, 8-byte addresses). */
-static bool fpc_layout_p(const cfi_section *sec, const rec_t *rec,
+static bool fpc_layout_p(const cfi_section *sec, unsigned offsize,
 			 const cfi_cie *cie, const cfi_fde *fde)
 {
 	return sec->kind == CFI_SEC_DEBUG_FRAME && !sec->relocatable &&
-	       !sec->big_endian && rec->offsize == 4 && cie->addr_size == 8 &&
+	       !sec->big_endian && offsize == 4 && cie->addr_size == 8 &&
 	       fde->pc_range > UINT32_MAX && (fde->pc_range & 0xffffffffu) == 0 &&
 	       fde->pc_begin != 0 && (fde->pc_begin & 0xffffffffu) == 0;
 }
@@ -337,17 +357,17 @@ static bool fpc_layout_p(const cfi_section *sec, const rec_t *rec,
 /* Fill fde (index idx) from its record; returns its status (NOMEM is
  * fatal), *eo where a problem is (fde->err_off, stored by add_fde only
  * then) and *taken whether the pre hook took the FDE. */
-static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde, size_t idx,
+static e2s_err parse_fde(parse_t *p, const rec_t *rec, cfi_fde *fde,
+			 size_t idx,
 			 uint64_t *eo, bool *taken)
 {
 	const cfi_section *sec = p->sec;
 	const bool eh = sec->kind == CFI_SEC_EH_FRAME;
 	cfi_table *t = p->t;
-	br_t *b = &rec->body;
 
 	*eo = rec->id_off;
-	if (!br_ok(b))
-		return b->err;
+	if (rec->id_short)
+		return E2S_ERR_TRUNCATED; /* br_take_uN's */
 	/* Where the CIE is. */
 	uint64_t cie_off;
 	if (eh) {
@@ -369,7 +389,7 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde, size_t idx,
 		fde->cie_off = cie_off > UINT32_MAX ? UINT32_MAX
 						    : (uint32_t)cie_off;
 	}
-	long ci = find_cie(t, cie_off, &p->last_cie);
+	long ci = find_cie(p, cie_off);
 	if (ci < 0)
 		return E2S_ERR_BAD_CIE_ID;
 	fde->cie = (uint32_t)ci;
@@ -380,56 +400,60 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde, size_t idx,
 	}
 
 	cfi_ptr_ctx pc; /* set where used: most FDEs need none */
-	if (!eh)
-		br_skip(b, cie->seg_size);
-	*eo = b->pos;
+	size_t pos = rec->pos, end = rec->end;
+	const bool be = sec->big_endian;
 	e2s_err e;
+	/* What GCC, LLVM and every linker write: pcrel sdata4 from the
+	 * field, range sdata4 (cfi_read_pointer's result), read here when
+	 * both are there. Not in .debug_frame (absptr there: its segment
+	 * selector is skipped below). */
 	if (cie->fde_enc == (CFI_PE_PCREL | CFI_PE_SDATA4) && !sec->nrelas &&
-	    b->err == E2S_ERR_OK && b->pos <= b->end && b->end - b->pos >= 8) {
-		/* What GCC, LLVM and every linker write: pcrel sdata4 from
-		 * the field, range sdata4 (cfi_read_pointer's result). The
-		 * test above covers both reads. */
-		size_t field = b->pos;
-		const uint8_t *f = b->base + field;
-		bool be = b->big_endian;
+	    end - pos >= 8) {
+		const uint8_t *f = sec->data + pos;
 		int64_t begin = (int32_t)(uint32_t)e2s_load_uN(f, 4, be);
 		int64_t range = (int32_t)(uint32_t)e2s_load_uN(f + 4, 4, be);
-		b->pos = field + 8;
-		fde->pc_begin = cfi_addr_mask((uint64_t)begin + sec->vaddr + field,
+		*eo = pos;
+		fde->pc_begin = cfi_addr_mask((uint64_t)begin + sec->vaddr + pos,
 					      cie->addr_size);
 		fde->pc_range = cfi_addr_mask((uint64_t)range, cie->addr_size);
-		e = E2S_ERR_OK;
+		pos += 8;
 	} else {
+		br_t b = rec_body(p, rec);
+		if (!eh)
+			br_skip(&b, cie->seg_size);
+		*eo = b.pos;
 		pc = (cfi_ptr_ctx){sec, t->abi, cie->addr_size, 0};
-		e = cfi_read_pointer(b, &pc, cie->fde_enc, true, &fde->pc_begin,
+		e = cfi_read_pointer(&b, &pc, cie->fde_enc, true, &fde->pc_begin,
 				     t->relocs ? &t->relocs[fde - t->fdes] : NULL);
 		if (e == E2S_ERR_OK) {
-			*eo = b->pos;
-			e = cfi_read_pointer(b, &pc, cie->fde_enc & 0x0f, false,
+			*eo = b.pos;
+			e = cfi_read_pointer(&b, &pc, cie->fde_enc & 0x0f, false,
 					     &fde->pc_range, NULL);
 		}
+		if (e != E2S_ERR_OK)
+			return e;
+		pos = b.pos; /* b is sound here */
 	}
-	if (e != E2S_ERR_OK)
-		return e;
-	if (!eh && fpc_layout_p(sec, rec, cie, fde))
+	if (!eh && fpc_layout_p(sec, rec->offsize, cie, fde))
 		return E2S_ERR_CIE_PTR_WIDTH;
-	size_t pos = b->pos, end = b->end; /* b is sound here */
 	if (cie->has_z) {
 		/* The usual one-byte length of data inside the record is
 		 * skipped under the tests br_uleb and br_take would make; the
 		 * rest goes to them. */
-		uint8_t n = pos < end ? b->base[pos] : 0x80;
+		uint8_t n = pos < end ? sec->data[pos] : 0x80;
 		if (n < 0x80 && n < end - pos) {
 			pos += 1 + (size_t)n;
 		} else {
-			uint64_t alen = br_uleb(b);
-			(void)br_take(b, (size_t)(alen > SIZE_MAX ? SIZE_MAX
-								   : alen));
-			if (!br_ok(b)) {
-				*eo = b->err_pos;
-				return b->err;
+			br_t b = rec_body(p, rec);
+			b.pos = pos;
+			uint64_t alen = br_uleb(&b);
+			(void)br_take(&b, (size_t)(alen > SIZE_MAX ? SIZE_MAX
+								    : alen));
+			if (!br_ok(&b)) {
+				*eo = b.err_pos;
+				return b.err;
 			}
-			pos = b->pos;
+			pos = b.pos;
 		}
 	}
 	fde->insn_off = (uint32_t)pos;
@@ -449,10 +473,11 @@ static e2s_err parse_fde(parse_t *p, rec_t *rec, cfi_fde *fde, size_t idx,
 	pc = (cfi_ptr_ctx){sec, t->abi, cie->addr_size, fde->pc_begin};
 	cfi_dec dec;
 	cfi_dec_init(&dec, sec, cie, &pc, fde->insn_off, fde->insn_len);
-	return cfi_run_fde(t, cie, &p->cie_init[ci], fde, &dec, &p->s, eo);
+	return cfi_run_fde(t, cie, &p->cie_start[ci], fde, idx, &dec, &p->s,
+			   eo);
 }
 
-static e2s_err add_fde(parse_t *p, rec_t *rec)
+static e2s_err add_fde(parse_t *p, const rec_t *rec)
 {
 	cfi_table *t = p->t;
 	if (!grow((void **)&t->fdes, &p->fdes_cap, t->nfdes, sizeof *t->fdes))
@@ -507,7 +532,7 @@ static e2s_err walk(parse_t *p, int which)
 		if (kind == REC_SKIP ||
 		    (which != WALK_ALL && (kind == REC_CIE) != (which == WALK_CIES)))
 			continue;
-		e = kind == REC_CIE ? add_cie(p, &rec) : add_fde(p, &rec);
+		e = kind == REC_CIE ? add_cie(p, rec) : add_fde(p, &rec);
 		if (e == E2S_ERR_NOMEM)
 			return e2s_fail(p->diag, e, p->secname, rec.off, NULL);
 		if (e != E2S_ERR_OK) /* from on_fde */
@@ -522,6 +547,8 @@ static e2s_err parse(const cfi_section *sec, abi_id abi, const cfi_sink *k,
 	cfi_fde_fn on_fde = k ? k->fde : NULL;
 	memset(out, 0, sizeof *out);
 	memset(&p, 0, sizeof p);
+	p.last_off = UINT64_MAX;
+	p.last_ci = -1;
 	p.records_only = records_only;
 	p.pre = on_fde ? k->pre : NULL;
 	cfi_scratch_init(&p.s, abi);
@@ -567,7 +594,7 @@ static e2s_err parse(const cfi_section *sec, abi_id abi, const cfi_sink *k,
 		e = walk(&p, WALK_CIES);
 	if (e == E2S_ERR_OK && sec->kind != CFI_SEC_EH_FRAME)
 		e = walk(&p, WALK_FDES);
-	free(p.cie_init);
+	free(p.cie_start);
 	free(p.cie_err_off);
 	free(p.s.stack);
 	if (e == E2S_ERR_OK && !on_fde) {
