@@ -77,16 +77,16 @@ typedef struct {
 /* Bytes of the V3 function attribute before the FREs. */
 #define SFE_ATTR_BYTES 5
 
+/* SFrame V2: can fn, whose FREs are fres, be written? s390x flexible
+ * FREs are rewritten in place as V2 default ones (V2's encoded register
+ * words); outermost FREs are dropped (a function may end earlier, see
+ * sfe_v2.c). (sfe_v2.c) */
+bool sfe_v2_fit(const abi_desc *abi, sfe_func *fn, sfe_fre *fres);
+
 /* Write fn's FRE data for the set's version at p (room: SFE_ATTR_BYTES
  * + SFE_FRE_MAX_BYTES per FRE), each FRE with the narrowest start type
  * of its function (fn->fre_type, set here) and the narrowest data-word
  * width holding its words; returns the end. (sfe_encode.c) */
-/* SFrame V2: can fn, whose FREs are fres, be written? s390x flexible
- * FREs are rewritten in place as V2 default ones (V2's encoded register
- * words); outermost FREs are dropped (a function may end earlier, see
- * sfe_encode.c). (sfe_encode.c) */
-bool sfe_v2_fit(const abi_desc *abi, sfe_func *fn, sfe_fre *fres);
-
 uint8_t *sfe_put_fres(uint8_t *p, const sfe_fre *fres, sfe_func *fn, bool v2,
 		      bool be);
 
@@ -121,16 +121,16 @@ typedef struct {
 	 * default (0) only where every reader accepts it. */
 	int share_fres;
 	/* With sharing: a function whose bytes equal a run anywhere in the
-	 * FRE data already laid out points into it (sfe_encode.c). */
+	 * FRE data already laid out points into it (sfe_layout.c). */
 	bool share_runs;
 	/* 0: the set's version; else it must be the set's. */
 	uint8_t sframe_version;
 	/* The layout already made for this set and these options
 	 * (sfe_plan_make), or NULL: sfe_encode makes its own. */
 	const struct sfe_plan *plan;
-	/* Memory the layout may use for its sharing table (overwritten,
-	 * not kept), or NULL: the caller's, its pages faulted in already,
-	 * spare the table's first touches. */
+	/* Memory the layout may use for its tables (overwritten, not
+	 * kept), or NULL: the caller's, its pages faulted in already,
+	 * spare the tables' first touches (sfe_layout.c). */
 	void *scratch;
 	size_t scratch_bytes;
 } sfe_encode_opts;
