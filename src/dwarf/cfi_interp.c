@@ -387,6 +387,17 @@ static e2s_err def_cfa_offset(run_t *x, int64_t off)
 /* Every rule and CFA rule starts zeroed and only an expression one sets
  * its expr, so past equal kinds the expr bytes need comparing only in
  * those: the same answer as a memcmp of the whole. */
+_Static_assert(CFI_RULE_EXPR > CFI_RULE_REGISTER &&
+		       CFI_RULE_VAL_EXPR == CFI_RULE_EXPR + 1,
+	       "rule_same: the expression kinds come last");
+/* restore_row copies the rules from cfa on, past the location, and
+ * compares the three signing flags as one run of bytes. */
+_Static_assert(offsetof(cfi_row, end) < offsetof(cfi_row, cfa) &&
+		       offsetof(cfi_row, start) < offsetof(cfi_row, cfa),
+	       "restore_row: the location before the rules");
+_Static_assert(offsetof(cfi_row, ra_sign_bad) == offsetof(cfi_row, ra_mangled) + 1 &&
+		       offsetof(cfi_row, ra_sign_pc) == offsetof(cfi_row, ra_mangled) + 2,
+	       "restore_row: the signing flags together");
 static bool rule_same(const cfi_rule *a, const cfi_rule *b)
 {
 	return memcmp(a, b, offsetof(cfi_rule, expr)) == 0 &&
