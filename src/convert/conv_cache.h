@@ -40,16 +40,17 @@ static inline bool conv_cfa_only(const conv_pctx *c, unsigned same,
 
 /* Where a row was projected in general (or the first row cache gave
  * one): how many rows conv_cfa_row may take next. Its tests hold as long
- * as only it adds rows: a CFA run (cfa_run) of an ABI that does not
- * scale CFA offsets (cfa_fast), the last FRE with a CFA word to change
+ * as only it adds rows: the caches on, a CFA run (cfa_run) of an ABI
+ * that does not scale CFA offsets, the last FRE with a CFA word to change
  * (RA undefined: none) and no word that did not fit, room in pv and in
  * fres (f->nfre <= f->gp.n: a row adds at most one FRE). */
 static inline void conv_cfa_arm(conv_pctx *c)
 {
 	conv_fdeproj *f = &c->f;
 	size_t cap = f->gp.cap < c->gr.cap ? f->gp.cap : c->gr.cap;
-	f->fast_left = c->cfa_fast && f->cfa_run && !f->word_skip &&
-		       f->nfre && c->fres[f->nfre - 1].ndw && cap > f->gp.n
+	f->fast_left = conv_cache_on(c) && f->cfa_run &&
+			       !conv_cfa_scaled(c->abi) && !f->word_skip && f->nfre &&
+			       c->fres[f->nfre - 1].ndw && cap > f->gp.n
 			       ? cap - f->gp.n
 			       : 0;
 }

@@ -211,8 +211,6 @@ typedef struct {
 	const cfi_table *t;
 	const abi_desc *abi;
 	bool cache;      /* the caches of conv_cache.c are used */
-	bool cfa_fast;   /* ... and the ABI does not scale CFA offsets:
-	                  * conv_cfa_row may be taken (pctx_start) */
 	bool v2;         /* writing SFrame V2 */
 	unsigned retcol; /* the current FDE's CIE return-address column */
 	conv_fdeproj f;   /* the FDE being projected */

@@ -241,7 +241,6 @@ static e2s_err pctx_start(conv_pctx *c, const cfi_table *t)
 {
 	c->t = t;
 	c->abi = abi_get(t->abi);
-	c->cfa_fast = conv_cache_on(c) && !conv_cfa_scaled(c->abi);
 	c->set->abi = t->abi;
 	c->set->big_endian = t->big_endian;
 	c->started = true;
@@ -402,8 +401,6 @@ void conv_stream_caches(conv_stream *s, bool on)
 {
 	s->c.cache = s->c.memo_on = on;
 	s->c.f.fast_left = 0; /* conv_cfa_arm read the switch */
-	if (s->c.started)
-		s->c.cfa_fast = conv_cache_on(&s->c) && !conv_cfa_scaled(s->c.abi);
 }
 
 /* Every stream callback, once started (the first one learns the ABI:
