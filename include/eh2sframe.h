@@ -330,7 +330,9 @@ eh2s_status eh2s_verify(const eh2s_file *f, eh2s_verify_result *out,
 
 /* Write the current image to path atomically (temporary file in the same
  * directory, then rename). mode: permission bits, or -1 for those of the
- * file eh2s_open read (0755 for eh2s_open_mem). */
+ * file eh2s_open read (0755 for eh2s_open_mem). A symbolic link's target
+ * is written, the link kept; a path that is not a regular file (a device,
+ * a FIFO) is written into, as cp does, never replaced. */
 eh2s_status eh2s_write(const eh2s_file *f, const char *path, int mode,
 		       eh2s_error *err);
 
@@ -502,7 +504,8 @@ typedef struct {
 EH2S_DEFINE_INIT_(eh2s_file_result)
 
 /* Convert the file in and write the result to out (atomically through a
- * temporary file in out's directory, or new_out; out may equal in). On
+ * temporary file in out's directory, or new_out; out may equal in; out
+ * a symbolic link or not a regular file: as eh2s_write). On
  * failure out is not touched (new_out: not left). EXISTS: in already has .sframe and !force; NO_CFI: no
  * .eh_frame or .debug_frame; NO_FUNCS: nothing convertible (an empty CFI
  * section, or every function skipped; *sum filled). In these three cases

@@ -258,7 +258,17 @@ e2s_err api_write_file(const char *path, const void *data, size_t size,
 		       int mode, e2s_diag *d)
 {
 	e2s_atomic a;
-	e2s_err e = e2s_atomic_begin(&a, path, d);
+	char *target;
+	bool stream;
+	e2s_err e = e2s_out_target(path, &target, &stream, d);
+	if (!e && stream)
+		e = e2s_write_stream(target, data, size, d);
+	if (e || stream) {
+		free(target);
+		return e;
+	}
+	e = e2s_atomic_begin(&a, target, d);
+	free(target);
 	if (e)
 		return e;
 	e = e2s_write_all(a.fd, data, size, d);

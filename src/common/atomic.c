@@ -10,9 +10,53 @@
 #include <unistd.h>
 
 #include "atomic.h"
+#include "mem.h"
 
 /* statfs(2)'s f_type of ext2/3/4 */
 #define EXT4_MAGIC 0xEF53
+
+e2s_err e2s_out_target(const char *path, char **target, bool *stream,
+		       e2s_diag *d)
+{
+	struct stat ls, st;
+	*target = NULL;
+	*stream = false;
+	if (lstat(path, &ls) != 0) {
+		if (errno != ENOENT)
+			return e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s: %s", path,
+					strerror(errno));
+		ls.st_mode = S_IFREG; /* new: created by the rename */
+	} else if (stat(path, &st) != 0) {
+		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s: %s", path,
+				errno == ENOENT ? "a symbolic link to nothing"
+						: strerror(errno));
+	} else if (S_ISDIR(st.st_mode)) {
+		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s: %s", path,
+				strerror(EISDIR));
+	} else if (!S_ISREG(st.st_mode)) {
+		*stream = true;
+	}
+	*target = !*stream && S_ISLNK(ls.st_mode) ? realpath(path, NULL)
+						   : strdup(path);
+	if (!*target)
+		return e2s_fail(d, errno == ENOMEM ? E2S_ERR_NOMEM : E2S_ERR_IO,
+				NULL, 0, "%s: %s", path, strerror(errno));
+	return E2S_ERR_OK;
+}
+
+e2s_err e2s_write_stream(const char *path, const void *p, size_t n,
+			 e2s_diag *d)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "cannot open %s: %s",
+				path, strerror(errno));
+	e2s_err e = e2s_write_all(fd, p, n, d);
+	if (close(fd) != 0 && !e)
+		e = e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s: %s", path,
+			     strerror(errno));
+	return e;
+}
 
 e2s_err e2s_atomic_begin(e2s_atomic *a, const char *path, e2s_diag *d)
 {

@@ -6,6 +6,7 @@
 #define E2S_ATOMIC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
@@ -18,6 +19,17 @@ typedef struct {
 	bool direct;  /* tmp is path itself (e2s_atomic_begin_new) */
 } e2s_atomic;
 
+/* Where an output named path is written. A symbolic link is followed
+ * (the link stays, as cp and objcopy leave it): *target is the file it
+ * names. A name that is not a regular file (a device, a FIFO, a socket:
+ * /dev/null, /dev/stdout) is written into, as cp does, not replaced:
+ * *stream is set and *target is path. A directory or a link to nothing
+ * is an error. *target is the caller's to free. */
+e2s_err e2s_out_target(const char *path, char **target, bool *stream,
+		       e2s_diag *d);
+/* n bytes from p into the existing non-regular file path (*stream). */
+e2s_err e2s_write_stream(const char *path, const void *p, size_t n,
+			 e2s_diag *d);
 /* Create the temporary file for path. On failure nothing is left. */
 e2s_err e2s_atomic_begin(e2s_atomic *a, const char *path, e2s_diag *d);
 /* Create path itself, which must not exist: a caller's own temporary

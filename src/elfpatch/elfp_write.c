@@ -492,18 +492,30 @@ static e2s_err check_written(const char *tmp, const elfp_file *f,
 	return e;
 }
 
-/* The one atomic writer of f's output. */
-e2s_err elfp_write_atomic_opts(const char *path, const char *ref_path,
-			       elfp_file *f, const elfp_write_opts *o,
-			       e2s_diag *d)
+/* f's output into path, not a regular file (a device, a FIFO): made and
+ * checked in memory, as it cannot be read back, then written. */
+static e2s_err write_stream(const char *path, elfp_file *f,
+			    const elfp_check_opts *co, e2s_diag *d)
 {
-	const elfp_write_opts none = {.keep_owner = false};
+	uint8_t *buf = NULL;
+	size_t n = 0;
+	e2s_err e = elfp_write_mem(f, &buf, &n, d);
+	if (!e && co)
+		e = elfp_check_output(f, buf, n, co, d);
+	if (!e)
+		e = e2s_write_stream(path, buf, n, d);
+	free(buf);
+	return e;
+}
+
+static e2s_err write_atomic(const char *path, const char *ref_path,
+			    elfp_file *f, const elfp_write_opts *o,
+			    e2s_diag *d)
+{
 	struct stat st, ost;
 	e2s_atomic a;
 	e2s_err e;
 
-	if (!o)
-		o = &none;
 	if (stat(ref_path, &st) != 0)
 		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s: %s", ref_path,
 				strerror(errno));
@@ -540,6 +552,27 @@ e2s_err elfp_write_atomic_opts(const char *path, const char *ref_path,
 	mode_t mode = replaces ? st.st_mode : st.st_mode & ~(mode_t)(S_ISUID | S_ISGID);
 	return e2s_atomic_commit(&a, mode, replaces ? &st : NULL,
 				 replaces ? ref_path : NULL, sync, d);
+}
+
+/* The one atomic writer of f's output. */
+e2s_err elfp_write_atomic_opts(const char *path, const char *ref_path,
+			       elfp_file *f, const elfp_write_opts *o,
+			       e2s_diag *d)
+{
+	const elfp_write_opts none = {.keep_owner = false};
+	if (!o)
+		o = &none;
+	/* A staging name is the caller's own, new: nothing to follow. */
+	if (o->new_path)
+		return write_atomic(path, ref_path, f, o, d);
+	char *target;
+	bool stream;
+	e2s_err e = e2s_out_target(path, &target, &stream, d);
+	if (!e)
+		e = stream ? write_stream(target, f, o->check, d)
+			   : write_atomic(target, ref_path, f, o, d);
+	free(target);
+	return e;
 }
 
 e2s_err elfp_write_atomic(const char *path, const char *ref_path,
