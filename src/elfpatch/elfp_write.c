@@ -149,9 +149,19 @@ static e2s_err sink_input(wsink *k, const uint8_t *img, uint64_t off,
 		e2s_err e = sink_flush(k);
 		if (e)
 			return e;
+		/* The kernel copies a pipe's worth (16 pages) a round, and a
+		 * round gives the page cache large folios only where it
+		 * starts on a multiple of that: a short first round puts the
+		 * rest on that grid. The input moves a page for the new
+		 * headers, so unaligned was the rule (a third more CPU for
+		 * the copy: 3.05 against 2.30 ms for python3.11). */
+		uint64_t grid = 16 * (uint64_t)sysconf(_SC_PAGESIZE);
+		uint64_t lead = (grid - k->pos % grid) % grid;
 		while (n) {
 			loff_t in_off = (loff_t)off;
 			size_t c = n > (1u << 30) ? (1u << 30) : (size_t)n;
+			if (lead && lead < c)
+				c = (size_t)lead;
 			ssize_t w = copy_file_range(k->in_fd, &in_off, k->fd, NULL,
 						    c, 0);
 			if (w < 0 && errno == EINTR)
@@ -169,6 +179,7 @@ static e2s_err sink_input(wsink *k, const uint8_t *img, uint64_t off,
 			off += (uint64_t)w;
 			n -= (uint64_t)w;
 			k->pos += (uint64_t)w;
+			lead -= lead < (uint64_t)w ? lead : (uint64_t)w;
 		}
 		if (!n)
 			return E2S_ERR_OK;
