@@ -231,7 +231,8 @@ e2s_err api_read_file(const char *path, uint8_t **data, size_t *size,
 {
 	struct stat st;
 	uint8_t *buf = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* A FIFO is refused by fstat, not waited on (see e2s_map_file). */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s", strerror(errno));
 	if (fstat(fd, &st) != 0) {

@@ -54,7 +54,8 @@ int tree_classify(const char *path, bool objects, char *why, size_t len)
 	unsigned char h[64];
 	ssize_t n = -1;
 	bool dbg = false;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* A FIFO put in place of a file: not waited on (read fails). */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd >= 0) {
 		n = read(fd, h, sizeof h);
 		if (n == (ssize_t)sizeof h && memcmp(h, ELFMAG, SELFMAG) == 0 &&

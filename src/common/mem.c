@@ -107,7 +107,9 @@ e2s_err e2s_map_file(const char *path, bool keep_fd, e2s_map *m,
 	e2s_err e = E2S_ERR_OK;
 	uint8_t *buf = NULL;
 	memset(m, 0, sizeof *m);
-	m->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO's open would wait for a writer before fstat
+	 * could refuse it (no effect on a regular file). */
+	m->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (m->fd < 0)
 		return e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s", strerror(errno));
 	if (fstat(m->fd, &m->st) != 0)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Bad inputs and failing outputs: each gives a one-line error and exit 1,
-# leaves the input unchanged (sha256) and leaves no temporary file.
+# Bad inputs (a FIFO among them) and failing outputs: each gives a
+# one-line error and exit 1, leaves the input unchanged (sha256) and leaves
+# no temporary file.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib/elfpatch_lib.sh
@@ -100,6 +101,18 @@ echo "file-size limit: $out"
 out=$(ulimit -f 16; "$E2S" "$T/good" -o "$T/out" 2>&1); rc=$?
 ncases=$((ncases + 1))
 [ $rc = 1 ] && [ ! -e "$T/out" ] || fail "-o with file-size limit left OUT"
+# A FIFO as input: refused at once, not waited on (its open used to block
+# until some writer came).
+mkfifo "$T/fifo"
+for args in "-q $T/fifo -o $T/fifo-out" "--in-place $T/fifo" "--stats $T/fifo" \
+            "--dump-cfi $T/fifo"; do
+  out=$(timeout 10 "$E2S" $args 2>&1); rc=$?
+  ncases=$((ncases + 1))
+  [ $rc = 1 ] && [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q 'not a regular file' &&
+    [ -p "$T/fifo" ] && [ ! -e "$T/fifo-out" ] || fail "FIFO input ($args): rc $rc: $out"
+  echo "FIFO input ($args): $out"
+done
+rm -f "$T/fifo"
 # Several files: one bad, one good -> exit 1, the good one converted.
 cp "$T/good" "$T/g2"
 out=$("$E2S" -q --in-place "$T/text" "$T/g2" 2>&1); rc=$?
