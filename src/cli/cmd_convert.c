@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "eh2sframe.h"
 #include "cli.h"
@@ -153,6 +154,11 @@ static int convert_one(const char *in, const cli_opts *o)
 		}
 		out = resolved;
 	}
+	/* The rename gives the file a new inode, which its other names
+	 * (hard links) do not follow; tree mode relinks the names it
+	 * finds, one file's others are not known here. */
+	struct stat before;
+	nlink_t links = o->in_place && stat(out, &before) == 0 ? before.st_nlink : 1;
 	/* Its separate debug file, found first: its symbols count for what
 	 * the rewrite may move. debug holds the path, then the message. */
 	char debug[PATH_MAX], dmsg[512];
@@ -190,6 +196,12 @@ static int convert_one(const char *in, const cli_opts *o)
 			return 1;
 		}
 		report(in, &sum, by_reason, &res, &skipped, o);
+		if (st == EH2S_OK && links > 1 && !o->quiet)
+			fprintf(stderr, "eh2sframe: %s: warning: its %lu other "
+				"hard link%s still name%s the unconverted file "
+				"(-r converts a tree's links together)\n", in,
+				(unsigned long)(links - 1), links > 2 ? "s" : "",
+				links > 2 ? "" : "s");
 	}
 	bool nothing = st == EH2S_E_NO_CFI || st == EH2S_E_NO_FUNCS;
 	/* Without --force, EXISTS means "nothing to do" (OUT is a copy). */

@@ -3,7 +3,9 @@
 # error format, --in-place -r over a tree (hard links converted once and
 # kept linked, symlinks not followed, non-ELF skipped, a broken ELF fails
 # without stopping the others: exit 1), --files-from, -j 2 gives the same
-# bytes as serial, --stats --json is valid JSON whose sizes match readelf.
+# bytes as serial, --stats --json is valid JSON whose sizes match readelf;
+# one hard-linked file --in-place warns that its other names keep the old
+# file.
 set -u
 cd "$(dirname "$0")/../.."
 E2S=$PWD/eh2sframe
@@ -161,6 +163,23 @@ print("stats: ls functions", data[0]["functions"], "fres", data[0]["fres"])
 PY
 expect_rc 1 "$E2S" --stats --json /etc/passwd
 python3 -m json.tool "$T/out" >/dev/null && ok || fail "--stats --json on a failure is not JSON"
+
+# ---- one file --in-place with hard links: converted, and a warning that
+# the other names keep the old inode (tree mode relinks them); none with
+# -q, none for a file of one name.
+mkdir -p "$T/hl"
+cp /bin/ls "$T/hl/a"; ln "$T/hl/a" "$T/hl/b"; ln "$T/hl/a" "$T/hl/c"
+expect_rc 0 "$E2S" --in-place "$T/hl/a"
+[ "$(grep -c warning "$T/err")" = 1 ] &&
+  grep -q "^eh2sframe: $T/hl/a: warning: its 2 other hard links still name the unconverted file" "$T/err" &&
+  ok || fail "hard links: warning: $(cat "$T/err")"
+LC_ALL=C readelf -SW "$T/hl/a" | grep -q '\.sframe' && cmp -s "$T/hl/b" /bin/ls && ok ||
+  fail "hard links: a converted, b unchanged"
+expect_rc 0 "$E2S" -q --in-place "$T/hl/b"
+[ ! -s "$T/err" ] && ok || fail "hard links, -q: said $(cat "$T/err")"
+cp /bin/ls "$T/hl/single"
+expect_rc 0 "$E2S" --in-place "$T/hl/single"
+! grep -q warning "$T/err" && ok || fail "one name: said $(cat "$T/err")"
 
 echo "eco_cli: $nok checks passed, $nfail failed"
 [ $nfail = 0 ]
