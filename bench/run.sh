@@ -135,10 +135,19 @@ measure() { # input tool run
 start=$SECONDS
 [ ${#inputs[@]} -gt 0 ] && for ((r = 1; r <= runs; r++)); do
   say "run $r/$runs ($((SECONDS - start))s)"
-  # Rotate the tool order each run so no tool always follows another.
+  # A new order for every input of every run (seeded: the same each
+  # time the bench runs). A rotation kept the cycle, so each tool always
+  # followed the same one (the baseline came after dwarfdump, the largest
+  # memory user): shuffled, what a command leaves behind (memory the host
+  # takes back, page cache) falls on every tool alike.
+  seed=0
   for in in "${inputs[@]}"; do
-    for ((k = 0; k < ${#tools[@]}; k++)); do
-      measure "$in" "${tools[(k + r) % ${#tools[@]}]}" "$r"
+    seed=$((seed + 1))
+    read -r -a order < <(python3 -c 'import random, sys
+t = sys.argv[2:]; random.Random(int(sys.argv[1])).shuffle(t); print(*t)' \
+      "$((r * 1000 + seed))" "${tools[@]}")
+    for tool in "${order[@]}"; do
+      measure "$in" "$tool" "$r"
     done
   done
 done
