@@ -154,8 +154,9 @@ def tree_section(tree):
           "the source stays in the page cache. " if settled else
           "Recorded by an older bench/run.sh: cp -a then eh2sframe in every "
           "round, the previous copy removed just before, no sync. ") +
-         ("The order rotates over the three commands (cp -a first, then "
-          "eh2sframe first, then the floor first); the copies eh2sframe and "
+         ("The order goes through all six orders of the three commands "
+          "(each first in two rounds of six, and right after each other one "
+          "as often); the copies eh2sframe and "
           "the floor work on are made untimed at the start of the round. "
           if rotated else
           "The order alternates: odd rounds time cp -a first and then "

@@ -196,11 +196,12 @@ done
 #    because its page cache came from memory left idle, which the virtio
 #    balloon's free page reporting had handed back to the host, while
 #    later rounds reuse pages the previous round just freed);
-#  - the order rotates over three commands: cp -a into B; the conversion
-#    of A; the replace floor (bench/replace_floor) on C, A and C made by an
-#    untimed cp -a at the start of the round. Round 1 times cp -a, eh2sframe,
-#    floor; round 2 eh2sframe, floor, cp -a; round 3 floor, cp -a,
-#    eh2sframe. Order matters on a filesystem that skips recently deleted
+#  - the order goes through all six orders of three commands: cp -a into
+#    B; the conversion of A; the replace floor (bench/replace_floor) on C,
+#    A and C made by an untimed cp -a at the start of the round. Round 1
+#    times cp -a, eh2sframe, floor; round 2 eh2sframe, floor, cp -a; round
+#    3 floor, cp -a, eh2sframe; rounds 4-6 the reverse cycle (cp -a, floor,
+#    eh2sframe...). Order matters on a filesystem that skips recently deleted
 #    inodes (ext4 without a journal): a command that follows one which
 #    replaced files pays for the inodes it freed.
 # The replace floor replaces the files the warm-up converted (one name per
@@ -295,8 +296,12 @@ if [ "${BENCH_NO_TREE:-0}" != 1 ] && [ -d "$treesrc" ]; then
   rep0=$(cat "$prep" 2>/dev/null || echo -)
   tstart=$(date +%s.%N) steal0=$(steal)
   for ((r = 1; r <= truns; r++)); do
-    case $((r % 3)) in
-      1) order="cp e2s floor" ;; 2) order="e2s floor cp" ;; *) order="floor cp e2s" ;;
+    # All six orders in turn: each command first in two rounds of six,
+    # and right after each other one as often (a rotation of one order
+    # kept eh2sframe always after cp -a).
+    case $((r % 6)) in
+      1) order="cp e2s floor" ;; 2) order="e2s floor cp" ;; 3) order="floor cp e2s" ;;
+      4) order="cp floor e2s" ;; 5) order="e2s cp floor" ;; *) order="floor e2s cp" ;;
     esac
     [ -s "$floor_list" ] || order=${order/floor/}
     say "tree round $r/$truns: $treesrc ($nfiles files), order: $order"
