@@ -293,5 +293,7 @@ int main(int argc, char **argv)
 		return usage_error("%s", "give exactly one of -o OUT or --in-place");
 	if (o.output && o.nfiles != 1)
 		return usage_error("%s", "-o takes exactly one input file");
+	if (o.output && !*o.output)
+		return usage_error("%s", "-o needs a file name, not an empty one");
 	return cmd_convert(&o);
 }

@@ -21,6 +21,8 @@ e2s_err e2s_out_target(const char *path, char **target, bool *stream,
 	struct stat ls, st;
 	*target = NULL;
 	*stream = false;
+	if (!*path)
+		return e2s_fail(d, E2S_ERR_USAGE, NULL, 0, "empty output file name");
 	if (lstat(path, &ls) != 0) {
 		if (errno != ENOENT)
 			return e2s_fail(d, E2S_ERR_IO, NULL, 0, "%s: %s", path,

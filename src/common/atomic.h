@@ -23,8 +23,8 @@ typedef struct {
  * (the link stays, as cp and objcopy leave it): *target is the file it
  * names. A name that is not a regular file (a device, a FIFO, a socket:
  * /dev/null, /dev/stdout) is written into, as cp does, not replaced:
- * *stream is set and *target is path. A directory or a link to nothing
- * is an error. *target is the caller's to free. */
+ * *stream is set and *target is path. A directory, a link to nothing or
+ * an empty name is an error. *target is the caller's to free. */
 e2s_err e2s_out_target(const char *path, char **target, bool *stream,
 		       e2s_diag *d);
 /* n bytes from p into the existing non-regular file path (*stream). */

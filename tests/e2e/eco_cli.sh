@@ -30,6 +30,8 @@ expect_rc 2 "$E2S"
 expect_rc 2 "$E2S" --no-such-option
 expect_rc 2 "$E2S" --sframe-version=7 /bin/ls -o "$T/x"
 expect_rc 2 "$E2S" -r "$T"                     # -r needs --in-place
+expect_rc 2 "$E2S" /bin/ls -o ''               # an empty OUT
+[ -z "$(ls -A . | grep '\.e2s')" ] && ok || fail "an empty OUT left a temporary file"
 expect_rc 2 "$E2S" --json /bin/ls              # --json needs --stats
 expect_rc 2 "$E2S" --stats --dump /bin/ls
 expect_rc 1 "$E2S" /nonexistent -o "$T/x"

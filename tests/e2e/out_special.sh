@@ -7,7 +7,8 @@
 #     /dev/stdout redirected to a file: that file written, /dev/stdout
 #     still a link;
 #   - a link to nothing, a directory: a one-line error naming OUT, exit
-#     1, nothing created;
+#     1, nothing created; an empty name: a usage error (the library's
+#     eh2s_write too), nothing created;
 #   - an input with nothing to do (its exact copy), and the library's
 #     eh2s_write, the same;
 #   - the input never changes.
@@ -116,6 +117,9 @@ C
     "$T/w" "$IN" "$T/link" && ok || fail "eh2s_write through a link: exit $?"
     [ -L "$T/link" ] && ok || fail "eh2s_write replaced the link"
     cmp -s "$T/lib_fifo" "$T/target" && ok || fail "eh2s_write: the FIFO's and the file's bytes differ"
+    (cd "$T/dir" && "$T/w" "$IN" "") 2>"$T/err"; rc=$?
+    [ $rc = 1 ] && grep -q 'empty output file name' "$T/err" && [ -z "$(ls -A "$T/dir")" ] && ok ||
+      fail "eh2s_write to an empty name: exit $rc, said $(cat "$T/err"), left $(ls -A "$T/dir")"
   else
     fail "the eh2s_write program does not build: $(head -3 "$T/cc.err")"
   fi
