@@ -52,6 +52,7 @@ e2s=$work/bin/eh2sframe
 $cc $WFLAGS -o "$work/bin/gen_synth" bench/gen_synth.c -lm
 $cc $WFLAGS -o "$work/bin/rtime" bench/rtime.c
 $cc $WFLAGS -o "$work/bin/replace_floor" bench/replace_floor.c
+$cc $WFLAGS -fPIC -shared -o "$work/bin/prefault.so" bench/prefault.c
 rt=$work/bin/rtime
 $cc $WFLAGS -Isrc -o "$work/bin/convert_only" bench/convert_only.c build/libeh2sframe-internal.a -lz -llzma
 
@@ -114,7 +115,17 @@ echo "baseline=${BENCH_BASELINE:-none}" >>"$work/machine.txt"
 tools=(eh2sframe stats convert cp readelf)
 [ -n "$dwarfdump" ] && tools+=(dwarfdump)
 [ -n "$basebin" ] && tools+=(baseline)
-printf 'input\ttool\trun\tuser\tsys\trss_kb\twall\n' >"$raw"
+# What fresh memory costs: eh2sframe -o with its heap faulted in before
+# main by bench/prefault.c (prefaulted), that shim alone (shim: --version
+# under it) and --version alone (start). prefaulted - shim + start is the
+# tool's cost had its arrays cost no first touches (report.py).
+tools+=(prefaulted shim start)
+declare -A pf_mb # input -> MiB of heap to fault in: 4 per MB of .eh_frame
+for in in "${inputs[@]}"; do
+  h=$(readelf -SW "$in" | awk '{ for (i = 1; i < NF; i++) if ($i == ".eh_frame") { print $(i + 4); exit } }')
+  pf_mb[$in]=$(( (16#${h:-0} * 4 >> 20) + 4 ))
+done
+printf 'input\ttool\trun\tuser\tsys\trss_kb\twall\tminflt\n' >"$raw"
 t=$work/time.txt
 measure() { # input tool run
   local in=$1 tool=$2 run=$3 out=$work/out/$(basename "$1").out
@@ -128,9 +139,15 @@ measure() { # input tool run
     # The comparison tools may exit non-zero over warnings: time them anyway.
     readelf)   "$rt" "$t" readelf --debug-dump=frames-interp "$in" >/dev/null 2>&1 || true ;;
     dwarfdump) "$rt" "$t" "$dwarfdump" --eh-frame "$in" >/dev/null 2>&1 || true ;;
+    # env for both shim runs, so that its start-up cancels out.
+    prefaulted) "$rt" "$t" env LD_PRELOAD="$work/bin/prefault.so" \
+                  BENCH_PREFAULT_MB="${pf_mb[$in]}" "$e2s" -q "$in" -o "$out" ;;
+    shim)      "$rt" "$t" env LD_PRELOAD="$work/bin/prefault.so" \
+                  BENCH_PREFAULT_MB="${pf_mb[$in]}" "$e2s" --version >/dev/null ;;
+    start)     "$rt" "$t" "$e2s" --version >/dev/null ;;
   esac || { say "$tool failed on $in (exit $?)"; exit 1; }
-  read -r u s m e _ <"$t"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$in" "$tool" "$run" "$u" "$s" "$m" "$e" >>"$raw"
+  read -r u s m e _ f <"$t"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$in" "$tool" "$run" "$u" "$s" "$m" "$e" "$f" >>"$raw"
 }
 start=$SECONDS
 [ ${#inputs[@]} -gt 0 ] && for ((r = 1; r <= runs; r++)); do
@@ -175,9 +192,14 @@ for in in "${inputs[@]}"; do
     "$basebin" -q "$in" -o "$out.base" && cmp -s "$out" "$out.base" && same=yes || same=no
     rm -f "$out.base"
   fi
-  printf '%s file_bytes=%s hdr_bytes=%s out_sframe_bytes=%s unshared_sframe_bytes=%s same_as_baseline=%s verify=%s verify_unshared=%s\n' "$line" \
+  # The prefaulted runs write the same file (another allocator layout).
+  rm -f "$out.pf"
+  LD_PRELOAD="$work/bin/prefault.so" BENCH_PREFAULT_MB="${pf_mb[$in]}" \
+    "$e2s" -q "$in" -o "$out.pf" && cmp -s "$out" "$out.pf" && same_pf=yes || same_pf=no
+  rm -f "$out.pf"
+  printf '%s file_bytes=%s hdr_bytes=%s out_sframe_bytes=%s unshared_sframe_bytes=%s same_as_baseline=%s same_prefaulted=%s verify=%s verify_unshared=%s\n' "$line" \
     "$(stat -c %s "$in")" "$(sec "$in" .eh_frame_hdr)" "$(sec "$out" .sframe)" \
-    "$(sec "$out.unshared" .sframe)" "$same" "$(tail -n1 "$work/verify.txt" | tr ' ' ',')" \
+    "$(sec "$out.unshared" .sframe)" "$same" "$same_pf" "$(tail -n1 "$work/verify.txt" | tr ' ' ',')" \
     "$(tail -n1 "$work/verify-unshared.txt" | tr ' ' ',')" >>"$stats"
   rm -f "$out" "$out.unshared"
 done
