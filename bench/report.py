@@ -37,11 +37,11 @@ order = []
 with open(os.path.join(work, "raw.tsv")) as f:
     next(f)
     for line in f:
-        inp, tool, _run, u, s, m, e, f = line.rstrip("\n").split("\t")
+        inp, tool, _run, u, s, m, e, flt = line.rstrip("\n").split("\t")
         if inp not in order:
             order.append(inp)
         raw.setdefault((inp, tool), []).append(
-            (float(u) + float(s), int(m), float(e), int(f)))
+            (float(u) + float(s), int(m), float(e), int(flt)))
 # The fresh-memory runs (run.sh: prefaulted, shim, start) have a table of
 # their own.
 FRESH = ("prefaulted", "shim", "start")
