@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #define HUGE_PAGE ((size_t)2 << 20)
-#define BIG ((size_t)1 << 20)
+#define BIG E2S_HUGE_MIN
 
 void *e2s_alloc_big(size_t bytes)
 {

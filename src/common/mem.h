@@ -48,6 +48,8 @@ bool e2s_vec_grow(void **p, e2s_vec *v, size_t elem, size_t first);
  * faults instead of thousands (on virtual machines a 4 KiB first-touch
  * fault has been seen to cost 15 us). The growable buffers call it. */
 void e2s_hint_hugepages(void *p, size_t bytes);
+/* The size from which e2s_alloc_big hints an allocation. */
+#define E2S_HUGE_MIN ((size_t)1 << 20)
 /* malloc / realloc for arrays that may be large: from 1 MiB on, 2 MiB
  * aligned and hinted as above (free with free()). */
 void *e2s_alloc_big(size_t bytes);

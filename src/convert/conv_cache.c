@@ -163,22 +163,38 @@ static E2S_ALWAYS_INLINE bool memo_same(const conv_pctx *c, const conv_memo *m,
 			  m->insn_len);
 }
 
-/* The table, at the first entry. false on OOM. */
+/* About one entry per 64 bytes of section (an FDE takes 40 to 60), so
+ * that a small file pays for a small table. */
+static size_t memo_sets(const cfi_table *t)
+{
+	size_t sets = 64;
+	while (sets < CONV_MEMO_SETS && sets < t->size / 128)
+		sets *= 2;
+	return sets;
+}
+
+/* One block, the entries 64-aligned, then the tags. */
+size_t conv_memo_bytes(const cfi_table *t)
+{
+	size_t sets = memo_sets(t);
+	return 63 + 2 * sets * sizeof(conv_memo) + 2 * sets * sizeof(uint16_t);
+}
+
+/* The table, at the first entry: in the room the set's block kept for it
+ * (cleared: the block may be reused memory), else calloc's (fresh pages
+ * need no clearing, and pages no entry touches cost nothing). false on
+ * OOM. */
 static bool memo_alloc(conv_pctx *c)
 {
-	/* About one entry per 64 bytes of section (an FDE takes
-	 * 40 to 60), so that a small file pays for a small table. */
-	size_t sets = 64;
-	while (sets < CONV_MEMO_SETS && sets < c->t->size / 128)
-		sets *= 2;
-	/* One zeroed block, the entries 64-aligned, then the tags:
-	 * calloc's fresh pages need no clearing, and pages no entry
-	 * touches cost nothing. */
-	size_t bytes = 2 * sets * sizeof *c->memo;
-	size_t all = 63 + bytes + 2 * sets * sizeof *c->memo_tags;
-	unsigned char *mem = calloc(1, all);
-	if (!mem)
+	size_t sets = memo_sets(c->t);
+	size_t all = conv_memo_bytes(c->t);
+	unsigned char *mem = c->memo_mem;
+	if (mem && c->memo_bytes == all)
+		memset(mem, 0, all);
+	else if (!(mem = calloc(1, all)))
 		return false;
+	else
+		c->memo_in_set = false;
 	c->memo_mem = mem;
 	c->memo_bytes = all;
 	c->memo = (conv_memo *)(mem + (-(uintptr_t)mem & 63));
@@ -313,7 +329,9 @@ conv_spare conv_memo_spare(conv_pctx *c)
 
 void conv_cache_free(conv_pctx *c)
 {
-	free(c->memo_mem);
+	if (!c->memo_in_set)
+		free(c->memo_mem);
+	c->memo_in_set = false;
 	c->memo_mem = NULL;
 	c->memo = NULL;
 	c->memo_tags = NULL;

@@ -12,7 +12,8 @@ static E2S_OUT_OF_LINE sfe_func *new_func_grow(conv_pctx *c, const cfi_fde *fde,
 					      uint32_t fdeidx, uint64_t start,
 					      uint64_t size)
 {
-	if (!conv_grow((void **)&c->set->funcs, &c->gf, sizeof(sfe_func), c->gf.n + 1))
+	if (!conv_grow_set(c->set, (void **)&c->set->funcs, &c->gf, sizeof(sfe_func),
+			   c->gf.n + 1))
 		return NULL;
 	return conv_new_func(c, fde, fdeidx, start, size);
 }
@@ -209,7 +210,8 @@ static conv_skip finish_fde(conv_pctx *c, size_t first, bool *oom)
 		sfe_func *fn = &fv[k];
 		size_t most = SFE_ATTR_BYTES + (size_t)fn->fre_count * SFE_FRE_MAX_BYTES;
 		if (c->ge.n > UINT32_MAX ||
-		    !conv_grow((void **)&c->set->enc, &c->ge, 1, c->ge.n + most)) {
+		    !conv_grow_set(c->set, (void **)&c->set->enc, &c->ge, 1,
+				   c->ge.n + most)) {
 			*oom = true;
 			return CONV_SKIP_NONE;
 		}

@@ -64,6 +64,25 @@ static inline void *conv_spare_alloc(conv_spare *s, size_t bytes, void **own)
 	return r ? r : (*own = e2s_alloc_big(bytes));
 }
 
+/* conv_grow for the set's arrays (funcs, enc), which may lie in its
+ * block (sfe_set.block): one there moves out to memory of its own. */
+static inline bool conv_grow_set(const sfe_set *s, void **p, grow_t *g,
+				 size_t elem, size_t need)
+{
+	if (need <= g->cap || !sfe_in_block(s, *p))
+		return conv_grow(p, g, elem, need);
+	size_t cap = g->cap * 2;
+	while (cap < need)
+		cap *= 2;
+	void *np = e2s_alloc_big(cap * elem);
+	if (!np)
+		return false;
+	memcpy(np, *p, g->cap * elem);
+	*p = np;
+	g->cap = cap;
+	return true;
+}
+
 /* ---- Claimed ranges (conv_claim.c) ------------------------------------ */
 
 /* An FDE's range, claimed as the FDE ends (conv_project.c): the first FDE
@@ -228,12 +247,14 @@ typedef struct {
 	grow_t ge; /* set->enc */
 	bool started;
 	bool memo_on;    /* streaming: remember programs (conv_memo) */
+	bool no_block;   /* never put the set's arrays in one block */
 	conv_memo *memo;  /* memo_sets sets of two, NULL until used */
 	size_t memo_sets; /* a power of two, up to CONV_MEMO_SETS */
 	uint16_t *memo_tags; /* each entry's tag's low half (0: empty), apart:
 	                      * a lookup that finds nothing reads these only */
 	void *memo_mem;   /* the block memo and memo_tags are in */
 	size_t memo_bytes; /* its size */
+	bool memo_in_set; /* memo_mem lies in set->block (not freed alone) */
 	size_t hash_fde; /* the FDE whose key hash_val is (SIZE_MAX: none) */
 	uint64_t hash_val;
 	size_t checked_fde; /* the FDE whose fde_precheck checked is */

@@ -29,6 +29,10 @@ e2s_err conv_stream_fde(void *ctx, const cfi_table *t, size_t fde,
 /* The caches (conv_cache.h) on (the default) or off: the same result.
  * -DEH2S_NO_CACHE turns them off whatever this says. */
 void conv_stream_caches(conv_stream *s, bool on);
+/* The set's arrays in one block (conv_project.c, pctx_block) where the
+ * section's size calls for it (the default), or each in an allocation of
+ * its own: the same result (tests). Before the first FDE. */
+void conv_stream_block(conv_stream *s, bool on);
 /* A cfi_row_fn for the same stream: rows one by one as the interpreter
  * makes them (conv_stream_fde then ends the FDE), none kept. */
 e2s_err conv_stream_row(void *ctx, const cfi_table *t, size_t fde,

@@ -54,7 +54,19 @@ typedef struct {
 	size_t nfres;        /* FREs of all functions */
 	uint8_t *enc;        /* every function's FRE data (sfe_func.enc_*) */
 	size_t enc_len;
+	/* One allocation funcs and enc may lie in (with the projection's
+	 * memo table: conv_project.c, pctx_block), so that a mid-size
+	 * conversion's arrays share one huge page; NULL if none. */
+	void *block;
+	size_t block_bytes;
 } sfe_set;
+
+/* Does p point into s's block? */
+static inline bool sfe_in_block(const sfe_set *s, const void *p)
+{
+	uintptr_t b = (uintptr_t)s->block, q = (uintptr_t)p;
+	return s->block && q >= b && q - b < s->block_bytes;
+}
 
 void sfe_set_free(sfe_set *s);
 

@@ -458,7 +458,10 @@ e2s_err sfe_encode(const sfe_set *s, const sfe_encode_opts *o, bw_t *out,
 
 void sfe_set_free(sfe_set *s)
 {
-	free(s->funcs);
-	free(s->enc);
+	if (!sfe_in_block(s, s->funcs))
+		free(s->funcs);
+	if (!sfe_in_block(s, s->enc))
+		free(s->enc);
+	free(s->block);
 	memset(s, 0, sizeof *s);
 }

@@ -587,9 +587,10 @@ static void row_sink_matches(const char *path)
 
 /* ---- The caches on and off (issue #32) -------------------------------- */
 
-/* The streaming projection of sec, its caches (conv_cache.h) on or off. */
-static e2s_err stream_caches(const cfi_section *sec, unsigned version,
-			     bool on, sfe_set *set, conv_verdicts *v)
+/* The streaming projection of sec, its caches (conv_cache.h) on or off,
+ * its set's arrays in one block where the size calls for it or not. */
+static e2s_err stream_opts(const cfi_section *sec, unsigned version,
+			   bool on, bool block, sfe_set *set, conv_verdicts *v)
 {
 	conv_stream *st;
 	cfi_table t;
@@ -599,6 +600,7 @@ static e2s_err stream_caches(const cfi_section *sec, unsigned version,
 	if (conv_stream_new(&st, version) != E2S_ERR_OK)
 		return E2S_ERR_NOMEM;
 	conv_stream_caches(st, on);
+	conv_stream_block(st, block);
 	cfi_sink k = {conv_stream_pre, conv_stream_row, conv_stream_fde, st};
 	e2s_err e = cfi_parse_sink(sec, ABI_AMD64, &k, &t, &d);
 	if (!e) {
@@ -607,6 +609,12 @@ static e2s_err stream_caches(const cfi_section *sec, unsigned version,
 	}
 	conv_stream_free(st);
 	return e;
+}
+
+static e2s_err stream_caches(const cfi_section *sec, unsigned version,
+			     bool on, sfe_set *set, conv_verdicts *v)
+{
+	return stream_opts(sec, version, on, true, set, v);
 }
 
 /* Functions whose FRE data is an earlier function's (a program seen
@@ -627,7 +635,7 @@ static size_t shared_enc(const sfe_set *s)
  * code alignment 1, data alignment -8, RA column 16) and FDEs against a
  * chosen CIE. */
 typedef struct {
-	uint8_t b[8192];
+	uint8_t b[1 << 20];
 	size_t n;
 } xbuf;
 
@@ -672,6 +680,21 @@ static void xfde(xbuf *e, uint64_t sec, size_t cie_off, uint64_t func,
 	memcpy(e->b + e->n, insn, n);
 	e->n += n;
 	xclose(e, start);
+}
+
+/* e's records, terminated, as the .eh_frame at address sec. */
+static cfi_section xsection(xbuf *e, uint64_t sec)
+{
+	xput(e, 0, 4); /* terminator */
+	CHECK(e->n < sizeof e->b);
+	cfi_section s;
+	memset(&s, 0, sizeof s);
+	s.kind = CFI_SEC_EH_FRAME;
+	s.data = e->b;
+	s.size = e->n;
+	s.addr_size = 8;
+	s.vaddr = sec;
+	return s;
 }
 
 /* Programs repeated under three CIEs with different initial rules, at
@@ -732,15 +755,7 @@ static void caches_on_off_synthetic(void)
 			xfde(e, sec, cies[c], func, 32, prog[p].insn, prog[p].n);
 			func += 0x40;
 		}
-	xput(e, 0, 4); /* terminator */
-	CHECK(e->n < sizeof e->b);
-	cfi_section s;
-	memset(&s, 0, sizeof s);
-	s.kind = CFI_SEC_EH_FRAME;
-	s.data = e->b;
-	s.size = e->n;
-	s.addr_size = 8;
-	s.vaddr = sec;
+	cfi_section s = xsection(e, sec);
 	for (unsigned v = 2; v <= 3; v++) {
 		sfe_set on, off, ref;
 		conv_verdicts von, voff, vref;
@@ -807,6 +822,79 @@ static void caches_on_off_file(const char *path)
 	munmap(img, size);
 }
 
+/* ---- The set's arrays in one block (conv_project.c, pctx_block) ------- */
+
+/* The same set with and without the block, for a section of a size that
+ * calls for one: sections whose functions (F: tiny FDEs, more than the
+ * room kept for them) or FRE data (E: flexible FREs, more bytes than the
+ * CFI) outgrow their room in it, so that the array moves out, and the
+ * other array stays. Equal sets say nothing was lost or overwritten in
+ * the move; ASan says no block pointer was freed or grown alone. */
+static void block_same_set(void)
+{
+	static const uint8_t cie_a[] = {0x0c, 7, 8, 0x90, 1};
+	static const uint8_t cie_c[] = {0x0c, 10, 8, 0x90, 1};
+	const uint64_t sec = 0x2000, text = 0x100000;
+	xbuf *e = calloc(1, sizeof *e);
+	CHECK(e != NULL);
+	if (!e)
+		return;
+	for (unsigned kind = 0; kind < 2; kind++) {
+		e->n = 0;
+		uint64_t func = text;
+		if (kind == 0) {
+			/* F: 24,000 FDEs of 24 bytes, 8 programs. */
+			size_t ca = xcie(e, cie_a, sizeof cie_a);
+			for (unsigned i = 0; i < 24000; i++, func += 0x20) {
+				uint8_t insn[] = {0x41, 0x0e, (uint8_t)(16 + 8 * (i % 8))};
+				xfde(e, sec, ca, func, 0x20, insn, sizeof insn);
+			}
+		} else {
+			/* E: 1,000 FDEs of 150 rows each under a CFA of r10
+			 * (flexible FREs of 6 bytes for 3 bytes of CFI), every
+			 * program a new one (its first three offsets count i
+			 * in base 15): each is remembered, so that the memo
+			 * table is written while the FRE data grows. */
+			size_t cc = xcie(e, cie_c, sizeof cie_c);
+			uint8_t insn[450];
+			for (unsigned i = 0; i < 1000; i++, func += 0x100) {
+				for (unsigned j = 0, q = i; j < 150; j++, q /= 15) {
+					insn[3 * j] = 0x41;
+					insn[3 * j + 1] = 0x0e;
+					insn[3 * j + 2] = (uint8_t)(8 + 8 * (j < 3 ? q % 15
+										  : (i + j) % 15));
+				}
+				xfde(e, sec, cc, func, 0x100, insn, sizeof insn);
+			}
+		}
+		cfi_section s = xsection(e, sec);
+		for (unsigned v = 2; v <= 3; v++)
+			for (unsigned caches = 0; caches < 2; caches++) {
+				sfe_set in, out;
+				conv_verdicts vin, vout;
+				CHECK_EQ(stream_opts(&s, v, caches, true, &in, &vin),
+					 E2S_ERR_OK);
+				CHECK_EQ(stream_opts(&s, v, caches, false, &out, &vout),
+					 E2S_ERR_OK);
+				CHECK(sets_equal(&in, &vin, &out, &vout));
+				CHECK(in.block != NULL && out.block == NULL);
+				CHECK_EQ(vin.counts[CONV_SKIP_NONE],
+					 kind == 0 ? 24000 : v == 3 ? 1000 : 0);
+				if (kind == 0) /* the functions moved out */
+					CHECK(!sfe_in_block(&in, in.funcs) &&
+					      sfe_in_block(&in, in.enc));
+				else if (v == 3) /* the FRE data did */
+					CHECK(sfe_in_block(&in, in.funcs) &&
+					      !sfe_in_block(&in, in.enc));
+				sfe_set_free(&in);
+				sfe_set_free(&out);
+				conv_verdicts_free(&vin);
+				conv_verdicts_free(&vout);
+			}
+	}
+	free(e);
+}
+
 int main(void)
 {
 	stream_rows_match();
@@ -816,6 +904,7 @@ int main(void)
 	duplicates_brute_force();
 	sort_orders();
 	caches_on_off_synthetic();
+	block_same_set();
 	caches_on_off_file("/proc/self/exe");
 	caches_on_off_file("/usr/lib/x86_64-linux-gnu/libstdc++.so.6");
 	caches_on_off_file("/lib/x86_64-linux-gnu/libc.so.6");
