@@ -456,7 +456,7 @@ if any(fresh_free(i) is not None for i in order):
     emit("## What fresh memory costs")
     emit()
     emit("`prefaulted` = `eh2sframe IN -o OUT` with bench/prefault.c preloaded: "
-         "before main it faults in a heap of 4 MiB per MB of .eh_frame + 4 MiB "
+         "before main it faults in a heap of 6 MiB per MB of .eh_frame + 8 MiB "
          "and keeps it, so the tool's arrays land on pages already touched; "
          "`shim` = that shim alone (under `eh2sframe --version`); `start` = "
          "`eh2sframe --version`. `no first touches` = prefaulted - shim + start: "
