@@ -124,8 +124,8 @@ size_t conv_memo_bytes(const cfi_table *t);
 
 void conv_cache_free(conv_pctx *c);
 /* The memo table's memory as spare (empty if there is none), once no
- * FDE is left to project: the table is gone, its block is freed by
- * conv_cache_free. */
+ * FDE is left to project: the table is gone, its memory is freed by
+ * conv_cache_free (by sfe_set_free where it lies in the set's block). */
 conv_spare conv_memo_spare(conv_pctx *c);
 
 #endif

@@ -237,7 +237,7 @@ static void pctx_scratch_free(conv_pctx *c)
  * it would be hinted for huge pages alone (E2S_HUGE_MIN) but together
  * they reach it: one 2 MiB fault then costs less than the few hundred
  * 4 KiB first touches they take apart (python3.11: 506 page faults
- * for -o, 272 with the block). An array that outgrows its room moves
+ * for -o, 274 with the block). An array that outgrows its room moves
  * out (conv_grow_set). false: no block (too small, an array large
  * enough alone, or no memory: the arrays are then allocated one by
  * one). */
