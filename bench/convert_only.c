@@ -97,7 +97,8 @@ static int convert(const char *path, const void *img, size_t size,
 			return 1;
 		}
 		/* As conv_project_view, on the mapped file. */
-		elfr_cfi_opts lo = {false, false, conv_stream_pre, conv_stream_row};
+		elfr_cfi_opts lo = {false, false, conv_stream_pre, conv_stream_row,
+				    conv_stream_room};
 		e = elfr_cfi_open_stream(path, &lo, conv_stream_fde, ss, &cf, &d);
 		if (e) {
 			conv_stream_free(ss);

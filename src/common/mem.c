@@ -32,6 +32,52 @@ void *e2s_realloc_big(void *p, size_t bytes)
 	return np;
 }
 
+struct e2s_block {
+	unsigned char *data;
+	size_t bytes;
+	size_t refs;
+};
+
+e2s_block *e2s_block_new(size_t bytes)
+{
+	e2s_block *b = malloc(sizeof *b);
+	if (b && !(b->data = e2s_alloc_big(bytes ? bytes : 1))) {
+		free(b);
+		b = NULL;
+	}
+	if (b) {
+		b->bytes = bytes;
+		b->refs = 1;
+	}
+	return b;
+}
+
+void *e2s_block_data(const e2s_block *b)
+{
+	return b->data;
+}
+
+e2s_block *e2s_block_ref(e2s_block *b)
+{
+	if (b)
+		b->refs++;
+	return b;
+}
+
+void e2s_block_unref(e2s_block *b)
+{
+	if (b && --b->refs == 0) {
+		free(b->data);
+		free(b);
+	}
+}
+
+bool e2s_block_has(const e2s_block *b, const void *p)
+{
+	uintptr_t q = (uintptr_t)p;
+	return b && q >= (uintptr_t)b->data && q - (uintptr_t)b->data < b->bytes;
+}
+
 bool e2s_vec_grow(void **p, e2s_vec *v, size_t elem, size_t first)
 {
 	if (v->n < v->cap)

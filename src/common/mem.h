@@ -55,6 +55,21 @@ void e2s_hint_hugepages(void *p, size_t bytes);
 void *e2s_alloc_big(size_t bytes);
 void *e2s_realloc_big(void *p, size_t bytes);
 
+/* Memory that arrays of different owners share (a mid-size conversion's
+ * FDE records, functions, FRE data and memo table: conv_project.c), so
+ * that they take one huge page together: e2s_alloc_big's, freed when the
+ * last owner lets it go. Not for sharing between threads. */
+typedef struct e2s_block e2s_block;
+/* A block of bytes (one reference); NULL on OOM. */
+e2s_block *e2s_block_new(size_t bytes);
+void *e2s_block_data(const e2s_block *b);
+/* Another reference to b (NULL: NULL). */
+e2s_block *e2s_block_ref(e2s_block *b);
+/* One reference fewer; the last frees it (NULL: nothing). */
+void e2s_block_unref(e2s_block *b);
+/* Does p point into b (false for NULL)? */
+bool e2s_block_has(const e2s_block *b, const void *p);
+
 /* write() all n bytes (retrying EINTR and short writes, in chunks of at
  * most 1 GiB); E2S_ERR_IO with the errno text in *d on failure. */
 e2s_err e2s_write_all(int fd, const void *p, size_t n, e2s_diag *d);

@@ -165,18 +165,18 @@ static E2S_ALWAYS_INLINE bool memo_same(const conv_pctx *c, const conv_memo *m,
 
 /* About one entry per 64 bytes of section (an FDE takes 40 to 60), so
  * that a small file pays for a small table. */
-static size_t memo_sets(const cfi_table *t)
+static size_t memo_sets(size_t section_size)
 {
 	size_t sets = 64;
-	while (sets < CONV_MEMO_SETS && sets < t->size / 128)
+	while (sets < CONV_MEMO_SETS && sets < section_size / 128)
 		sets *= 2;
 	return sets;
 }
 
 /* One block, the entries 64-aligned, then the tags. */
-size_t conv_memo_bytes(const cfi_table *t)
+size_t conv_memo_bytes(size_t section_size)
 {
-	size_t sets = memo_sets(t);
+	size_t sets = memo_sets(section_size);
 	return 63 + 2 * sets * sizeof(conv_memo) + 2 * sets * sizeof(uint16_t);
 }
 
@@ -186,8 +186,8 @@ size_t conv_memo_bytes(const cfi_table *t)
  * OOM. */
 static bool memo_alloc(conv_pctx *c)
 {
-	size_t sets = memo_sets(c->t);
-	size_t all = conv_memo_bytes(c->t);
+	size_t sets = memo_sets(c->t->size);
+	size_t all = conv_memo_bytes(c->t->size);
 	unsigned char *mem = c->memo_mem;
 	if (mem && c->memo_bytes == all)
 		memset(mem, 0, all);

@@ -119,8 +119,9 @@ int conv_memo_take(conv_pctx *c, size_t i);
  * false on OOM. */
 bool conv_memo_put(conv_pctx *c, size_t i, conv_skip s, size_t first);
 
-/* Bytes the memo table takes for t (for a block reserving room for it). */
-size_t conv_memo_bytes(const cfi_table *t);
+/* Bytes the memo table takes for a section of section_size bytes (for a
+ * block reserving room for it). */
+size_t conv_memo_bytes(size_t section_size);
 
 void conv_cache_free(conv_pctx *c);
 /* The memo table's memory as spare (empty if there is none), once no

@@ -248,6 +248,8 @@ typedef struct {
 	bool started;
 	bool memo_on;    /* streaming: remember programs (conv_memo) */
 	bool no_block;   /* never put the set's arrays in one block */
+	size_t block_at; /* where they go in set->block when it was made
+	                  * with the FDE array first (conv_stream_room) */
 	conv_memo *memo;  /* memo_sets sets of two, NULL until used */
 	size_t memo_sets; /* a power of two, up to CONV_MEMO_SETS */
 	uint16_t *memo_tags; /* each entry's tag's low half (0: empty), apart:

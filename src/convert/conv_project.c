@@ -232,30 +232,39 @@ static void pctx_scratch_free(conv_pctx *c)
 	c->cl = NULL;
 }
 
-/* A mid-size section's functions, FRE data and memo table in one block
- * (the set's, sfe_set.block), where each is below the size from which
- * it would be hinted for huge pages alone (E2S_HUGE_MIN) but together
- * they reach it: one 2 MiB fault then costs less than the few hundred
- * 4 KiB first touches they take apart (python3.11: 506 page faults
- * for -o, 274 with the block). An array that outgrows its room moves
- * out (conv_grow_set). false: no block (too small, an array large
- * enough alone, or no memory: the arrays are then allocated one by
- * one). */
+/* A mid-size section's FDE records (the parse's, when it asks:
+ * conv_stream_room), functions, FRE data and memo table in one block
+ * (sfe_set.block, the table keeping a reference), where each is below
+ * the size from which it would be hinted for huge pages alone
+ * (E2S_HUGE_MIN) but together they reach it: one 2 MiB fault then costs
+ * less than the few hundred 4 KiB first touches they take apart
+ * (python3.11: 504 page faults for -o, 131 with the block). An array
+ * that outgrows its room moves out (conv_grow_set, cfi_records.c). The
+ * rooms of a section of size bytes, after lead bytes (the FDE records'
+ * room, 0 without): false if no block is called for. */
+static bool block_rooms(const conv_pctx *c, size_t size, size_t lead,
+			size_t *fb, size_t *eb, size_t *mb)
+{
+	*fb = (size / 32 * sizeof(sfe_func) + 63) & ~(size_t)63;
+	*eb = (size + size / 8 + 63) & ~(size_t)63;
+	*mb = c->memo_on ? conv_memo_bytes(size) : 0;
+	return !c->no_block && size >= 4096 &&
+	       lead + *fb + *eb + *mb >= E2S_HUGE_MIN && lead < E2S_HUGE_MIN &&
+	       *fb < E2S_HUGE_MIN && *eb < E2S_HUGE_MIN;
+}
+
+/* The set's arrays in the block (made here, or by conv_stream_room);
+ * false: no block (none called for, or no memory: the arrays are then
+ * allocated one by one). */
 static bool pctx_block(conv_pctx *c, size_t nfuncs, size_t nenc)
 {
-	size_t fb = (nfuncs * sizeof(sfe_func) + 63) & ~(size_t)63;
-	size_t eb = (nenc + 63) & ~(size_t)63;
-	size_t mb = c->memo_on ? conv_memo_bytes(c->t) : 0;
-	size_t all = fb + eb + mb;
-	if (c->no_block || all < E2S_HUGE_MIN || fb >= E2S_HUGE_MIN ||
-	    eb >= E2S_HUGE_MIN)
-		return false;
-	unsigned char *b = e2s_alloc_big(all);
-	if (!b)
-		return false;
 	sfe_set *s = c->set;
-	s->block = b;
-	s->block_bytes = all;
+	size_t fb, eb, mb;
+	if (!block_rooms(c, c->t->size, c->block_at, &fb, &eb, &mb))
+		return false;
+	if (!s->block && !(s->block = e2s_block_new(fb + eb + mb)))
+		return false;
+	unsigned char *b = (unsigned char *)e2s_block_data(s->block) + c->block_at;
 	s->funcs = (sfe_func *)b;
 	c->gf.cap = nfuncs;
 	s->enc = b + fb;
@@ -441,6 +450,24 @@ void conv_stream_block(conv_stream *s, bool on)
 	s->c.no_block = !on;
 }
 
+void *conv_stream_room(void *ctx, const cfi_section *sec, size_t bytes,
+		       e2s_block **blk)
+{
+	conv_stream *s = ctx;
+	conv_pctx *c = &s->c;
+	size_t lead = (bytes + 63) & ~(size_t)63, fb, eb, mb;
+	if (c->started || c->set->block ||
+	    !block_rooms(c, sec->size, lead, &fb, &eb, &mb))
+		return NULL;
+	e2s_block *b = e2s_block_new(lead + fb + eb + mb);
+	if (!b)
+		return NULL;
+	c->set->block = b;
+	c->block_at = lead;
+	*blk = e2s_block_ref(b);
+	return e2s_block_data(b);
+}
+
 void conv_stream_caches(conv_stream *s, bool on)
 {
 	s->c.cache = s->c.memo_on = on;
@@ -572,11 +599,12 @@ e2s_err conv_project_view(const void *img, size_t size,
 	memset(v, 0, sizeof *v);
 	if (conv_stream_new(&s, version))
 		return e2s_fail(diag, E2S_ERR_NOMEM, NULL, 0, NULL);
-	elfr_cfi_opts o = {false, false, NULL, NULL};
+	elfr_cfi_opts o = {false, false, NULL, NULL, NULL};
 	if (lo)
 		o = *lo;
 	o.pre_fde = conv_stream_pre;
 	o.on_row = conv_stream_row;
+	o.fde_room = conv_stream_room;
 	e = elfr_cfi_open_view(img, size, &o, conv_stream_fde, s, cf, diag);
 	if (!e)
 		e = conv_stream_finish(s, elfr_cfi_table(*cf), set, v, diag);

@@ -33,6 +33,11 @@ void conv_stream_caches(conv_stream *s, bool on);
  * section's size calls for it (the default), or each in an allocation of
  * its own: the same result (tests). Before the first FDE. */
 void conv_stream_block(conv_stream *s, bool on);
+/* A cfi_fde_room_fn for the same stream: the parse's FDE array in the
+ * set's block with the rest (conv_project.c), where the size calls for
+ * one. */
+void *conv_stream_room(void *ctx, const cfi_section *sec, size_t bytes,
+		       e2s_block **blk);
 /* A cfi_row_fn for the same stream: rows one by one as the interpreter
  * makes them (conv_stream_fde then ends the FDE), none kept. */
 e2s_err conv_stream_row(void *ctx, const cfi_table *t, size_t fde,

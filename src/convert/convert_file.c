@@ -155,6 +155,7 @@ static e2s_err name_taken(const elfp_file *f, size_t foreign, e2s_diag *d)
 typedef struct {
 	void *p;
 	size_t bytes;
+	e2s_block *blk; /* where p lies in a block: a reference to it */
 } spare_t;
 
 static e2s_err convert_linked_planned(elfp_file *f, size_t old,
@@ -207,20 +208,30 @@ static e2s_err convert_linked_planned(elfp_file *f, size_t old,
 		return e;
 	eo.section_vaddr = elfp_section(f, idx)->addr;
 	bw_init(&w, elfp_big_endian(f));
+	e2s_block *wblk = NULL; /* w.data lies in it: never realloc'd (the
+				 * encoder reserves the plan's size, which
+				 * fits), handed over with it */
 	if (spare->p && spare->bytes >= size) {
 		w.data = spare->p;
 		w.cap = spare->bytes;
+		wblk = spare->blk;
 		spare->p = NULL;
+		spare->blk = NULL;
 	}
 	e = sfe_encode(set, &eo, &w, NULL, NULL, d);
 	if (e) {
-		bw_free(&w);
+		if (wblk)
+			e2s_block_unref(wblk);
+		else
+			bw_free(&w);
 		return e;
 	}
 	res->sframe_size = w.len;
 	res->nsections = 1;
 	/* The section is megabytes for large libraries: hand the buffer
 	 * over instead of copying it. */
+	if (wblk)
+		return elfp_take_content_block(f, idx, w.data, w.len, wblk, d);
 	return elfp_take_content(f, idx, w.data, w.len, d);
 }
 
@@ -606,7 +617,7 @@ e2s_err conv_file(elfp_file *f, const conv_file_opts *o,
 			  conv_result *res, e2s_diag *d)
 {
 	conv_run run;
-	spare_t spare = {NULL, 0};
+	spare_t spare = {NULL, 0, NULL};
 	size_t size, old = 0, foreign = 0, n = elfp_shnum(f);
 	uint8_t *kinds = NULL;
 	e2s_err e;
@@ -668,7 +679,7 @@ e2s_err conv_file(elfp_file *f, const conv_file_opts *o,
 	/* A linked file's section is written after the CFI is gone: into
 	 * the FDEs' memory, when it fits. */
 	if (!elfp_is_rel(f) && run.cf)
-		spare.p = elfr_cfi_take_fdes(run.cf, &spare.bytes);
+		spare.p = elfr_cfi_take_fdes(run.cf, &spare.bytes, &spare.blk);
 	conv_run_drop_cfi(&run);
 	const sfe_set *set = &run.set;
 	if (set->nfuncs == 0) {
@@ -705,7 +716,10 @@ e2s_err conv_file(elfp_file *f, const conv_file_opts *o,
 		elfp_get_layout(f, &res->layout);
 out:
 	conv_run_free(&run);
-	free(spare.p);
+	if (spare.blk)
+		e2s_block_unref(spare.blk);
+	else
+		free(spare.p);
 	free(kinds);
 	return e;
 }

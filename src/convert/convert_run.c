@@ -16,7 +16,8 @@ static e2s_err project_section(const conv_input *in, unsigned version,
 	conv_stream *ps = NULL;
 	if (conv_stream_new(&ps, version))
 		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
-	cfi_sink sink = {conv_stream_pre, conv_stream_row, conv_stream_fde, ps};
+	cfi_sink sink = {conv_stream_pre, conv_stream_row, conv_stream_fde, ps,
+			 conv_stream_room};
 	e2s_err e = cfi_parse_sink(in->sec, in->abi, &sink, &r->table, d);
 	if (!e)
 		e = conv_stream_finish(ps, &r->table, &r->set, &r->v, d);

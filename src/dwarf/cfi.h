@@ -13,6 +13,7 @@
 
 #include "../abi/abi.h"
 #include "../common/err.h"
+#include "../common/mem.h"
 
 /* ---- ABIs ------------------------------------------------------------ */
 
@@ -246,6 +247,8 @@ typedef struct {
 	size_t ncies;
 	cfi_fde *fdes;       /* in section order */
 	size_t nfdes;
+	e2s_block *fdes_block; /* a reference to the block fdes lies in
+	                        * (cfi_fde_room_fn), NULL once it does not */
 	cfi_reloc_ref *relocs; /* parallel to fdes where the section has
 	                        * relocations (ET_REL), else NULL: see
 	                        * cfi_fde_reloc */
@@ -294,12 +297,20 @@ typedef int (*cfi_fde_pre_fn)(void *ctx, const cfi_table *t, size_t fde);
 typedef e2s_err (*cfi_row_fn)(void *ctx, const cfi_table *t, size_t fde,
 			      const cfi_row *row);
 
+/* Memory for the FDE array, asked for once before the walk: bytes of it
+ * (the parse's reserve for sec) in the consumer's block, which the table
+ * then keeps a reference to (*blk, set only with memory returned:
+ * cfi_table.fdes_block); NULL to let the parse allocate its own. */
+typedef void *(*cfi_fde_room_fn)(void *ctx, const cfi_section *sec,
+				 size_t bytes, e2s_block **blk);
+
 /* The consumer of a streaming parse; ctx goes to each call. */
 typedef struct {
 	cfi_fde_pre_fn pre; /* NULL: every program runs */
 	cfi_row_fn row;     /* NULL: each FDE's rows go to fde in one array */
 	cfi_fde_fn fde;
 	void *ctx;
+	cfi_fde_room_fn room; /* NULL: the parse allocates the FDE array */
 } cfi_sink;
 
 /* Parse all records of sec and run every FDE's program into rows.
@@ -337,8 +348,9 @@ void cfi_table_free(cfi_table *t);
 /* The FDE array, detached (NULL when none; the table is left without
  * FDEs): its bytes *bytes (the FDEs', all written, so every page of
  * them faulted in) can hold a later array without new page faults.
- * The caller frees it. */
-void *cfi_table_take_fdes(cfi_table *t, size_t *bytes);
+ * The caller frees it, or where it lies in a block (*blk non-NULL: the
+ * table's reference, now the caller's) lets that go. */
+void *cfi_table_take_fdes(cfi_table *t, size_t *bytes, e2s_block **blk);
 /* Describe a bad FDE's status as a diag (section + offset + detail such
  * as the opcode byte), for warnings. */
 void cfi_fde_diag(const cfi_table *t, const cfi_fde *fde, e2s_diag *diag);

@@ -477,9 +477,26 @@ static e2s_err parse_fde(parse_t *p, const rec_t *rec, cfi_fde *fde,
 			   eo);
 }
 
+/* The FDE array out of the consumer's block, into memory of its own,
+ * when it is full (more FDEs than the reserve): grow can then realloc. */
+static E2S_OUT_OF_LINE bool fdes_out(parse_t *p)
+{
+	cfi_table *t = p->t;
+	cfi_fde *v = malloc(p->fdes_cap * sizeof *v);
+	if (!v)
+		return false;
+	memcpy(v, t->fdes, p->fdes_cap * sizeof *v);
+	t->fdes = v;
+	e2s_block_unref(t->fdes_block);
+	t->fdes_block = NULL;
+	return true;
+}
+
 static e2s_err add_fde(parse_t *p, const rec_t *rec)
 {
 	cfi_table *t = p->t;
+	if (t->nfdes >= p->fdes_cap && t->fdes_block && !fdes_out(p))
+		return E2S_ERR_NOMEM;
 	if (!grow((void **)&t->fdes, &p->fdes_cap, t->nfdes, sizeof *t->fdes))
 		return E2S_ERR_NOMEM;
 	/* Only a section with relocations has FDE relocations. */
@@ -580,7 +597,11 @@ static e2s_err parse(const cfi_section *sec, abi_id abi, const cfi_sink *k,
 	 * avoids most regrowth of the FDE array. */
 	if (e == E2S_ERR_OK && sec->size >= 4096) {
 		size_t want = sec->size / 40;
-		cfi_fde *v = e2s_alloc_big(want * sizeof *v);
+		cfi_fde *v = k && k->room ? k->room(k->ctx, sec, want * sizeof *v,
+						    &out->fdes_block)
+					  : NULL;
+		if (!v)
+			v = e2s_alloc_big(want * sizeof *v);
 		if (v) {
 			out->fdes = v;
 			p.fdes_cap = want;
@@ -643,7 +664,7 @@ e2s_err cfi_parse_stream(const cfi_section *sec, abi_id abi,
 			 cfi_fde_fn on_fde, void *ctx, cfi_table *out,
 			 e2s_diag *diag)
 {
-	cfi_sink k = {NULL, NULL, on_fde, ctx};
+	cfi_sink k = {NULL, NULL, on_fde, ctx, NULL};
 	return parse(sec, abi, on_fde ? &k : NULL, false, out, diag);
 }
 
@@ -653,19 +674,23 @@ e2s_err cfi_parse_sink(const cfi_section *sec, abi_id abi,
 	return parse(sec, abi, k && k->fde ? k : NULL, false, out, diag);
 }
 
-void *cfi_table_take_fdes(cfi_table *t, size_t *bytes)
+void *cfi_table_take_fdes(cfi_table *t, size_t *bytes, e2s_block **blk)
 {
 	void *p = t->fdes;
 	*bytes = p ? t->nfdes * sizeof *t->fdes : 0;
+	*blk = t->fdes_block;
 	t->fdes = NULL;
 	t->nfdes = 0;
+	t->fdes_block = NULL;
 	return p;
 }
 
 void cfi_table_free(cfi_table *t)
 {
 	free(t->cies);
-	free(t->fdes);
+	if (!t->fdes_block)
+		free(t->fdes);
+	e2s_block_unref(t->fdes_block);
 	free(t->relocs);
 	free(t->rows);
 	memset(t, 0, sizeof *t);

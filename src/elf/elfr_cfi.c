@@ -287,7 +287,7 @@ static e2s_err open_elf(elfr_file *elf, const elfr_cfi_opts *opts,
 			cfi_fde_fn on_fde, void *ctx, elfr_cfi **out,
 			e2s_diag *diag)
 {
-	static const elfr_cfi_opts defaults = {false, false, NULL, NULL};
+	static const elfr_cfi_opts defaults = {false, false, NULL, NULL, NULL};
 	*out = NULL;
 	if (!opts)
 		opts = &defaults;
@@ -310,7 +310,8 @@ static e2s_err open_elf(elfr_file *elf, const elfr_cfi_opts *opts,
 	if (opts->records_only)
 		e = cfi_parse_records(&f->sec, abi, &f->table, diag);
 	else if (on_fde) {
-		cfi_sink k = {opts->pre_fde, opts->on_row, on_fde, ctx};
+		cfi_sink k = {opts->pre_fde, opts->on_row, on_fde, ctx,
+			      opts->fde_room};
 		e = cfi_parse_sink(&f->sec, abi, &k, &f->table, diag);
 	}
 	else
@@ -374,9 +375,9 @@ void elfr_cfi_close(elfr_cfi *f)
 	free(f);
 }
 
-void *elfr_cfi_take_fdes(elfr_cfi *f, size_t *bytes)
+void *elfr_cfi_take_fdes(elfr_cfi *f, size_t *bytes, e2s_block **blk)
 {
-	return cfi_table_take_fdes(&f->table, bytes);
+	return cfi_table_take_fdes(&f->table, bytes, blk);
 }
 
 const cfi_table *elfr_cfi_table(const elfr_cfi *f) { return &f->table; }

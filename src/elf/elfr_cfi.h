@@ -15,6 +15,7 @@ typedef struct {
 	bool records_only;       /* cfi_parse_records: no programs run */
 	cfi_fde_pre_fn pre_fde;  /* with on_fde: cfi_sink.pre */
 	cfi_row_fn on_row;       /* with on_fde: cfi_sink.row */
+	cfi_fde_room_fn fde_room; /* with on_fde: cfi_sink.room */
 } elfr_cfi_opts;
 
 /* Load path's CFI. The returned handle keeps the file mapped (read-only,
@@ -40,7 +41,7 @@ e2s_err elfr_cfi_open_stream(const char *path, const elfr_cfi_opts *opts,
 void elfr_cfi_close(elfr_cfi *f);
 /* cfi_table_take_fdes on the handle's table: for a caller done with the
  * FDEs that closes the handle next. */
-void *elfr_cfi_take_fdes(elfr_cfi *f, size_t *bytes);
+void *elfr_cfi_take_fdes(elfr_cfi *f, size_t *bytes, e2s_block **blk);
 const cfi_table *elfr_cfi_table(const elfr_cfi *f);
 unsigned elfr_cfi_machine(const elfr_cfi *f);   /* e_machine */
 bool elfr_cfi_is_rel(const elfr_cfi *f);        /* ET_REL */

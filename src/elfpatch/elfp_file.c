@@ -174,7 +174,7 @@ void elfp_close(elfp_file *f)
 	if (!f)
 		return;
 	for (size_t i = 0; i < f->nsecs; i++)
-		free(f->secs[i].content);
+		elfp_sec_content(&f->secs[i], NULL);
 	free(f->secs);
 	free(f->segs);
 	free(f->bp);
@@ -385,8 +385,7 @@ e2s_err elfp_move_section(elfp_file *f, size_t i, uint64_t new_size,
 		return e2s_fail(d, E2S_ERR_INTERNAL, NULL, 0,
 				"move of section %zu of %zu", i, f->nsecs);
 	elfp_sec *s = &f->secs[i];
-	free(s->content);
-	s->content = NULL;
+	elfp_sec_content(s, NULL);
 	s->has_content = false;
 	s->sh.size = new_size;
 	s->place = (f->in->type != ET_REL && (s->sh.flags & SHF_ALLOC)) ? ELFP_SEG
@@ -460,8 +459,7 @@ e2s_err elfp_drop_section(elfp_file *f, size_t i, e2s_diag *d)
 			if (w != i)
 				elfp_put(p + 4 * m++, w, 4, f->in->be);
 		}
-		free(gs->content);
-		gs->content = p;
+		elfp_sec_content(gs, p);
 		gs->has_content = true;
 		gs->sh.size = (uint64_t)m * 4;
 		if (gs->place == ELFP_ORIG)
@@ -502,8 +500,7 @@ e2s_err elfp_group_add(elfp_file *f, size_t group, size_t member,
 		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
 	memcpy(p, g->has_content ? g->content : f->in->img + g->sh.offset, old);
 	elfp_put(p + old, member, 4, f->in->be);
-	free(g->content);
-	g->content = p;
+	elfp_sec_content(g, p);
 	g->has_content = true;
 	g->sh.size = old + 4;
 	if (g->place == ELFP_ORIG)
@@ -580,19 +577,35 @@ static e2s_err content_slot(const elfp_file *f, size_t i, size_t size,
 	return E2S_ERR_OK;
 }
 
-e2s_err elfp_take_content(elfp_file *f, size_t i, void *data, size_t size,
-			  e2s_diag *d)
+/* data (in blk, or malloc'd without) as section i's content, owned. */
+static e2s_err take_content(elfp_file *f, size_t i, void *data, size_t size,
+			    e2s_block *blk, e2s_diag *d)
 {
 	e2s_err e = content_slot(f, i, size, d);
 	if (e != E2S_ERR_OK) {
-		free(data);
+		if (blk)
+			e2s_block_unref(blk);
+		else
+			free(data);
 		return e;
 	}
 	elfp_sec *s = &f->secs[i];
-	free(s->content);
-	s->content = data;
+	elfp_sec_content(s, data);
+	s->content_block = blk;
 	s->has_content = true;
 	return E2S_ERR_OK;
+}
+
+e2s_err elfp_take_content(elfp_file *f, size_t i, void *data, size_t size,
+			  e2s_diag *d)
+{
+	return take_content(f, i, data, size, NULL, d);
+}
+
+e2s_err elfp_take_content_block(elfp_file *f, size_t i, void *data,
+				size_t size, e2s_block *blk, e2s_diag *d)
+{
+	return take_content(f, i, data, size, blk, d);
 }
 
 e2s_err elfp_set_content(elfp_file *f, size_t i, const void *data,
@@ -607,8 +620,7 @@ e2s_err elfp_set_content(elfp_file *f, size_t i, const void *data,
 		return e2s_fail(d, E2S_ERR_NOMEM, NULL, 0, NULL);
 	if (size)
 		memcpy(p, data, size);
-	free(s->content);
-	s->content = p;
+	elfp_sec_content(s, p);
 	s->has_content = true;
 	return E2S_ERR_OK;
 }

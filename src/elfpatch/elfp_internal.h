@@ -3,6 +3,8 @@
 #ifndef E2S_ELFP_INTERNAL_H
 #define E2S_ELFP_INTERNAL_H
 
+#include <stdlib.h>
+
 #include "../common/buf.h"
 #include "elfpatch.h"
 
@@ -35,9 +37,23 @@ typedef struct {
 	bool is_new;
 	bool has_content;
 	uint8_t *content;    /* owned; sh.size bytes once has_content */
+	e2s_block *content_block; /* a reference to the block content lies
+	                           * in (owned instead of content), or NULL */
 	uint64_t old_offset, old_size; /* for ELFP_INPLACE */
 	uint64_t in_off, in_size; /* extent in the input (0 size: none) */
 } elfp_sec;
+
+/* s's content let go (freed, or its block's reference) and replaced by
+ * p (malloc'd, owned; NULL: none). */
+static inline void elfp_sec_content(elfp_sec *s, uint8_t *p)
+{
+	if (s->content_block)
+		e2s_block_unref(s->content_block);
+	else
+		free(s->content);
+	s->content_block = NULL;
+	s->content = p;
+}
 
 #define ELFP_TRACK_NONE ((size_t)-1)
 #define ELFP_TRACK_NEWSEG ((size_t)-2) /* the PT_LOAD layout adds */

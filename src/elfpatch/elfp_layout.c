@@ -720,8 +720,7 @@ e2s_err elfp_layout(elfp_file *f, e2s_diag *d)
 			goto out;
 		}
 		memcpy(p, f->strtab.data, f->strtab.len);
-		free(sc->content);
-		sc->content = p;
+		elfp_sec_content(sc, p);
 		sc->has_content = true;
 		sc->sh.size = f->strtab.len;
 		sc->place = ELFP_TAIL;
@@ -772,8 +771,7 @@ e2s_err elfp_replace_content(elfp_file *f, size_t i, void *data,
 	/* A section in the tail made elfp_layout rewrite the section
 	 * header table after it: lay the tail out again from its start. */
 	elfp_sec *sc = &f->secs[i];
-	free(sc->content);
-	sc->content = data;
+	elfp_sec_content(sc, data);
 	sc->has_content = true;
 	sc->sh.size = size;
 	uint64_t end = f->tail_start;

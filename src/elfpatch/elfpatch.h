@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 
 #include "../common/err.h"
+#include "../common/mem.h"
 #include "../elf/elf_file.h"
 #include "../sframe/sfr.h"
 
@@ -148,6 +149,10 @@ e2s_err elfp_set_content(elfp_file *f, size_t i, const void *data,
  * no copy of a large section. */
 e2s_err elfp_take_content(elfp_file *f, size_t i, void *data, size_t size,
 			  e2s_diag *d);
+/* The same for data lying in a block: the reference blk is taken (let go
+ * on failure too, and when the content is freed). */
+e2s_err elfp_take_content_block(elfp_file *f, size_t i, void *data,
+				size_t size, e2s_block *blk, e2s_diag *d);
 /* After elfp_layout: non-allocated section i of a linked file, moved
  * before the layout (elfp_move_section), takes data (malloc'd; owned,
  * freed on failure too) of any size as its content; the rewritten

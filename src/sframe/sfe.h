@@ -13,6 +13,7 @@
 #include "../abi/abi.h"
 #include "../common/buf.h"
 #include "../common/err.h"
+#include "../common/mem.h"
 
 /* Where a relocatable file's function starts: symbol sym + addend, in
  * section shndx (the relocation the section's FDE had; see
@@ -54,18 +55,16 @@ typedef struct {
 	size_t nfres;        /* FREs of all functions */
 	uint8_t *enc;        /* every function's FRE data (sfe_func.enc_*) */
 	size_t enc_len;
-	/* One allocation funcs and enc may lie in (with the projection's
-	 * memo table: conv_project.c, pctx_block), so that a mid-size
-	 * conversion's arrays share one huge page; NULL if none. */
-	void *block;
-	size_t block_bytes;
+	/* A reference to the memory funcs and enc may lie in, with other
+	 * arrays of the conversion (conv_project.c, pctx_block), so that a
+	 * mid-size conversion's arrays share one huge page; NULL if none. */
+	e2s_block *block;
 } sfe_set;
 
 /* Does p point into s's block? */
 static inline bool sfe_in_block(const sfe_set *s, const void *p)
 {
-	uintptr_t b = (uintptr_t)s->block, q = (uintptr_t)p;
-	return s->block && q >= b && q - b < s->block_bytes;
+	return e2s_block_has(s->block, p);
 }
 
 void sfe_set_free(sfe_set *s);

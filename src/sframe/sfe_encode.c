@@ -462,6 +462,6 @@ void sfe_set_free(sfe_set *s)
 		free(s->funcs);
 	if (!sfe_in_block(s, s->enc))
 		free(s->enc);
-	free(s->block);
+	e2s_block_unref(s->block);
 	memset(s, 0, sizeof *s);
 }

@@ -98,7 +98,8 @@ static bool stream_encode(const cfi_section *sec, abi_id abi,
 	/* Rows one by one as the interpreter makes them, with the look
 	 * before each program (conv_stream_pre): with the caches on, FDEs
 	 * repeating an earlier program take its outcome. */
-	cfi_sink k = {conv_stream_pre, conv_stream_row, conv_stream_fde, st};
+	cfi_sink k = {conv_stream_pre, conv_stream_row, conv_stream_fde, st,
+		      conv_stream_room};
 	if (cfi_parse_sink(sec, abi, &k, &t, &d) != E2S_ERR_OK)
 		FUZZ_FAIL_DIAG("streaming parse fails where cfi_parse passed", &d);
 	if (conv_stream_finish(st, &t, set, v, &d) != E2S_ERR_OK)

@@ -536,7 +536,7 @@ static void row_sink_matches(const char *path)
 	sink_t k;
 	memset(&k, 0, sizeof k);
 	k.cur = SIZE_MAX;
-	elfr_cfi_opts lo = {false, false, NULL, sink_row};
+	elfr_cfi_opts lo = {false, false, NULL, sink_row, NULL};
 	CHECK_EQ(elfr_cfi_open_mem(img, size, NULL, &tf, &d), E2S_ERR_OK);
 	CHECK_EQ(elfr_cfi_open_view(img, size, &lo, sink_fde, &k, &sf, &d),
 		 E2S_ERR_OK);
@@ -590,7 +590,8 @@ static void row_sink_matches(const char *path)
 /* The streaming projection of sec, its caches (conv_cache.h) on or off,
  * its set's arrays in one block where the size calls for it or not. */
 static e2s_err stream_opts(const cfi_section *sec, unsigned version,
-			   bool on, bool block, sfe_set *set, conv_verdicts *v)
+			   bool on, bool block, sfe_set *set, conv_verdicts *v,
+			   bool *fdes_in)
 {
 	conv_stream *st;
 	cfi_table t;
@@ -601,9 +602,15 @@ static e2s_err stream_opts(const cfi_section *sec, unsigned version,
 		return E2S_ERR_NOMEM;
 	conv_stream_caches(st, on);
 	conv_stream_block(st, block);
-	cfi_sink k = {conv_stream_pre, conv_stream_row, conv_stream_fde, st};
+	cfi_sink k = {conv_stream_pre, conv_stream_row, conv_stream_fde, st,
+		      conv_stream_room};
 	e2s_err e = cfi_parse_sink(sec, ABI_AMD64, &k, &t, &d);
 	if (!e) {
+		/* The FDE array still in the block (conv_stream_room):
+		 * the table keeps a reference only as long as it is. */
+		if (fdes_in)
+			*fdes_in = t.fdes_block != NULL &&
+				   e2s_block_has(t.fdes_block, t.fdes);
 		e = conv_stream_finish(st, &t, set, v, &d);
 		cfi_table_free(&t);
 	}
@@ -614,7 +621,7 @@ static e2s_err stream_opts(const cfi_section *sec, unsigned version,
 static e2s_err stream_caches(const cfi_section *sec, unsigned version,
 			     bool on, sfe_set *set, conv_verdicts *v)
 {
-	return stream_opts(sec, version, on, true, set, v);
+	return stream_opts(sec, version, on, true, set, v, NULL);
 }
 
 /* Functions whose FRE data is an earlier function's (a program seen
@@ -825,11 +832,12 @@ static void caches_on_off_file(const char *path)
 /* ---- The set's arrays in one block (conv_project.c, pctx_block) ------- */
 
 /* The same set with and without the block, for a section of a size that
- * calls for one: sections whose functions (F: tiny FDEs, more than the
- * room kept for them) or FRE data (E: flexible FREs, more bytes than the
- * CFI) outgrow their room in it, so that the array moves out, and the
- * other array stays. Equal sets say nothing was lost or overwritten in
- * the move; ASan says no block pointer was freed or grown alone. */
+ * calls for one: sections whose FDE records and functions (F: tiny FDEs,
+ * more than the room kept for them) or FRE data (E: flexible FREs, more
+ * bytes than the CFI) outgrow their room in it, so that the array moves
+ * out, and the others stay. Equal sets say nothing was lost or
+ * overwritten in the move; ASan says no block pointer was freed or grown
+ * alone. */
 static void block_same_set(void)
 {
 	static const uint8_t cie_a[] = {0x0c, 7, 8, 0x90, 1};
@@ -872,10 +880,15 @@ static void block_same_set(void)
 			for (unsigned caches = 0; caches < 2; caches++) {
 				sfe_set in, out;
 				conv_verdicts vin, vout;
-				CHECK_EQ(stream_opts(&s, v, caches, true, &in, &vin),
+				bool fin = true, fout = true;
+				CHECK_EQ(stream_opts(&s, v, caches, true, &in, &vin,
+						     &fin),
 					 E2S_ERR_OK);
-				CHECK_EQ(stream_opts(&s, v, caches, false, &out, &vout),
+				CHECK_EQ(stream_opts(&s, v, caches, false, &out, &vout,
+						     &fout),
 					 E2S_ERR_OK);
+				/* F's FDE records moved out, E's stayed. */
+				CHECK(fin == (kind == 1) && !fout);
 				CHECK(sets_equal(&in, &vin, &out, &vout));
 				CHECK(in.block != NULL && out.block == NULL);
 				CHECK_EQ(vin.counts[CONV_SKIP_NONE],

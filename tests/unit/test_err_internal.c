@@ -108,7 +108,26 @@ static void test_elfpatch_order(void)
 		       "has no content");
 	CHECK(out == NULL);
 	CHECK_EQ(elfp_set_content(f, idx, bytes, 16, &d), E2S_ERR_OK);
+	/* Content in a block (the conversion's: convert_file.c) replaces
+	 * it: refused at a wrong size, its reference let go; then taken, the
+	 * file holding the last reference, let go at close (LSan: no leak,
+	 * ASan: no free of block memory). */
+	e2s_block *b = e2s_block_new(16);
+	CHECK(b != NULL);
+	if (b) {
+		memset(e2s_block_data(b), 0x5a, 16);
+		check_internal(elfp_take_content_block(f, idx, e2s_block_data(b),
+						       8, e2s_block_ref(b), &d),
+			       &d, "8 bytes for a size of 16");
+		CHECK_EQ(elfp_take_content_block(f, idx, e2s_block_data(b), 16,
+						 b, &d),
+			 E2S_ERR_OK);
+	}
 	CHECK_EQ(elfp_write_mem(f, &out, &n, &d), E2S_ERR_OK);
+	/* The block's bytes are the section's. */
+	const elfp_shdr *xs = elfp_section(f, idx);
+	CHECK(out && xs && xs->offset + 16 <= n &&
+	      out[xs->offset] == 0x5a && out[xs->offset + 15] == 0x5a);
 	free(out);
 	elfp_close(f);
 }
