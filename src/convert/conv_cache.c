@@ -189,12 +189,10 @@ static bool memo_alloc(conv_pctx *c)
 	size_t sets = memo_sets(c->t->size);
 	size_t all = conv_memo_bytes(c->t->size);
 	unsigned char *mem = c->memo_mem;
-	if (mem && c->memo_bytes == all)
+	if (c->memo_in_set)
 		memset(mem, 0, all);
 	else if (!(mem = calloc(1, all)))
 		return false;
-	else
-		c->memo_in_set = false;
 	c->memo_mem = mem;
 	c->memo_bytes = all;
 	c->memo = (conv_memo *)(mem + (-(uintptr_t)mem & 63));

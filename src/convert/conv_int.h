@@ -71,15 +71,13 @@ static inline bool conv_grow_set(const sfe_set *s, void **p, grow_t *g,
 {
 	if (need <= g->cap || !sfe_in_block(s, *p))
 		return conv_grow(p, g, elem, need);
-	size_t cap = g->cap * 2;
-	while (cap < need)
-		cap *= 2;
-	void *np = e2s_alloc_big(cap * elem);
-	if (!np)
+	void *np = NULL;
+	grow_t ng = {g->n, 0};
+	if (!conv_grow(&np, &ng, elem, need))
 		return false;
 	memcpy(np, *p, g->cap * elem);
 	*p = np;
-	g->cap = cap;
+	*g = ng;
 	return true;
 }
 

@@ -242,11 +242,23 @@ static void pctx_scratch_free(conv_pctx *c)
  * that outgrows its room moves out (conv_grow_set, cfi_records.c). The
  * rooms of a section of size bytes, after lead bytes (the FDE records'
  * room, 0 without): false if no block is called for. */
+/* The functions and FRE bytes reserved for a section of size bytes
+ * (pctx_start). */
+static size_t funcs_reserve(size_t size)
+{
+	return size / 32;
+}
+
+static size_t enc_reserve(size_t size)
+{
+	return size + size / 8;
+}
+
 static bool block_rooms(const conv_pctx *c, size_t size, size_t lead,
 			size_t *fb, size_t *eb, size_t *mb)
 {
-	*fb = (size / 32 * sizeof(sfe_func) + 63) & ~(size_t)63;
-	*eb = (size + size / 8 + 63) & ~(size_t)63;
+	*fb = (funcs_reserve(size) * sizeof(sfe_func) + 63) & ~(size_t)63;
+	*eb = (enc_reserve(size) + 63) & ~(size_t)63;
 	*mb = c->memo_on ? conv_memo_bytes(size) : 0;
 	return !c->no_block && size >= 4096 &&
 	       lead + *fb + *eb + *mb >= E2S_HUGE_MIN && lead < E2S_HUGE_MIN &&
@@ -256,7 +268,7 @@ static bool block_rooms(const conv_pctx *c, size_t size, size_t lead,
 /* The set's arrays in the block (made here, or by conv_stream_room);
  * false: no block (none called for, or no memory: the arrays are then
  * allocated one by one). */
-static bool pctx_block(conv_pctx *c, size_t nfuncs, size_t nenc)
+static bool pctx_block(conv_pctx *c)
 {
 	sfe_set *s = c->set;
 	size_t fb, eb, mb;
@@ -266,9 +278,9 @@ static bool pctx_block(conv_pctx *c, size_t nfuncs, size_t nenc)
 		return false;
 	unsigned char *b = (unsigned char *)e2s_block_data(s->block) + c->block_at;
 	s->funcs = (sfe_func *)b;
-	c->gf.cap = nfuncs;
+	c->gf.cap = funcs_reserve(c->t->size);
 	s->enc = b + fb;
-	c->ge.cap = nenc;
+	c->ge.cap = enc_reserve(c->t->size);
 	if (mb) {
 		c->memo_mem = b + fb + eb;
 		c->memo_bytes = mb;
@@ -289,10 +301,10 @@ static e2s_err pctx_start(conv_pctx *c, const cfi_table *t)
 	c->set->abi = t->abi;
 	c->set->big_endian = t->big_endian;
 	c->started = true;
-	size_t nfuncs = t->size / 32, nenc = t->size + t->size / 8;
-	if (t->size >= 4096 && !pctx_block(c, nfuncs, nenc) &&
-	    (!conv_grow((void **)&c->set->funcs, &c->gf, sizeof(sfe_func), nfuncs) ||
-	     !conv_grow((void **)&c->set->enc, &c->ge, 1, nenc)))
+	if (t->size >= 4096 && !pctx_block(c) &&
+	    (!conv_grow((void **)&c->set->funcs, &c->gf, sizeof(sfe_func),
+			funcs_reserve(t->size)) ||
+	     !conv_grow((void **)&c->set->enc, &c->ge, 1, enc_reserve(t->size))))
 		return E2S_ERR_NOMEM;
 	if (t->size >= 4096 &&
 	    !conv_grow((void **)&c->v->fde_skip, &c->gs, 1, t->size / 32))

@@ -477,16 +477,19 @@ static e2s_err parse_fde(parse_t *p, const rec_t *rec, cfi_fde *fde,
 			   eo);
 }
 
-/* The FDE array out of the consumer's block, into memory of its own,
- * when it is full (more FDEs than the reserve): grow can then realloc. */
+/* The FDE array out of the consumer's block, into memory of its own at
+ * twice the room (what grow would give), when it is full: one copy, and
+ * grow reallocs from then on. */
 static E2S_OUT_OF_LINE bool fdes_out(parse_t *p)
 {
 	cfi_table *t = p->t;
-	cfi_fde *v = malloc(p->fdes_cap * sizeof *v);
+	size_t cap = p->fdes_cap * 2;
+	cfi_fde *v = cap <= SIZE_MAX / sizeof *v ? malloc(cap * sizeof *v) : NULL;
 	if (!v)
 		return false;
 	memcpy(v, t->fdes, p->fdes_cap * sizeof *v);
 	t->fdes = v;
+	p->fdes_cap = cap;
 	e2s_block_unref(t->fdes_block);
 	t->fdes_block = NULL;
 	return true;
