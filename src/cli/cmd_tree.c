@@ -91,28 +91,37 @@ static void report_debug(t_run *r, const t_item *it, const char *debug,
 	}
 }
 
-static void convert_item(t_run *r, t_item *it)
+/* Lock the debug files' lock, which a worker process may have died
+ * holding (robust): what it was writing is the next update's to redo. */
+void tree_debug_lock(t_run *r)
+{
+	if (pthread_mutex_lock(r->debug_lock) == EOWNERDEAD)
+		pthread_mutex_consistent(r->debug_lock);
+}
+
+void tree_convert_item(t_run *r, t_item *it, t_note *nt)
 {
 	const cli_opts *o = r->o;
-	char why[256];
-	int kind = tree_classify(it->path, o->objects, why, sizeof why);
+	int kind = tree_classify(it->path, o->objects, nt->why, sizeof nt->why);
 	/* The separate debug file, found before the conversion: its
 	 * symbols count for what the rewrite may move. */
-	char debug[PATH_MAX], dmsg[512];
 	int found = CLI_DEBUG_NONE;
 	bool looked = false;
 
+	nt->debug[0] = nt->dmsg[0] = '\0';
 	if (kind == T_PATCHED &&
-	    tree_stage_file(it->path, (size_t)(it - r->items), r->n, &it->stage,
-		       why, sizeof why) != 0)
+	    tree_stage_file(it->path, r->pid, (size_t)(it - r->items), r->n,
+			    &it->stage, nt->why, sizeof nt->why) != 0)
 		kind = T_FAILED;
+	if (kind == T_PATCHED && r->staged)
+		r->staged(r, it);
 	if (kind == T_PATCHED) {
 		eh2s_file_opts fo;
 		eh2s_convert_opts co;
 		eh2s_summary sum;
 		eh2s_error err;
-		found = cli_debug_find(o, it->path, it->root, debug, dmsg,
-				       sizeof dmsg);
+		found = cli_debug_find(o, it->path, it->root, nt->debug,
+				       nt->dmsg, sizeof nt->dmsg);
 		looked = true;
 		eh2s_file_opts_init(&fo);
 		eh2s_convert_opts_init(&co);
@@ -120,7 +129,7 @@ static void convert_item(t_run *r, t_item *it)
 		sum.by_reason = it->counts;
 		sum.by_reason_len = EH2S_SKIP_COUNT;
 		if (found == CLI_DEBUG_FOUND)
-			fo.symbols_from = debug;
+			fo.symbols_from = nt->debug;
 		co.force = o->force;
 		co.debug_frame = o->debug_frame;
 		co.sframe_version = o->sframe_version;
@@ -149,7 +158,7 @@ static void convert_item(t_run *r, t_item *it)
 		case EH2S_E_NOT_ELF: kind = T_NOT_ELF; break;
 		default: kind = T_FAILED; break;
 		}
-		snprintf(why, sizeof why, "%.255s", err.message);
+		snprintf(nt->why, sizeof nt->why, "%.255s", err.message);
 		if (st == EH2S_OK || st == EH2S_E_NO_FUNCS) {
 			it->converted = sum.converted;
 			it->nfdes = sum.functions;
@@ -159,29 +168,35 @@ static void convert_item(t_run *r, t_item *it)
 	it->outcome = kind;
 	if (kind == T_PATCHED || kind == T_HAD_SFRAME) {
 		if (!looked)
-			found = cli_debug_find(o, it->path, it->root, debug,
-					       dmsg, sizeof dmsg);
+			found = cli_debug_find(o, it->path, it->root, nt->debug,
+					       nt->dmsg, sizeof nt->dmsg);
 		/* A staged file's debug file is updated once the file is
 		 * renamed (debug_item): an interrupted batch then leaves the
 		 * two matching. */
 		if (found == CLI_DEBUG_FOUND && it->stage) {
-			if (!(it->debug_path = strdup(debug))) {
+			if (!(it->debug_path = strdup(nt->debug))) {
 				found = CLI_DEBUG_FAILED;
-				snprintf(dmsg, sizeof dmsg, "out of memory");
+				snprintf(nt->dmsg, sizeof nt->dmsg, "out of memory");
 			}
 		} else if (found == CLI_DEBUG_FOUND) {
-			pthread_mutex_lock(&r->debug_lock);
-			found = cli_debug_update(it->path, debug, dmsg,
-						 sizeof dmsg);
-			pthread_mutex_unlock(&r->debug_lock);
+			tree_debug_lock(r);
+			found = cli_debug_update(it->path, nt->debug, nt->dmsg,
+						 sizeof nt->dmsg);
+			pthread_mutex_unlock(r->debug_lock);
 		}
 		it->debug = found;
 	}
+}
+
+void tree_report_item(t_run *r, t_item *it, const t_note *nt)
+{
+	const cli_opts *o = r->o;
+	int kind = it->outcome;
 	pthread_mutex_lock(&r->lock);
 	r->done++;
 	if (kind == T_FAILED) {
 		clear_progress(r);
-		cli_error(it->path, "%s", why);
+		cli_error(it->path, "%s", nt->why);
 	} else if (o->verbose && kind == T_PATCHED) {
 		clear_progress(r);
 		fprintf(stderr, "%s: converted %zu of %zu functions\n", it->path,
@@ -189,12 +204,19 @@ static void convert_item(t_run *r, t_item *it)
 	} else if (o->verbose) {
 		clear_progress(r);
 		fprintf(stderr, "%s: skipped: %s\n", it->path,
-			kind == T_HAD_SFRAME ? "already has .sframe" : why);
+			kind == T_HAD_SFRAME ? "already has .sframe" : nt->why);
 	}
 	if (!it->debug_path)
-		report_debug(r, it, debug, dmsg);
+		report_debug(r, it, nt->debug, nt->dmsg);
 	progress(r, it->path);
 	pthread_mutex_unlock(&r->lock);
+}
+
+static void convert_item(t_run *r, t_item *it)
+{
+	t_note nt;
+	tree_convert_item(r, it, &nt);
+	tree_report_item(r, it, &nt);
 }
 
 /* After the rename: the debug file of a converted file (convert_item). */
@@ -208,9 +230,9 @@ static void debug_item(t_run *r, t_item *it)
 		it->debug = CLI_DEBUG_NONE; /* the file was not replaced */
 		return;
 	}
-	pthread_mutex_lock(&r->debug_lock);
+	tree_debug_lock(r);
 	found = cli_debug_update(it->path, it->debug_path, dmsg, sizeof dmsg);
-	pthread_mutex_unlock(&r->debug_lock);
+	pthread_mutex_unlock(r->debug_lock);
 	pthread_mutex_lock(&r->lock);
 	it->debug = found;
 	report_debug(r, it, it->debug_path, dmsg);
@@ -219,8 +241,7 @@ static void debug_item(t_run *r, t_item *it)
 	it->debug_path = NULL;
 }
 
-/* Has a signal that ends the run arrived (it is blocked: pending)? */
-static bool stop_pending(t_run *r)
+bool tree_stop_pending(t_run *r)
 {
 	sigset_t p;
 	if (r->stopped)
@@ -245,7 +266,7 @@ static void *worker(void *arg)
 				r->next++;
 		/* The debug files of renamed files are updated even after an
 		 * interrupt, so that the two stay matching. */
-		size_t i = r->next < r->end && (r->debug_pass || !stop_pending(r))
+		size_t i = r->next < r->end && (r->debug_pass || !tree_stop_pending(r))
 				   ? r->next++
 				   : r->end;
 		pthread_mutex_unlock(&r->lock);
@@ -283,8 +304,13 @@ int cmd_tree(const cli_opts *o)
 
 	memset(&r, 0, sizeof r);
 	r.o = o;
+	r.pid = getpid();
+	r.rec_fd = -1;
 	pthread_mutex_init(&r.lock, NULL);
-	pthread_mutex_init(&r.debug_lock, NULL);
+	if (tree_shared_init(&r)) {
+		cli_error(NULL, "out of memory");
+		return 1;
+	}
 	/* With a file-size limit, writes must fail with EFBIG instead of
 	 * killing us before the temporary file is removed. */
 	signal(SIGXFSZ, SIG_IGN);
@@ -317,7 +343,9 @@ int cmd_tree(const cli_opts *o)
 		r.next = from;
 		r.end = tree_batch_end(&r, from);
 		r.debug_pass = false;
-		run_workers(&r, nth);
+		if (nth > 1)
+			tree_run_procs(&r, nth);
+		run_workers(&r, 1); /* what no worker process took */
 		tree_commit(&r, from, r.end);
 		/* The files renamed, their debug files (none if stopped). */
 		r.next = from;
@@ -397,6 +425,6 @@ int cmd_tree(const cli_opts *o)
 		free(r.roots[i]);
 	free(r.roots);
 	pthread_mutex_destroy(&r.lock);
-	pthread_mutex_destroy(&r.debug_lock);
+	tree_shared_free(&r);
 	return files[T_FAILED] || dbg[CLI_DEBUG_FAILED] ? 1 : 0;
 }

@@ -4,6 +4,7 @@
 #ifndef E2S_CLI_TREE_H
 #define E2S_CLI_TREE_H
 
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -34,8 +35,18 @@ typedef struct {
 	size_t counts[EH2S_SKIP_COUNT]; /* eh2s_summary.by_reason */
 } t_item;
 
+/* What a conversion says for its report (tree_report_item): the failure
+ * or skip, the debug file found and what became of it. */
 typedef struct {
+	char why[256];
+	char debug[PATH_MAX];
+	char dmsg[512];
+} t_note;
+
+typedef struct t_run t_run;
+struct t_run {
 	const cli_opts *o;
+	pid_t pid;           /* the run's: staging names carry it */
 	t_item *items;
 	size_t n, cap;
 	size_t next, end, done; /* work queue: [next, end) (under lock) */
@@ -45,15 +56,43 @@ typedef struct {
 	bool stopped;        /* one of them arrived */
 	pthread_mutex_t lock;
 	/* One debug file update at a time: two copies of a program share
-	 * one debug file. */
-	pthread_mutex_t debug_lock;
+	 * one debug file. Shared with the worker processes, robust. */
+	pthread_mutex_t *debug_lock;
+	/* Called once a file is staged, before it is converted (a worker
+	 * process tells the run the staging name), or NULL. */
+	void (*staged)(t_run *r, const t_item *it);
+	int rec_fd;          /* a worker process's pipe to the run, or -1 */
+	struct t_shared *shared; /* what the worker processes share */
 	char **roots;        /* the directories walked (owned) */
 	size_t nroots;
 	size_t leftovers;    /* files of an interrupted run, left alone */
 	bool tty;
 	struct timespec last;
 	bool progress_shown;
-} t_run;
+};
+
+/* ---- Converting and reporting a file (cmd_tree.c) -------------------- */
+
+/* Convert it (classify, stage, convert, find its debug file): its
+ * outcome and counts into it, what to report into nt. Prints nothing. */
+void tree_convert_item(t_run *r, t_item *it, t_note *nt);
+/* Count it done and report it (errors, -v, progress). */
+void tree_report_item(t_run *r, t_item *it, const t_note *nt);
+/* Has a signal that ends the run arrived (blocked, so pending)? */
+bool tree_stop_pending(t_run *r);
+/* Lock r->debug_lock. */
+void tree_debug_lock(t_run *r);
+
+/* ---- Worker processes (tree_procs.c) --------------------------------- */
+
+/* r->shared and r->debug_lock in memory the worker processes share;
+ * -1 on failure. */
+int tree_shared_init(t_run *r);
+void tree_shared_free(t_run *r);
+/* Convert items [r->next, r->end) in nproc worker processes and report
+ * them here; items a worker could not finish (it died) fail, and what
+ * no worker took (none could be started) is converted here. */
+void tree_run_procs(t_run *r, int nproc);
 
 /* ---- The walk (tree_walk.c) ------------------------------------------ */
 
@@ -75,10 +114,10 @@ int tree_classify(const char *path, bool objects, char *why, size_t len);
 
 /* ---- Staging and replacing (tree_commit.c) --------------------------- */
 
-/* The staging name next to path for item index of nitems (*stage,
- * malloc'ed); -1 with why on failure. */
-int tree_stage_file(const char *path, size_t index, size_t nitems,
-		    char **stage, char *why, size_t len);
+/* The staging name next to path for item index of nitems of run pid
+ * (*stage, malloc'ed); -1 with why on failure. */
+int tree_stage_file(const char *path, pid_t pid, size_t index,
+		    size_t nitems, char **stage, char *why, size_t len);
 /* Remove it's staged file, if any. */
 void tree_unstage(t_item *it);
 /* The end of the batch that starts at item from. */

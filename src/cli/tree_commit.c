@@ -21,8 +21,8 @@
  * happens in containers, and warned about as left alone) the index plus
  * a multiple of the item count: names stay distinct between items
  * without a lock. Short, whatever the length of path's own name. */
-int tree_stage_file(const char *path, size_t index, size_t nitems,
-		      char **stage, char *why, size_t len)
+int tree_stage_file(const char *path, pid_t pid, size_t index,
+		    size_t nitems, char **stage, char *why, size_t len)
 {
 	const char *slash = strrchr(path, '/');
 	int dlen = slash ? (int)(slash - path) : 1;
@@ -36,7 +36,7 @@ int tree_stage_file(const char *path, size_t index, size_t nitems,
 	}
 	for (size_t k = 0; k < 1000; k++) {
 		snprintf(name, n, "%.*s/.e2stage.%ld.%zu", dlen, dir,
-			 (long)getpid(), index + k * nitems);
+			 (long)pid, index + k * nitems);
 		/* Another error is the conversion's to report. */
 		if (lstat(name, &st) != 0) {
 			*stage = name;

@@ -6,9 +6,13 @@
 #     file has .sframe, runs, and no file is fsync'ed alone (one syncfs
 #     per filesystem and batch, before any rename over an original);
 #   - a file that fails leaves its original and nothing staged;
-#   - SIGTERM in the middle: every file is its original or converted
-#     (never half-written, never missing), nothing staged remains, and
-#     the process ends by the signal.
+#   - SIGTERM in the middle, with one worker (-j 1) and with worker
+#     processes (-j 2): every file is its original or converted (never
+#     half-written, never missing), nothing staged remains, and the
+#     process ends by the signal;
+#   - a worker process killed in the middle (-j 2): the file it was
+#     converting fails by name, the others are converted, nothing staged
+#     remains.
 set -u
 cd "$(dirname "$0")/../.."
 E2S=${E2S:-$PWD/eh2sframe}
@@ -110,33 +114,76 @@ LC_ALL=C readelf -SW "$T/b/good" | grep -q ' \.sframe ' && ok || fail "good file
 [ "$(leftovers "$T/b")" = 0 ] && ok || fail "left behind after a failure"
 
 # ---- SIGTERM in the middle of a run
-mkdir -p "$T/c"
-for i in $(seq 1 60); do for p in "${progs[@]}"; do cp "$p" "$T/c/$(basename "$p").$i"; done; done
-cp -r "$T/c" "$T/c.orig"
-"$E2S" -q --in-place -r "$T/c" 2>"$T/c.err" &
+# check_tree DIR LABEL: each file its original or converted (and runs);
+# sets conv and orig.
+check_tree() {
+  conv=0 orig=0
+  for f in "$1"/*; do
+    b=$(basename "$f")
+    if cmp -s "$f" "$1.orig/$b"; then orig=$((orig + 1))
+    elif LC_ALL=C readelf -SW "$f" 2>/dev/null | grep -q ' \.sframe ' && "$f" --version >/dev/null 2>&1; then conv=$((conv + 1))
+    else fail "$2: $b is neither its original nor a converted file that runs"; fi
+  done
+  [ $((conv + orig)) = 240 ] && ok || fail "$2: files: $conv converted + $orig original, want 240"
+  [ "$(leftovers "$1")" = 0 ] && ok || fail "$2: left behind: $(find "$1" -name '.*' | head -3)"
+}
+# wait_staged DIR: until the first file is staged (the batch is under way).
+wait_staged() {
+  for _ in $(seq 1 500); do
+    [ -n "$(find "$1" -name '.e2stage.*' -print -quit)" ] && break
+    sleep 0.01
+  done
+}
+for j in 1 2; do
+  d=$T/c$j
+  mkdir -p "$d"
+  for i in $(seq 1 60); do for p in "${progs[@]}"; do cp "$p" "$d/$(basename "$p").$i"; done; done
+  cp -r "$d" "$d.orig"
+  "$E2S" -q --in-place -r -j $j "$d" 2>"$d.err" &
+  pid=$!
+  wait_staged "$d"
+  kill -TERM $pid 2>/dev/null
+  wait $pid; rc=$?
+  check_tree "$d" "SIGTERM -j $j"
+  if [ $rc = 143 ]; then
+    ok; echo "interrupted (-j $j): $conv converted, $orig as they were"
+  elif [ $rc = 0 ]; then
+    echo "note: the run (-j $j) ended before SIGTERM came ($conv converted)"
+  else
+    fail "after SIGTERM (-j $j): exit $rc, want 143 (killed by the signal): $(cat "$d.err")"
+  fi
+done
+
+# ---- a worker process killed in the middle of a run
+# Killed while it writes a staged file (stopped first, then the one with
+# a staged file open is killed), so that it leaves one half written.
+d=$T/k
+mkdir -p "$d"
+for i in $(seq 1 60); do for p in "${progs[@]}"; do cp "$p" "$d/$(basename "$p").$i"; done; done
+cp -r "$d" "$d.orig"
+"$E2S" -q --in-place -r -j 2 "$d" 2>"$d.err" &
 pid=$!
-# When the first files are staged, the batch is under way.
-for _ in $(seq 1 500); do
-  [ -n "$(find "$T/c" -name '.e2stage.*' -print -quit)" ] && break
-  sleep 0.01
+victim=
+for _ in $(seq 1 300); do
+  ws=$(pgrep -P $pid)
+  [ -n "$ws" ] || { sleep 0.01; continue; }
+  kill -STOP $ws 2>/dev/null
+  for w in $ws; do
+    ls -l /proc/$w/fd 2>/dev/null | grep -q '/\.e2stage\.' && { victim=$w; break; }
+  done
+  [ -n "$victim" ] && kill -KILL $victim
+  kill -CONT $ws 2>/dev/null
+  [ -n "$victim" ] && break
+  sleep 0.005
 done
-kill -TERM $pid 2>/dev/null
 wait $pid; rc=$?
-conv=0 orig=0
-for f in "$T"/c/*; do
-  b=$(basename "$f")
-  if cmp -s "$f" "$T/c.orig/$b"; then orig=$((orig + 1))
-  elif LC_ALL=C readelf -SW "$f" 2>/dev/null | grep -q ' \.sframe ' && "$f" --version >/dev/null 2>&1; then conv=$((conv + 1))
-  else fail "$b is neither its original nor a converted file that runs"; fi
-done
-[ $((conv + orig)) = 240 ] && ok || fail "files: $conv converted + $orig original, want 240"
-[ "$(leftovers "$T/c")" = 0 ] && ok || fail "left behind after SIGTERM: $(find "$T/c" -name '.*' | head -3)"
-if [ $rc = 143 ]; then
-  ok; echo "interrupted: $conv converted, $orig as they were"
-elif [ $rc = 0 ]; then
-  echo "note: the run ended before SIGTERM came ($conv converted)"
+check_tree "$d" "worker killed"
+if [ -z "$victim" ]; then
+  echo "note: no worker process caught writing a staged file (the run was over)"
+elif [ $orig = 1 ] && [ $rc = 1 ] && grep -q "worker process was killed by signal 9" "$d.err"; then
+  ok; echo "worker killed: $conv converted, $orig failed: $(head -n1 "$d.err")"
 else
-  fail "after SIGTERM: exit $rc, want 143 (killed by the signal): $(cat "$T/c.err")"
+  fail "worker killed: exit $rc, $orig files not converted (want 1, and exit 1 naming it): $(cat "$d.err")"
 fi
 
 echo "tree_stage: $checks checks passed, $fails failed"
