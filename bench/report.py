@@ -288,6 +288,10 @@ def tree_section(tree):
                                    "recently_deleted(), so its cost follows how "
                                    "recently the trees before it were removed.)"
                                    if "journal: no" in machine.get("tree_fs", "journal: no")
+                                   else "(On tmpfs the copy is page-cache work alone: "
+                                   "the spread is the machine's, e.g. pages the host "
+                                   "had taken back, above.)"
+                                   if machine.get("tree_fs", "").startswith("tmpfs")
                                    else "(On this filesystem, with a journal, a slow "
                                    "cp -a spent most of its time in the kernel's copy "
                                    "into new page-cache pages: pages the host had taken "
