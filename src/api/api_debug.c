@@ -167,7 +167,7 @@ static e2s_err fix_crc(const char *file, const elfr_file *c,
 	if (!e)
 		e = elfp_layout(f, d);
 	if (!e)
-		e = elfp_take_content(f, l, sec, (size_t)c->sh[l].size, d);
+		e = elfp_take_content(f, l, sec, (size_t)c->sh[l].size, NULL, d);
 	else
 		free(sec);
 	if (!e)

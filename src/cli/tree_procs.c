@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../common/mem.h"
 #include "tree.h"
 
 struct t_shared {
@@ -81,21 +82,6 @@ void tree_shared_free(t_run *r)
 	r->debug_lock = NULL;
 }
 
-static int write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-	while (n) {
-		ssize_t k = write(fd, c, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		c += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 /* 1 with all n bytes, 0 at the end of the pipe before any, -1 otherwise. */
 static int read_all(int fd, void *p, size_t n)
 {
@@ -127,9 +113,9 @@ static int send_rec(int fd, t_rec *h, const char *const s[S_COUNT])
 		memcpy(buf + at, s[k] ? s[k] : "", h->len[k]);
 		at += h->len[k];
 	}
-	int e = write_all(fd, buf, n);
+	e2s_err e = e2s_write_all(fd, buf, n, NULL);
 	free(buf);
-	return e;
+	return e ? -1 : 0;
 }
 
 /* r->staged in a worker. A pipe the run no longer reads is its end. */

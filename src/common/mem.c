@@ -72,6 +72,14 @@ void e2s_block_unref(e2s_block *b)
 	}
 }
 
+void e2s_block_release(e2s_block *b, void *p)
+{
+	if (b)
+		e2s_block_unref(b);
+	else
+		free(p);
+}
+
 bool e2s_block_has(const e2s_block *b, const void *p)
 {
 	uintptr_t q = (uintptr_t)p;

@@ -69,6 +69,9 @@ e2s_block *e2s_block_ref(e2s_block *b);
 void e2s_block_unref(e2s_block *b);
 /* Does p point into b (false for NULL)? */
 bool e2s_block_has(const e2s_block *b, const void *p);
+/* Let go of p: b's reference where p lies in block b, free(p) where b
+ * is NULL (p malloc'd). */
+void e2s_block_release(e2s_block *b, void *p);
 
 /* write() all n bytes (retrying EINTR and short writes, in chunks of at
  * most 1 GiB); E2S_ERR_IO with the errno text in *d on failure. */

@@ -232,16 +232,6 @@ static void pctx_scratch_free(conv_pctx *c)
 	c->cl = NULL;
 }
 
-/* A mid-size section's FDE records (the parse's, when it asks:
- * conv_stream_room), functions, FRE data and memo table in one block
- * (sfe_set.block, the table keeping a reference), where each is below
- * the size from which it would be hinted for huge pages alone
- * (E2S_HUGE_MIN) but together they reach it: one 2 MiB fault then costs
- * less than the few hundred 4 KiB first touches they take apart
- * (python3.11: 504 page faults for -o, 131 with the block). An array
- * that outgrows its room moves out (conv_grow_set, cfi_records.c). The
- * rooms of a section of size bytes, after lead bytes (the FDE records'
- * room, 0 without): false if no block is called for. */
 /* The functions and FRE bytes reserved for a section of size bytes
  * (pctx_start). */
 static size_t funcs_reserve(size_t size)
@@ -254,6 +244,16 @@ static size_t enc_reserve(size_t size)
 	return size + size / 8;
 }
 
+/* A mid-size section's FDE records (the parse's, when it asks:
+ * conv_stream_room), functions, FRE data and memo table in one block
+ * (sfe_set.block, the table keeping a reference), where each is below
+ * the size from which it would be hinted for huge pages alone
+ * (E2S_HUGE_MIN) but together they reach it: one 2 MiB fault then costs
+ * less than the few hundred 4 KiB first touches they take apart
+ * (python3.11: 504 page faults for -o, 131 with the block). An array
+ * that outgrows its room moves out (conv_grow_set, cfi_records.c). The
+ * rooms of a section of size bytes, after lead bytes (the FDE records'
+ * room, 0 without): false if no block is called for. */
 static bool block_rooms(const conv_pctx *c, size_t size, size_t lead,
 			size_t *fb, size_t *eb, size_t *mb)
 {

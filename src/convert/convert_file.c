@@ -220,19 +220,14 @@ static e2s_err convert_linked_planned(elfp_file *f, size_t old,
 	}
 	e = sfe_encode(set, &eo, &w, NULL, NULL, d);
 	if (e) {
-		if (wblk)
-			e2s_block_unref(wblk);
-		else
-			bw_free(&w);
+		e2s_block_release(wblk, w.data);
 		return e;
 	}
 	res->sframe_size = w.len;
 	res->nsections = 1;
 	/* The section is megabytes for large libraries: hand the buffer
 	 * over instead of copying it. */
-	if (wblk)
-		return elfp_take_content_block(f, idx, w.data, w.len, wblk, d);
-	return elfp_take_content(f, idx, w.data, w.len, d);
+	return elfp_take_content(f, idx, w.data, w.len, wblk, d);
 }
 
 static e2s_err convert_linked(elfp_file *f, size_t old, size_t foreign,
@@ -716,10 +711,7 @@ e2s_err conv_file(elfp_file *f, const conv_file_opts *o,
 		elfp_get_layout(f, &res->layout);
 out:
 	conv_run_free(&run);
-	if (spare.blk)
-		e2s_block_unref(spare.blk);
-	else
-		free(spare.p);
+	e2s_block_release(spare.blk, spare.p);
 	free(kinds);
 	return e;
 }

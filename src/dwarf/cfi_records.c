@@ -691,9 +691,7 @@ void *cfi_table_take_fdes(cfi_table *t, size_t *bytes, e2s_block **blk)
 void cfi_table_free(cfi_table *t)
 {
 	free(t->cies);
-	if (!t->fdes_block)
-		free(t->fdes);
-	e2s_block_unref(t->fdes_block);
+	e2s_block_release(t->fdes_block, t->fdes);
 	free(t->relocs);
 	free(t->rows);
 	memset(t, 0, sizeof *t);

@@ -577,16 +577,12 @@ static e2s_err content_slot(const elfp_file *f, size_t i, size_t size,
 	return E2S_ERR_OK;
 }
 
-/* data (in blk, or malloc'd without) as section i's content, owned. */
-static e2s_err take_content(elfp_file *f, size_t i, void *data, size_t size,
-			    e2s_block *blk, e2s_diag *d)
+e2s_err elfp_take_content(elfp_file *f, size_t i, void *data, size_t size,
+			  e2s_block *blk, e2s_diag *d)
 {
 	e2s_err e = content_slot(f, i, size, d);
 	if (e != E2S_ERR_OK) {
-		if (blk)
-			e2s_block_unref(blk);
-		else
-			free(data);
+		e2s_block_release(blk, data);
 		return e;
 	}
 	elfp_sec *s = &f->secs[i];
@@ -594,18 +590,6 @@ static e2s_err take_content(elfp_file *f, size_t i, void *data, size_t size,
 	s->content_block = blk;
 	s->has_content = true;
 	return E2S_ERR_OK;
-}
-
-e2s_err elfp_take_content(elfp_file *f, size_t i, void *data, size_t size,
-			  e2s_diag *d)
-{
-	return take_content(f, i, data, size, NULL, d);
-}
-
-e2s_err elfp_take_content_block(elfp_file *f, size_t i, void *data,
-				size_t size, e2s_block *blk, e2s_diag *d)
-{
-	return take_content(f, i, data, size, blk, d);
 }
 
 e2s_err elfp_set_content(elfp_file *f, size_t i, const void *data,

@@ -47,10 +47,7 @@ typedef struct {
  * p (malloc'd, owned; NULL: none). */
 static inline void elfp_sec_content(elfp_sec *s, uint8_t *p)
 {
-	if (s->content_block)
-		e2s_block_unref(s->content_block);
-	else
-		free(s->content);
+	e2s_block_release(s->content_block, s->content);
 	s->content_block = NULL;
 	s->content = p;
 }

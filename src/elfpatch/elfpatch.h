@@ -145,14 +145,11 @@ void elfp_force_kind(elfp_file *f, int kind);
  * its sh_size. Copied. */
 e2s_err elfp_set_content(elfp_file *f, size_t i, const void *data,
 			 size_t size, e2s_diag *d);
-/* The same taking ownership of data (malloc'd; freed on failure too):
- * no copy of a large section. */
+/* The same taking ownership of data, no copy of a large section: data
+ * malloc'd (blk NULL) or lying in block blk, whose reference is taken;
+ * let go on failure too (e2s_block_release). */
 e2s_err elfp_take_content(elfp_file *f, size_t i, void *data, size_t size,
-			  e2s_diag *d);
-/* The same for data lying in a block: the reference blk is taken (let go
- * on failure too, and when the content is freed). */
-e2s_err elfp_take_content_block(elfp_file *f, size_t i, void *data,
-				size_t size, e2s_block *blk, e2s_diag *d);
+			  e2s_block *blk, e2s_diag *d);
 /* After elfp_layout: non-allocated section i of a linked file, moved
  * before the layout (elfp_move_section), takes data (malloc'd; owned,
  * freed on failure too) of any size as its content; the rewritten

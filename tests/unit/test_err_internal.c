@@ -116,11 +116,11 @@ static void test_elfpatch_order(void)
 	CHECK(b != NULL);
 	if (b) {
 		memset(e2s_block_data(b), 0x5a, 16);
-		check_internal(elfp_take_content_block(f, idx, e2s_block_data(b),
-						       8, e2s_block_ref(b), &d),
+		check_internal(elfp_take_content(f, idx, e2s_block_data(b),
+						 8, e2s_block_ref(b), &d),
 			       &d, "8 bytes for a size of 16");
-		CHECK_EQ(elfp_take_content_block(f, idx, e2s_block_data(b), 16,
-						 b, &d),
+		CHECK_EQ(elfp_take_content(f, idx, e2s_block_data(b), 16,
+					   b, &d),
 			 E2S_ERR_OK);
 	}
 	CHECK_EQ(elfp_write_mem(f, &out, &n, &d), E2S_ERR_OK);
