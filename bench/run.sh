@@ -330,6 +330,23 @@ if [ "${BENCH_NO_TREE:-0}" != 1 ] && [ -d "$treesrc" ]; then
   (cd "$treea" && find . -type f -printf '%i %P\n' | sort -k1,1n -u -s |
      while read -r _ f; do cmp -s "$f" "$treesrc/$f" || printf '%s\n' "$f"; done) >"$floor_list"
   rm -rf "$treea"
+  # The conversion alone: bench/convert_only over the same files (their
+  # originals), in memory with warm caches, fastest of repeats: parse,
+  # interpret, project and encode, no mapping, copying or renaming. Added
+  # to the replace floor, it is the least an in-place converter built on
+  # this core could cost (report.py); user time, hardly moved by the
+  # machine's page-cache noise.
+  say "tree: the conversion alone, in memory, per file"
+  while read -r f; do
+    "$work/bin/convert_only" -r 0.003 "$treesrc/$f" || echo "failed=1"
+  done <"$floor_list" | awk '
+    { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+      if ("failed" in v) bad++
+      else { s += v["best_open"] + v["best_project"] + v["best_encode"]
+             n++; fdes += v["fdes"]; eh += v["eh_bytes"] }
+      delete v }
+    END { printf "tree_core_s=%.4f\ntree_core_files=%d\ntree_core_failed=%d\n", s, n, bad
+          printf "tree_core_fdes=%d\ntree_core_eh_bytes=%d\n", fdes, eh }' >>"$work/machine.txt"
   # The host takes back guest memory freed on a VM with free page
   # reporting (virtio-balloon); a page it took costs a host fault when next
   # written. Recorded, not changed: how much it took during the section.
