@@ -18,6 +18,14 @@
 #                      size tables; the report goes to BENCH_OUT, by default
 #                      WORK/RESULTS-tree.md (bench/RESULTS.md is left alone)
 #   BENCH_OUT=FILE     where the report is written (default bench/RESULTS.md)
+#   BENCH_HOLD_FREED_MS=MS  on a VM that hands freed guest memory back to the
+#                      host at once (free page reporting with min_free_ms,
+#                      /sys/module/page_reporting; as root): keep freed pages
+#                      MS ms before handing them back (default 60000), for
+#                      the whole run, set back at the end; "no" leaves it.
+#                      A timed command then fills page cache the host still
+#                      backs, instead of paying a host fault per fresh page
+#                      because the previous round's trees were just removed
 #   BENCH_BASELINE=REV also convert with eh2sframe built from git revision
 #                      REV (or the path of an eh2sframe binary): before/after,
 #                      timed beside the others (tool "baseline") and in the
@@ -94,6 +102,22 @@ raw=$work/raw.tsv stats=$work/stats.tsv
   [ -n "$dwarfdump" ] && echo "dwarfdump=$($dwarfdump --version | grep -m1 -i version | sed 's/^ *//')"
   echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 } >"$work/machine.txt"
+
+# ---- freed memory and the host (BENCH_HOLD_FREED_MS) ---------------------------
+prmf=/sys/module/page_reporting/parameters/min_free_ms
+hold_old=
+restore_hold() { [ -z "$hold_old" ] || echo "$hold_old" >"$prmf" || true; }
+hold=${BENCH_HOLD_FREED_MS:-60000}
+if [ "$hold" != no ] && [ -e "$prmf" ]; then
+  if [ -w "$prmf" ] && hold_old=$(cat "$prmf") && echo "$hold" >"$prmf"; then
+    trap restore_hold EXIT
+    say "freed pages kept $hold ms before the host takes them back (was $hold_old; BENCH_HOLD_FREED_MS=no leaves it)"
+  else
+    hold_old=
+    say "cannot write $prmf (root): freed pages go back to the host as the system says"
+  fi
+fi
+[ -r "$prmf" ] && echo "page_reporting_min_free_ms=$(cat "$prmf")$([ -n "$hold_old" ] && echo " (BENCH_HOLD_FREED_MS; $hold_old before the run)")" >>"$work/machine.txt"
 
 # ---- the baseline eh2sframe (BENCH_BASELINE) --------------------------------
 basebin=
@@ -275,7 +299,7 @@ if [ "${BENCH_NO_TREE:-0}" != 1 ] && [ -d "$treesrc" ]; then
     if [ "$(id -u)" = 0 ] &&
        mount -t tmpfs -o size=$(( ($(du -sb "$treesrc" | cut -f1) * 4 >> 20) + 512 ))M tmpfs "$tmnt"; then
       tdir=$tmnt
-      trap 'umount "$tmnt" 2>/dev/null' EXIT
+      trap 'umount "$tmnt" 2>/dev/null; restore_hold' EXIT
     else
       say "tree: could not mount a tmpfs (root); the trees stay under $work"
       tmnt=
@@ -287,7 +311,7 @@ if [ "${BENCH_NO_TREE:-0}" != 1 ] && [ -d "$treesrc" ]; then
        truncate -s $(( ($(du -sb "$treesrc" | cut -f1) * 4 >> 20) + 512 ))M "$timg" &&
        mkfs.ext4 -q -F "$timg" && mount -o loop "$timg" "$tmnt"; then
       tdir=$tmnt
-      trap 'umount "$tmnt" 2>/dev/null; rm -f "$timg"' EXIT
+      trap 'umount "$tmnt" 2>/dev/null; rm -f "$timg"; restore_hold' EXIT
     else
       say "tree: could not mount a journaled ext4 image (root, mkfs.ext4, loop devices); the trees stay under $work"
       rm -f "$timg"; tmnt= timg=
@@ -381,7 +405,7 @@ if [ "${BENCH_NO_TREE:-0}" != 1 ] && [ -d "$treesrc" ]; then
   read -r ttyp tdev tjnl < <(fs_of "$tdir")
   if [ -n "$tmnt" ]; then
     umount "$tmnt" && { [ -z "$timg" ] || rm -f "$timg"; }
-    trap - EXIT
+    trap restore_hold EXIT
   fi
   rep1=$(cat "$prep" 2>/dev/null || echo -)
   { echo "tree_floor_files=$(wc -l <"$floor_list")"
