@@ -140,24 +140,28 @@ def spread_text(full, judged, n):
 
 def core_bound(cp, es, fl):
     """The conversion alone (run.sh: bench/convert_only over the floor's
-    files, in memory, fastest of repeats), against the median cp -a, and
+    files, tree-core.txt; each file's core_time), against the median cp -a, and
     with the replace floor: a lower bound for an in-place converter on
     this core. None when run.sh did not measure it."""
-    if "tree_core_s" not in machine or not cp:
+    path = os.path.join(work, "tree-core.txt")
+    if not os.path.exists(path) or not cp:
         return None
-    c = float(machine["tree_core_s"])
+    with open(path) as f:
+        runs = [kv_line(l) for l in f if l.strip()]
+    ok = [d for d in runs if "failed" not in d and "best_open" in d]
+    bad = sum("failed" in d for d in runs)
+    c = sum(core_time(d) for d in ok)
     cpm = statistics.median(r["cpu"] for r in cp)
     em = statistics.median(r["cpu"] for r in es)
     out = {"core_ratio": c / cpm, "core_s": c}
     emit("The conversion alone: bench/convert_only over the originals of "
-         "the same %s files (%s failed), %s FDEs, %.1f MB of .eh_frame, "
+         "the same %d files (%d failed), %d FDEs, %.1f MB of .eh_frame, "
          "parsed, interpreted, projected and encoded in memory, the fastest "
          "of repeats with warm caches (no mapping, copying, renaming, page "
          "faults or second process): %.3f s of CPU, %.2fx cp -a's median "
          "(%.2f s)." %
-         (machine.get("tree_core_files", "?"), machine.get("tree_core_failed", "?"),
-          machine.get("tree_core_fdes", "?"),
-          int(machine.get("tree_core_eh_bytes", "0")) / MB, c, c / cpm, cpm))
+         (len(ok), bad, sum(int(d["fdes"]) for d in ok),
+          sum(int(d["eh_bytes"]) for d in ok) / MB, c, c / cpm, cpm))
     if fl:
         fm = statistics.median(r["cpu"] for r in fl)
         out["bound_ratio"] = (fm + c) / cpm

@@ -358,19 +358,12 @@ if [ "${BENCH_NO_TREE:-0}" != 1 ] && [ -d "$treesrc" ]; then
   # originals), in memory with warm caches, fastest of repeats: parse,
   # interpret, project and encode, no mapping, copying or renaming. Added
   # to the replace floor, it is the least an in-place converter built on
-  # this core could cost (report.py); user time, hardly moved by the
-  # machine's page-cache noise.
+  # this core could cost (report.py sums the lines as the core column);
+  # user time, hardly moved by the machine's page-cache noise.
   say "tree: the conversion alone, in memory, per file"
   while read -r f; do
-    "$work/bin/convert_only" -r 0.003 "$treesrc/$f" || echo "failed=1"
-  done <"$floor_list" | awk '
-    { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-      if ("failed" in v) bad++
-      else { s += v["best_open"] + v["best_project"] + v["best_encode"]
-             n++; fdes += v["fdes"]; eh += v["eh_bytes"] }
-      delete v }
-    END { printf "tree_core_s=%.4f\ntree_core_files=%d\ntree_core_failed=%d\n", s, n, bad
-          printf "tree_core_fdes=%d\ntree_core_eh_bytes=%d\n", fdes, eh }' >>"$work/machine.txt"
+    "$work/bin/convert_only" -r 0.003 "$treesrc/$f" || echo "failed=1 file=$treesrc/$f"
+  done <"$floor_list" >"$work/tree-core.txt"
   # The host takes back guest memory freed on a VM with free page
   # reporting (virtio-balloon); a page it took costs a host fault when next
   # written. Recorded, not changed: how much it took during the section.
